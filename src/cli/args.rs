@@ -1,0 +1,199 @@
+//! The command line's grammar (clap), parsed into typed options.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use reach::engine::VisitedKind;
+use reach::puzzles::sliding::Metric;
+
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0    done
+  1    solve: no solution
+  2    bad input or usage
+  3    stopped by a limit (--max-states, --max-depth, --memory-limit, available memory); the report is partial
+  101  internal error (a bug: please report it)
+  130  interrupted by Ctrl-C (SIGINT); 143 terminated by SIGTERM; the report is partial";
+
+/// Counts, solves and measures puzzle state spaces exactly.
+///
+/// With no command, counts Project Euler 766's puzzle (2613742).
+#[derive(Parser, Debug)]
+#[command(name = "reach", version, after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 't', global = true, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+
+    /// Print one JSON object instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Log one line per BFS level on stderr.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Count the states reachable from the start, level by level.
+    Count(CountArgs),
+    /// A shortest solution from the start to the goal.
+    Solve(SolveArgs),
+    /// The puzzle as the engine sees it: board, classes, key space.
+    Show {
+        /// A built-in name (see `reach list`) or a puzzle file.
+        puzzle: String,
+    },
+    /// The built-in puzzles.
+    List,
+    /// The Clocks (IOI'94): reads nine clocks on stdin, prints the fewest moves.
+    Clocks {
+        /// Read IOI'94 codes (0 = 12, 1 = 3, 2 = 6, 3 = 9 o'clock) instead of hours.
+        #[arg(long)]
+        codes: bool,
+    },
+    /// The Sawtooth Puzzle (ZOJ 3814): reads the judge's input on stdin,
+    /// prints the fewest steps for each case (-1 if unreachable).
+    Sawtooth {
+        /// Count each case's reachable orientation states instead.
+        #[arg(long)]
+        count: bool,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CountArgs {
+    /// A built-in name (see `reach list`) or a puzzle file.
+    pub puzzle: String,
+
+    /// What counts as one move (sliding-block puzzles).
+    #[arg(long, value_enum)]
+    pub metric: Option<MetricArg>,
+
+    /// Print the boards at the largest depth.
+    #[arg(long)]
+    pub antipodes: bool,
+
+    /// The visited set.
+    #[arg(long, value_enum, default_value_t = VisitedArg::Auto)]
+    pub visited: VisitedArg,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SolveArgs {
+    /// A built-in name (see `reach list`) or a puzzle file with a goal.
+    pub puzzle: String,
+
+    /// What counts as one move.
+    #[arg(long, value_enum)]
+    pub metric: Option<MetricArg>,
+
+    /// Print the board after each move.
+    #[arg(long)]
+    pub boards: bool,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct LimitArgs {
+    /// Stop before the count would pass N states.
+    #[arg(long, value_name = "N")]
+    pub max_states: Option<u64>,
+
+    /// Stop before a level deeper than D.
+    #[arg(long, value_name = "D")]
+    pub max_depth: Option<u32>,
+
+    /// Stop before memory use would pass SIZE (e.g. 512M, 4G).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_limit: Option<u64>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricArg {
+    /// One piece moves one cell.
+    Step,
+    /// One piece moves any distance in a straight line.
+    Slide,
+    /// One piece moves any distance along any path.
+    Piece,
+}
+
+impl MetricArg {
+    pub fn metric(self) -> Metric {
+        match self {
+            MetricArg::Step => Metric::Step,
+            MetricArg::Slide => Metric::Slide,
+            MetricArg::Piece => Metric::Piece,
+        }
+    }
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VisitedArg {
+    /// A bitmap for small key spaces, dashmap otherwise.
+    Auto,
+    /// One bit per possible key.
+    Bitmap,
+    /// dashmap's sharded concurrent hash set.
+    Dashmap,
+}
+
+impl VisitedArg {
+    pub fn kind(self) -> VisitedKind {
+        match self {
+            VisitedArg::Auto => VisitedKind::Auto,
+            VisitedArg::Bitmap => VisitedKind::Bitmap,
+            VisitedArg::Dashmap => VisitedKind::DashMap,
+        }
+    }
+}
+
+/// Parses sizes like `4G`, `512M`, `1.5GiB` or a number of bytes.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size; write e.g. 512M or 4G"))?;
+    let scale: u64 = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
+        _ => return Err(format!("unknown unit in {text:?}; use K, M, G or T")),
+    };
+    let bytes = number * scale as f64;
+    if !(1.0..1.8e19).contains(&bytes) {
+        return Err(format!("{text:?} is out of range"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("512m"), Ok(512 << 20));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("4X").is_err());
+        assert!(parse_size("0").is_err());
+    }
+}

@@ -1,0 +1,486 @@
+//! The command line: turns arguments into library calls and reports.
+
+mod args;
+mod output;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use serde_json::json;
+
+use reach::engine::{Model, Outcome, Report, Search, VisitedKind, memory};
+use reach::puzzles::builtin::{self, Kind};
+use reach::puzzles::clocks::{self, Clocks};
+use reach::puzzles::sawtooth::{self, Sawtooth};
+use reach::puzzles::sliding::{Metric, SlidingPuzzle};
+
+use args::{Cli, Command, CountArgs, LimitArgs, SolveArgs};
+use output::{ProgressLine, bytes, stdout};
+
+/// An error that is the user's input (exit code 2) rather than a failure.
+const EXIT_BAD_INPUT: u8 = 2;
+const EXIT_NO_SOLUTION: u8 = 1;
+const EXIT_LIMIT: u8 = 3;
+const EXIT_SIGINT: u8 = 130;
+const EXIT_SIGTERM: u8 = 143;
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}
+
+/// Flags raised by SIGINT and SIGTERM. The first signal raises `stop` (the
+/// search ends at the next level boundary and reports what it has); a second
+/// one exits at once.
+struct Signals {
+    stop: Arc<AtomicBool>,
+    sigterm: Arc<AtomicBool>,
+}
+
+impl Signals {
+    fn install() -> Signals {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        use signal_hook::flag;
+        let stop = Arc::new(AtomicBool::new(false));
+        let sigterm = Arc::new(AtomicBool::new(false));
+        // The conditional shutdowns come first: handlers run in the order
+        // they were registered, so on the first signal `stop` is still clear
+        // when they look at it. Registration only fails for forbidden
+        // signals, which these are not; without handlers the default (exit
+        // at once) still applies, so failures are ignored.
+        let _ =
+            flag::register_conditional_shutdown(SIGINT, i32::from(EXIT_SIGINT), Arc::clone(&stop));
+        let _ = flag::register_conditional_shutdown(
+            SIGTERM,
+            i32::from(EXIT_SIGTERM),
+            Arc::clone(&stop),
+        );
+        let _ = flag::register(SIGTERM, Arc::clone(&sigterm));
+        let _ = flag::register(SIGINT, Arc::clone(&stop));
+        let _ = flag::register(SIGTERM, Arc::clone(&stop));
+        Signals { stop, sigterm }
+    }
+
+    fn exit_code(&self) -> u8 {
+        if self.sigterm.load(Ordering::Relaxed) {
+            EXIT_SIGTERM
+        } else {
+            EXIT_SIGINT
+        }
+    }
+}
+
+/// Settings shared by the commands that search.
+struct Settings {
+    threads: usize,
+    json: bool,
+    verbose: bool,
+    limits: LimitArgs,
+    visited: VisitedKind,
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let mut settings = Settings {
+        threads: cli.threads.map_or(0, usize::from),
+        json: cli.json,
+        verbose: cli.verbose,
+        limits: LimitArgs::default(),
+        visited: VisitedKind::Auto,
+    };
+    let command = cli.command.unwrap_or(Command::Count(CountArgs {
+        puzzle: "pe766".into(),
+        metric: None,
+        antipodes: false,
+        visited: args::VisitedArg::Auto,
+        limits: LimitArgs::default(),
+    }));
+    match command {
+        Command::Count(a) => {
+            settings.limits = a.limits.clone();
+            settings.visited = a.visited.kind();
+            count(&a, &settings)
+        }
+        Command::Solve(a) => {
+            settings.limits = a.limits.clone();
+            solve(&a, &settings)
+        }
+        Command::Show { puzzle } => {
+            match load(&puzzle)? {
+                Loaded::Sliding(p) => stdout(&p.describe())?,
+                Loaded::Clocks(_) => stdout(
+                    "puzzle: clocks\nnine clocks A-I in a 3x3 grid, each at 12, 3, 6 or 9 o'clock\n\
+                     moves: 1 ABDE, 2 ABC, 3 BCEF, 4 ADG, 5 BDEFH, 6 CFI, 7 DEGH, 8 GHI, 9 EFHI\n\
+                     key space: 4^9 = 262144 (two bits a clock)\n",
+                )?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::List => {
+            let mut text = String::new();
+            for b in builtin::ALL {
+                text.push_str(&format!("{:<14} {}\n", b.name, b.summary));
+            }
+            stdout(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Clocks { codes } => clocks_command(codes),
+        Command::Sawtooth { count } => sawtooth_command(count, &settings),
+    }
+}
+
+enum Loaded {
+    Sliding(SlidingPuzzle),
+    Clocks(Clocks),
+}
+
+/// A built-in by name, or else a puzzle file.
+fn load(name: &str) -> Result<Loaded> {
+    if let Some(b) = builtin::find(name) {
+        return Ok(match b.kind {
+            Kind::Sliding(_) => {
+                Loaded::Sliding(builtin::sliding(name).expect("a sliding built-in"))
+            }
+            Kind::Clocks => Loaded::Clocks(Clocks::new([0; 9])),
+        });
+    }
+    let path = Path::new(name);
+    if !path.exists() && !name.contains(['/', '.']) {
+        let names: Vec<&str> = builtin::ALL.iter().map(|b| b.name).collect();
+        bail!(
+            "unknown puzzle {name:?}: not a built-in and no such file\n  help: built-ins are {}; or give the path of a puzzle file",
+            names.join(", ")
+        );
+    }
+    Ok(Loaded::Sliding(SlidingPuzzle::from_path(path)?))
+}
+
+fn search<'a, M: Model>(
+    model: &'a M,
+    s: &Settings,
+    signals: &'a Signals,
+    progress: &'a (dyn Fn(&reach::engine::Progress) + Sync),
+) -> Search<'a, M> {
+    Search::new(model)
+        .threads(s.threads)
+        .visited(s.visited)
+        .max_states(s.limits.max_states)
+        .max_depth(s.limits.max_depth)
+        .memory_limit(s.limits.memory_limit)
+        .stop_flag(&signals.stop)
+        .progress(progress)
+}
+
+/// The exit code of a finished search: 0, or that of the limit or signal
+/// that stopped it.
+fn stopped_code(report: &Report, signals: &Signals) -> Option<u8> {
+    match &report.outcome {
+        Outcome::Stopped(reach::engine::StopReason::Interrupted) => Some(signals.exit_code()),
+        Outcome::Stopped(_) => Some(EXIT_LIMIT),
+        _ => None,
+    }
+}
+
+fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
+    let loaded = load(&a.puzzle)?;
+    let signals = Signals::install();
+    let line = ProgressLine::new(s.verbose);
+    let progress = |p: &reach::engine::Progress| line.update(p);
+    let (name, metric, report, render): (
+        String,
+        Option<Metric>,
+        Report,
+        Box<dyn Fn(u64) -> String>,
+    ) = match loaded {
+        Loaded::Sliding(p) => {
+            let p = p.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
+            let report = search(&p, s, &signals, &progress).count()?;
+            let name = p.name().to_string();
+            let metric = p.metric();
+            (name, Some(metric), report, Box::new(move |k| p.render(k)))
+        }
+        Loaded::Clocks(c) => {
+            if a.metric.is_some() {
+                bail!(
+                    "--metric applies to sliding-block puzzles; the clocks have one kind of move"
+                );
+            }
+            let report = search(&c, s, &signals, &progress).count()?;
+            let render = |k: u64| {
+                let dial = clocks::decode(k);
+                let hours = dial.map(|t| if t == 0 { 12 } else { 3 * t });
+                hours
+                    .chunks(3)
+                    .map(|r| format!("{} {} {}\n", r[0], r[1], r[2]))
+                    .collect::<String>()
+            };
+            ("clocks".to_string(), None, report, Box::new(render))
+        }
+    };
+    line.finish();
+    print_count(&name, metric, &report, a.antipodes, &*render, s)?;
+    Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)))
+}
+
+fn print_count(
+    name: &str,
+    metric: Option<Metric>,
+    report: &Report,
+    antipodes: bool,
+    render: &dyn Fn(u64) -> String,
+    s: &Settings,
+) -> Result<()> {
+    let complete = report.is_complete();
+    let reason = match &report.outcome {
+        Outcome::Stopped(r) => Some(r.to_string()),
+        _ => None,
+    };
+    let peak = memory::peak_rss_bytes();
+    if s.json {
+        let mut v = json!({
+            "puzzle": name,
+            "metric": metric.map(Metric::name),
+            "states": report.states(),
+            "depth": report.depth(),
+            "levels": report.levels,
+            "antipodes": report.last_level.len(),
+            "complete": complete,
+            "stop_reason": reason,
+            "threads": report.threads,
+            "seconds": report.seconds,
+            "states_per_second": report.states_per_second(),
+            "peak_rss_bytes": peak,
+            "visited": report.visited.name(),
+        });
+        if antipodes {
+            v["antipode_boards"] = json!(
+                report
+                    .last_level
+                    .iter()
+                    .map(|&k| render(k))
+                    .collect::<Vec<_>>()
+            );
+        }
+        stdout(&format!("{v}\n"))?;
+        return Ok(());
+    }
+    let mut err = String::new();
+    err.push_str(&format!("puzzle      {name}\n"));
+    if let Some(m) = metric {
+        err.push_str(&format!("metric      {}\n", m.name()));
+    }
+    if let Some(r) = &reason {
+        err.push_str(&format!(
+            "PARTIAL     stopped: {r}; the figures below cover complete levels only\n"
+        ));
+    }
+    err.push_str(&format!("states      {}\n", report.states()));
+    err.push_str(&format!(
+        "depth       {} ({} levels), {} state(s) at depth {}\n",
+        report.depth(),
+        report.levels.len(),
+        report.last_level.len(),
+        report.depth()
+    ));
+    let levels: Vec<String> = report.levels.iter().map(u64::to_string).collect();
+    err.push_str(&format!("levels      {}\n", levels.join(",")));
+    err.push_str(&format!(
+        "time        {:.3} s, {:.2} M states/s, {} thread(s), {} visited set\n",
+        report.seconds,
+        report.states_per_second() / 1e6,
+        report.threads,
+        report.visited.name()
+    ));
+    if let Some(p) = peak {
+        err.push_str(&format!("peak memory {}\n", bytes(p)));
+    }
+    eprint!("{err}");
+    let mut out = String::new();
+    if antipodes {
+        for &k in &report.last_level {
+            out.push_str(&render(k));
+            out.push('\n');
+        }
+    }
+    match reason {
+        None => out.push_str(&format!("{}\n", report.states())),
+        Some(r) => out.push_str(&format!("{} (partial: {r})\n", report.states())),
+    }
+    stdout(&out)?;
+    Ok(())
+}
+
+fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
+    let puzzle = match load(&a.puzzle)? {
+        Loaded::Sliding(p) => p,
+        Loaded::Clocks(_) => {
+            bail!("to solve the clocks, pipe the nine readings into `reach clocks`")
+        }
+    };
+    if !puzzle.goal_given() {
+        bail!(
+            "{} has no goal\n  help: add a goal to the puzzle file, e.g. goal = \"\"\"\\n...\\n.BB\\n\"\"\", marking the cells a piece must cover",
+            puzzle.name()
+        );
+    }
+    let puzzle = puzzle.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
+    let signals = Signals::install();
+    let line = ProgressLine::new(s.verbose);
+    let progress = |p: &reach::engine::Progress| line.update(p);
+    let solution = search(&puzzle, s, &signals, &progress).solve()?;
+    line.finish();
+    let report = &solution.report;
+    let metric = puzzle.metric().name();
+    let Some(path) = &solution.path else {
+        if let Some(code) = stopped_code(report, &signals) {
+            let Outcome::Stopped(r) = &report.outcome else {
+                unreachable!()
+            };
+            eprintln!(
+                "PARTIAL: stopped ({r}) after {} states to depth {}, without reaching the goal",
+                report.states(),
+                report.depth()
+            );
+            if s.json {
+                stdout(&format!(
+                    "{}\n",
+                    json!({"puzzle": puzzle.name(), "metric": metric, "complete": false,
+                           "stop_reason": r.to_string(), "states": report.states(), "depth": report.depth()})
+                ))?;
+            }
+            return Ok(ExitCode::from(code));
+        }
+        eprintln!(
+            "no solution: the goal cannot be reached ({} states searched, depth {})",
+            report.states(),
+            report.depth()
+        );
+        if s.json {
+            stdout(&format!(
+                "{}\n",
+                json!({"puzzle": puzzle.name(), "metric": metric, "length": null, "moves": [], "states": report.states()})
+            ))?;
+        } else {
+            stdout("no solution\n")?;
+        }
+        return Ok(ExitCode::from(EXIT_NO_SOLUTION));
+    };
+    let steps = puzzle.steps(path);
+    eprintln!(
+        "solved {} in {} {metric} move(s): {} states searched in {:.3} s, {} thread(s)",
+        puzzle.name(),
+        steps.len(),
+        report.states(),
+        report.seconds,
+        report.threads
+    );
+    if s.json {
+        let moves: Vec<_> = steps
+            .iter()
+            .map(|st| {
+                let mut m = json!({
+                    "piece": st.mv.piece.to_string(),
+                    "path": st.mv.path.iter().map(|d| d.name()).collect::<Vec<_>>(),
+                });
+                if a.boards {
+                    m["board"] = json!(st.board);
+                }
+                m
+            })
+            .collect();
+        let v = json!({
+            "puzzle": puzzle.name(),
+            "metric": metric,
+            "length": steps.len(),
+            "moves": moves,
+            "states": report.states(),
+            "threads": report.threads,
+            "seconds": report.seconds,
+        });
+        stdout(&format!("{v}\n"))?;
+    } else {
+        let mut out = format!("{}\n", steps.len());
+        if a.boards {
+            out.push_str(&puzzle.render(path[0]));
+        }
+        for st in &steps {
+            let dirs: Vec<&str> = st.mv.path.iter().map(|d| d.name()).collect();
+            out.push_str(&format!("{} {}\n", st.mv.piece, dirs.join(" ")));
+            if a.boards {
+                out.push_str(&st.board);
+            }
+        }
+        stdout(&out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read_stdin() -> Result<String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .context("cannot read stdin")?;
+    String::from_utf8(bytes).context("stdin is not UTF-8 text")
+}
+
+fn clocks_command(codes: bool) -> Result<ExitCode> {
+    let dial = clocks::parse_input(&read_stdin()?, codes).context("stdin")?;
+    let moves = Clocks::new(dial).solve();
+    let words: Vec<String> = moves.iter().map(u8::to_string).collect();
+    stdout(&format!("{}\n", words.join(" ")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sawtooth_command(count: bool, s: &Settings) -> Result<ExitCode> {
+    let cases = sawtooth::parse_input(&read_stdin()?).context("stdin")?;
+    let mut out = String::new();
+    let mut records = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let model = Sawtooth::new(case);
+        if count {
+            let report = Search::new(&model)
+                .threads(s.threads.max(1))
+                .memory_guard(false)
+                .count()?;
+            if s.json {
+                records.push(
+                    json!({"case": i + 1, "states": report.states(), "depth": report.depth(),
+                                    "levels": report.levels, "antipodes": report.last_level.len()}),
+                );
+            } else {
+                let levels: Vec<String> = report.levels.iter().map(u64::to_string).collect();
+                eprintln!(
+                    "case {}: {} states, depth {}, levels {}",
+                    i + 1,
+                    report.states(),
+                    report.depth(),
+                    levels.join(",")
+                );
+                out.push_str(&format!("{}\n", report.states()));
+            }
+        } else {
+            let steps = model.min_steps().map_or(-1, i64::from);
+            if s.json {
+                records.push(json!({"case": i + 1, "steps": steps}));
+            } else {
+                out.push_str(&format!("{steps}\n"));
+            }
+        }
+    }
+    if s.json {
+        out = format!("{}\n", serde_json::Value::Array(records));
+    }
+    stdout(&out)?;
+    Ok(ExitCode::SUCCESS)
+}

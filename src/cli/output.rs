@@ -1,0 +1,84 @@
+//! Writing to stdout and stderr: a closed stdout (`reach … | head`) ends
+//! the output quietly instead of as an error, and progress goes to stderr
+//! only when a person is watching.
+
+use std::io::{self, IsTerminal, Write};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use reach::engine::{Progress, memory};
+
+/// Writes `text` to stdout. A broken pipe is not an error: the reader has
+/// what it wanted.
+pub fn stdout(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// Human-readable byte counts.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// Shows progress on stderr: with `verbose`, a line per level; otherwise,
+/// when stderr is a terminal and the run has lasted over a second, one line
+/// rewritten in place.
+pub struct ProgressLine {
+    verbose: bool,
+    live: bool,
+    state: Mutex<(Instant, bool)>,
+}
+
+impl ProgressLine {
+    pub fn new(verbose: bool) -> ProgressLine {
+        ProgressLine {
+            verbose,
+            live: io::stderr().is_terminal(),
+            state: Mutex::new((Instant::now(), false)),
+        }
+    }
+
+    pub fn update(&self, p: &Progress) {
+        let line = format!(
+            "depth {:>4}: {:>12} states in level, {:>13} in all, {:>6.1} M states/s, {} resident",
+            p.depth,
+            p.level_states,
+            p.total_states,
+            p.total_states as f64 / p.seconds.max(1e-9) / 1e6,
+            memory::current_rss_bytes().map_or("?".into(), bytes),
+        );
+        let mut err = io::stderr().lock();
+        if self.verbose {
+            let _ = writeln!(err, "{line}");
+            return;
+        }
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        // Redraw at most ten times a second, and only after the first second.
+        if self.live && p.seconds > 1.0 && state.0.elapsed().as_millis() >= 100 {
+            let _ = write!(err, "\r{line}\x1b[K");
+            *state = (Instant::now(), true);
+        }
+    }
+
+    /// Clears the live line, if one was drawn.
+    pub fn finish(&self) {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.1 {
+            let _ = write!(io::stderr(), "\r\x1b[K");
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! The search engine: a level-synchronous parallel breadth-first search over
+//! exact `u64` keys. See `README.md` beside this file for the design.
+
+pub mod memory;
+mod model;
+pub mod reference;
+mod report;
+mod search;
+mod visited;
+
+pub use model::Model;
+pub use report::{Outcome, Progress, Report, StopReason};
+pub use search::{Search, SearchError, Solution};
+pub use visited::{BITMAP_MAX_KEYS, MixHasher, VisitedKind, mix64};

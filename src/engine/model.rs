@@ -1,0 +1,55 @@
+//! The one trait a puzzle implements to be enumerated by the engine.
+
+/// A puzzle's state graph, as the engine sees it.
+///
+/// Every state is identified by a `u64` *key*: a perfect, collision-free rank
+/// of the state's canonical form. Two states are the same iff their keys are
+/// equal, so the engine never needs the states themselves, only their keys.
+/// Keys are below [`Model::key_space`].
+///
+/// The engine gives each worker thread its own [`Model::State`], made once by
+/// [`Model::new_state`] and reused for every key that worker expands: decoding
+/// and expanding a state must not allocate.
+pub trait Model: Sync {
+    /// A decoded state, plus whatever scratch space expanding it needs.
+    type State: Send;
+
+    /// The key of the start state.
+    fn start(&self) -> u64;
+
+    /// The number of possible keys: every key is below this. Small key spaces
+    /// let the engine use a dense bitmap as its visited set.
+    fn key_space(&self) -> u64;
+
+    /// A fresh working state for one worker.
+    fn new_state(&self) -> Self::State;
+
+    /// Decodes `key` into `state`, overwriting it.
+    fn decode(&self, key: u64, state: &mut Self::State);
+
+    /// Appends the keys of the decoded state's successors to `out`.
+    ///
+    /// `state` holds the last key given to [`Model::decode`]; an
+    /// implementation may use it as scratch space, but must leave it holding
+    /// the same state when it returns. Duplicates in `out` are allowed.
+    fn successors(&self, state: &mut Self::State, out: &mut Vec<u64>);
+
+    /// Whether the decoded state is a goal. Models without goals keep the
+    /// default, which says no.
+    fn is_goal(&self, state: &Self::State) -> bool {
+        let _ = state;
+        false
+    }
+
+    /// Whether the model has a goal at all (so that `solve` can refuse early).
+    fn has_goal(&self) -> bool {
+        false
+    }
+
+    /// Whether every move can be undone by one move, so that a state's
+    /// predecessors are exactly its successors. Path reconstruction then looks
+    /// up a state's successors in the previous level instead of scanning it.
+    fn reversible(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,123 @@
+//! What a search found.
+
+use std::fmt;
+
+use super::VisitedKind;
+
+/// Why a search ended before it had seen every reachable state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The next level would have taken the count past `--max-states`.
+    MaxStates(u64),
+    /// The next level would have been deeper than `--max-depth`.
+    MaxDepth(u32),
+    /// The next level was estimated to need more memory than allowed.
+    MemoryLimit {
+        /// The limit, in bytes.
+        limit: u64,
+        /// The estimated use after the next level, in bytes.
+        needed: u64,
+    },
+    /// The next level was estimated to need more memory than the machine has
+    /// available (no explicit limit was given).
+    MemoryAvailable {
+        /// Bytes available to this process, by the kernel's estimate.
+        available: u64,
+        /// The estimated use after the next level, in bytes.
+        needed: u64,
+    },
+    /// The caller's stop flag was raised (Ctrl-C, SIGTERM).
+    Interrupted,
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let gib = |b: &u64| *b as f64 / (1u64 << 30) as f64;
+        match self {
+            StopReason::MaxStates(n) => write!(f, "the next level would exceed --max-states {n}"),
+            StopReason::MaxDepth(d) => write!(f, "the next level would exceed --max-depth {d}"),
+            StopReason::MemoryLimit { limit, needed } => write!(
+                f,
+                "the next level would need about {:.2} GiB, over --memory-limit {:.2} GiB",
+                gib(needed),
+                gib(limit)
+            ),
+            StopReason::MemoryAvailable { available, needed } => write!(
+                f,
+                "the next level would need about {:.2} GiB, more than the {:.2} GiB this machine has available (raise it with --memory-limit at your own risk)",
+                gib(needed),
+                gib(available)
+            ),
+            StopReason::Interrupted => write!(f, "interrupted"),
+        }
+    }
+}
+
+/// How a search ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every reachable state was seen.
+    Complete,
+    /// A goal state was found at `depth` (searches for a goal stop there).
+    Goal {
+        /// The goal's BFS distance from the start.
+        depth: u32,
+        /// The smallest key among the goal states of that level.
+        key: u64,
+    },
+    /// The search stopped early; the counts cover the complete levels only.
+    Stopped(StopReason),
+}
+
+/// The result of a search: counts per BFS level and how the search ended.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// States in every complete level, index = BFS distance from the start.
+    pub levels: Vec<u64>,
+    /// The keys of the deepest complete level, sorted (the antipodes when the
+    /// search is complete).
+    pub last_level: Vec<u64>,
+    /// How the search ended.
+    pub outcome: Outcome,
+    /// Wall-clock seconds of the search itself.
+    pub seconds: f64,
+    /// Worker threads used.
+    pub threads: usize,
+    /// The visited set that was used.
+    pub visited: VisitedKind,
+}
+
+impl Report {
+    /// Total states found (the sum of the levels).
+    pub fn states(&self) -> u64 {
+        self.levels.iter().sum()
+    }
+
+    /// The largest BFS distance seen.
+    pub fn depth(&self) -> u32 {
+        self.levels.len().saturating_sub(1) as u32
+    }
+
+    /// Whether every reachable state (or, for a goal search, the goal) was found.
+    pub fn is_complete(&self) -> bool {
+        !matches!(self.outcome, Outcome::Stopped(_))
+    }
+
+    /// States per second of wall time.
+    pub fn states_per_second(&self) -> f64 {
+        self.states() as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// Sent to the progress callback after each level.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    /// The BFS distance of the level just completed.
+    pub depth: u32,
+    /// States in that level.
+    pub level_states: u64,
+    /// States found so far, that level included.
+    pub total_states: u64,
+    /// Seconds since the search began.
+    pub seconds: f64,
+}

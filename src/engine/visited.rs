@@ -1,0 +1,166 @@
+//! The visited sets: which keys the search has already seen.
+//!
+//! Two structures, chosen per run (see [`VisitedKind`]):
+//! - a dense bitmap of the whole key space, one bit per possible key, for
+//!   models whose key space is small (the clocks, the sawtooth puzzle, the
+//!   8-puzzle): one atomic `fetch_or` per insert, no hashing, no locks;
+//! - a sharded concurrent hash set (dashmap) of exact keys, for everything
+//!   else, with a real 64-bit mixer so that ranks, which are small and
+//!   clustered numbers, spread evenly over the shards.
+
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use dashmap::DashMap;
+
+/// Which visited set a search uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VisitedKind {
+    /// A bitmap when the key space is at most [`BITMAP_MAX_KEYS`] keys,
+    /// dashmap otherwise.
+    #[default]
+    Auto,
+    /// One bit per possible key (refused for key spaces over
+    /// [`BITMAP_MAX_KEYS`]).
+    Bitmap,
+    /// A sharded concurrent hash set of exact keys.
+    DashMap,
+}
+
+impl VisitedKind {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            VisitedKind::Auto => "auto",
+            VisitedKind::Bitmap => "bitmap",
+            VisitedKind::DashMap => "dashmap",
+        }
+    }
+}
+
+/// The largest key space the bitmap is used for automatically: 2^27 keys,
+/// a 16 MiB bitmap. Beyond that a sparse puzzle would pay for memory it never
+/// touches (Klotski's key space is 1.6e9 for 25955 states).
+pub const BITMAP_MAX_KEYS: u64 = 1 << 27;
+
+/// The largest key space the bitmap accepts when asked for by name (512 MiB).
+pub const BITMAP_HARD_MAX_KEYS: u64 = 1 << 32;
+
+/// The murmur3 64-bit finaliser: a bijective mixer whose every output bit
+/// depends on every input bit. Ranks are dense small integers; dashmap picks
+/// a shard from the high bits of the hash and hashbrown a bucket from the low
+/// ones, so both ends must be well mixed.
+#[inline]
+pub fn mix64(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^= k >> 33;
+    k
+}
+
+/// A `Hasher` for `u64` keys that applies [`mix64`].
+#[derive(Default, Clone, Copy)]
+pub struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only reached for non-u64 keys, which the engine never hashes; fold
+        // the bytes in anyway so that the hasher stays a correct `Hasher`.
+        for &b in bytes {
+            self.0 = mix64(self.0 ^ u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, k: u64) {
+        self.0 = mix64(k);
+    }
+}
+
+/// A set of keys: dashmap's `DashSet` does not take a shard count, so the
+/// map with unit values stands in for it (which is what `DashSet` wraps).
+type DashKeys = DashMap<u64, (), BuildHasherDefault<MixHasher>>;
+
+/// A visited set built for one search.
+pub(crate) enum Visited {
+    Bitmap(Vec<AtomicU64>),
+    Dash(DashKeys),
+}
+
+impl Visited {
+    /// Builds the set `kind` resolves to for a model with `key_space` keys.
+    pub(crate) fn new(kind: VisitedKind, key_space: u64, threads: usize) -> Visited {
+        let bitmap = match kind {
+            VisitedKind::Auto => key_space <= BITMAP_MAX_KEYS,
+            VisitedKind::Bitmap => key_space <= BITMAP_HARD_MAX_KEYS,
+            VisitedKind::DashMap => false,
+        };
+        if bitmap {
+            let words = key_space.div_ceil(64) as usize;
+            // A zeroed vector comes from calloc, so untouched pages cost nothing.
+            Visited::Bitmap((0..words).map(|_| AtomicU64::new(0)).collect())
+        } else {
+            // Shards: enough that workers rarely meet on one lock, few enough
+            // that each shard's table stays large (measured in
+            // benches/engine.rs: 16 per thread, at least 64).
+            let shards = (threads * 16).next_power_of_two().max(64);
+            Visited::Dash(DashMap::with_capacity_and_hasher_and_shard_amount(
+                1 << 12,
+                BuildHasherDefault::default(),
+                shards,
+            ))
+        }
+    }
+
+    /// The kind actually in use.
+    pub(crate) fn kind(&self) -> VisitedKind {
+        match self {
+            Visited::Bitmap(_) => VisitedKind::Bitmap,
+            Visited::Dash(_) => VisitedKind::DashMap,
+        }
+    }
+
+    /// Inserts `key`; true if it was not there before.
+    ///
+    /// Memory ordering: a key's membership is one bit of one atomic word (or
+    /// one entry under a shard's lock). All read-modify-writes of one atomic
+    /// location are totally ordered even when `Relaxed`, so of two workers
+    /// inserting the same key exactly one sees its bit clear and reports it
+    /// new. Nothing else is published through the bit: the new key travels
+    /// in the worker's own buffer, handed over by rayon's join at the end of
+    /// the level, which carries the happens-before edge the next level needs.
+    #[inline]
+    pub(crate) fn insert(&self, key: u64) -> bool {
+        match self {
+            Visited::Bitmap(words) => {
+                let word = &words[(key >> 6) as usize];
+                let bit = 1u64 << (key & 63);
+                // Most successors were seen before: a plain load settles them
+                // without taking the cache line exclusively.
+                if word.load(Ordering::Relaxed) & bit != 0 {
+                    return false;
+                }
+                word.fetch_or(bit, Ordering::Relaxed) & bit == 0
+            }
+            Visited::Dash(set) => set.insert(key, ()).is_none(),
+        }
+    }
+
+    /// Bytes a further key is expected to cost, for memory planning. The
+    /// bitmap is paid for up front; dashmap's tables double, so a key costs
+    /// its 8 bytes plus a control byte at a load between 7/16 and 7/8, and a
+    /// growing shard briefly holds its old and new table together.
+    pub(crate) fn bytes_per_new_key(&self) -> u64 {
+        match self {
+            Visited::Bitmap(_) => 0,
+            Visited::Dash(_) => 32,
+        }
+    }
+}

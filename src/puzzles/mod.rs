@@ -1,0 +1,7 @@
+//! Puzzle models: each implements [`crate::engine::Model`].
+
+pub mod builtin;
+pub mod clocks;
+pub mod combinadic;
+pub mod sawtooth;
+pub mod sliding;

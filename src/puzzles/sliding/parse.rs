@@ -1,0 +1,699 @@
+//! Reading a puzzle file (TOML) into a [`SlidingPuzzle`], with every error
+//! located at its file, line and column and told how to fix.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{Class, Dir, Mobility, NONE, SlidingPuzzle};
+use crate::puzzles::combinadic;
+
+/// Puzzle files are small (a 64-cell board takes a few hundred bytes);
+/// anything much larger is refused before it is parsed.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// The most cells a board may have: a board is a `u64` bitmask.
+pub const MAX_CELLS: usize = 64;
+
+/// A puzzle file that cannot be used, and where and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct PuzzleError {
+    /// The file (or built-in) the error is in.
+    pub origin: String,
+    /// 1-based line and column, where the error has a place.
+    pub location: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: String,
+}
+
+impl fmt::Display for PuzzleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.location {
+            Some((line, col)) => write!(f, "{}:{line}:{col}: {}", self.origin, self.message)?,
+            None => write!(f, "{}: {}", self.origin, self.message)?,
+        }
+        if !self.help.is_empty() {
+            write!(f, "\n  help: {}", self.help)?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    name: Option<String>,
+    board: Spanned<String>,
+    distinct: Option<Spanned<String>>,
+    colors: Option<BTreeMap<String, Spanned<String>>>,
+    horizontal: Option<Spanned<String>>,
+    vertical: Option<Spanned<String>>,
+    goal: Option<Spanned<String>>,
+}
+
+/// Turns byte offsets of the source into 1-based (line, column).
+struct Source<'a> {
+    origin: &'a str,
+    text: &'a str,
+}
+
+impl Source<'_> {
+    fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let before = &self.text[..self.text.floor_char_boundary(offset)];
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        (line, col)
+    }
+
+    fn error(&self, at: Option<(usize, usize)>, message: String, help: &str) -> PuzzleError {
+        PuzzleError {
+            origin: self.origin.to_string(),
+            location: at,
+            message,
+            help: help.to_string(),
+        }
+    }
+
+    fn at(&self, offset: usize, message: String, help: &str) -> PuzzleError {
+        self.error(Some(self.line_col(offset)), message, help)
+    }
+
+    /// The characters of a string value with the file position of each.
+    /// Positions are exact for strings without escapes (the usual case);
+    /// otherwise they point at the value's start.
+    fn chars_of(&self, value: &Spanned<String>) -> Vec<(char, (usize, usize))> {
+        let span = value.span();
+        let raw = &self.text[span.clone()];
+        let (quote, multi) = if raw.starts_with("\"\"\"") || raw.starts_with("'''") {
+            (3, true)
+        } else {
+            (1, false)
+        };
+        let mut base = span.start + quote;
+        if multi {
+            if self.text[base..].starts_with("\r\n") {
+                base += 2;
+            } else if self.text[base..].starts_with('\n') {
+                base += 1;
+            }
+        }
+        let exact = !raw.contains('\\');
+        let (mut line, mut col) = self.line_col(base);
+        let start = (line, col);
+        let mut out = Vec::new();
+        for ch in value.get_ref().chars() {
+            out.push((ch, if exact { (line, col) } else { start }));
+            if ch == '\n' {
+                line += 1;
+                col = 1;
+            } else {
+                col += 1;
+            }
+        }
+        out
+    }
+}
+
+/// One row of a board or goal grid: its characters and where each is.
+struct Row {
+    cells: Vec<(char, (usize, usize))>,
+    /// Where the row starts, for errors about the row as a whole.
+    at: (usize, usize),
+}
+
+/// Splits a grid value into rows, trimming blank lines at either end and
+/// spaces around each row.
+fn grid_rows(src: &Source, value: &Spanned<String>, what: &str) -> Result<Vec<Row>, PuzzleError> {
+    let chars = src.chars_of(value);
+    let mut rows: Vec<Row> = Vec::new();
+    let mut line: Vec<(char, (usize, usize))> = Vec::new();
+    let value_at = src.line_col(value.span().start);
+    let mut flush = |line: &mut Vec<(char, (usize, usize))>, end: (usize, usize)| {
+        let trimmed: Vec<_> = {
+            let s = line
+                .iter()
+                .position(|(c, _)| !c.is_whitespace())
+                .unwrap_or(line.len());
+            let e = line
+                .iter()
+                .rposition(|(c, _)| !c.is_whitespace())
+                .map_or(s, |e| e + 1);
+            line[s..e].to_vec()
+        };
+        let at = trimmed.first().map_or(end, |&(_, p)| p);
+        rows.push(Row { cells: trimmed, at });
+        line.clear();
+    };
+    let mut last = value_at;
+    for (ch, p) in chars {
+        last = p;
+        if ch == '\n' {
+            flush(&mut line, p);
+        } else if ch != '\r' {
+            line.push((ch, p));
+        }
+    }
+    if !line.is_empty() {
+        flush(&mut line, last);
+    }
+    while rows.last().is_some_and(|r| r.cells.is_empty()) {
+        rows.pop();
+    }
+    let first = rows.iter().position(|r| !r.cells.is_empty());
+    let rows: Vec<Row> = match first {
+        Some(i) => rows.into_iter().skip(i).collect(),
+        None => {
+            return Err(src.error(
+                Some(value_at),
+                format!("the {what} is empty"),
+                "write one row of the board a line, '.' for an empty cell",
+            ));
+        }
+    };
+    for row in &rows {
+        if row.cells.is_empty() {
+            return Err(src.error(
+                Some(row.at),
+                format!("blank line inside the {what}"),
+                "remove the blank line; every row needs the same number of cells",
+            ));
+        }
+        if let Some(&(ch, p)) = row.cells.iter().find(|(c, _)| c.is_whitespace()) {
+            return Err(src.error(
+                Some(p),
+                format!("whitespace {ch:?} inside a row of the {what}"),
+                "write rows without spaces: '.' is an empty cell, '#' a wall",
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+fn valid_label(ch: char) -> bool {
+    !ch.is_whitespace() && !ch.is_control() && ch != '.' && ch != '#'
+}
+
+struct Piece {
+    label: char,
+    cells: Vec<(usize, usize)>,
+}
+
+impl SlidingPuzzle {
+    /// Reads a puzzle file.
+    pub fn from_path(path: &Path) -> Result<SlidingPuzzle, PuzzleError> {
+        let origin = path.display().to_string();
+        let fail = |message: String, help: &str| PuzzleError {
+            origin: origin.clone(),
+            location: None,
+            message,
+            help: help.to_string(),
+        };
+        let meta = std::fs::metadata(path).map_err(|e| {
+            fail(
+                format!("cannot read the puzzle file: {e}"),
+                "give a built-in name (see `reach list`) or the path of a puzzle file",
+            )
+        })?;
+        if meta.is_dir() {
+            return Err(fail(
+                "this is a directory, not a puzzle file".into(),
+                "give the path of a .toml puzzle file",
+            ));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(fail(
+                format!(
+                    "the file is {} bytes; puzzle files are at most {} bytes",
+                    meta.len(),
+                    MAX_FILE_BYTES
+                ),
+                "a board has at most 64 cells, so a puzzle file needs only a few hundred bytes",
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| {
+            fail(
+                format!("cannot read the puzzle file: {e}"),
+                "check the path",
+            )
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            fail(
+                format!(
+                    "the file is not UTF-8 text (bad byte at offset {})",
+                    e.utf8_error().valid_up_to()
+                ),
+                "save the puzzle file as UTF-8",
+            )
+        })?;
+        SlidingPuzzle::from_toml(&text, &origin)
+    }
+
+    /// Reads a puzzle from TOML text; `origin` names it in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<SlidingPuzzle, PuzzleError> {
+        let src = Source { origin, text };
+        let raw: RawFile = toml::from_str(text).map_err(|e| {
+            let at = e.span().map(|s: Range<usize>| src.line_col(s.start));
+            let message = e.message().trim().to_string();
+            let help = if message.contains("unknown field") {
+                "the keys are name, board, distinct, colors, horizontal, vertical and goal"
+            } else if message.contains("missing field") {
+                "every puzzle file needs a board, e.g. board = \"\"\"\\n.AA\\nBB.\\n\"\"\""
+            } else {
+                "see the puzzle file format in the README"
+            };
+            src.error(at, message, help)
+        })?;
+        build(&src, raw)
+    }
+}
+
+fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
+    let rows = grid_rows(src, &raw.board, "board")?;
+    let height = rows.len();
+    let width = rows[0].cells.len();
+    for row in &rows {
+        if row.cells.len() > MAX_CELLS || height > MAX_CELLS {
+            return Err(src.error(
+                Some(row.at),
+                format!("the board is too large: boards have at most {MAX_CELLS} cells"),
+                "reach keeps a board in one 64-bit mask; use a smaller board",
+            ));
+        }
+        if row.cells.len() != width {
+            return Err(src.error(
+                Some(row.at),
+                format!(
+                    "this row has {} cells but the first row has {width}",
+                    row.cells.len()
+                ),
+                "give every row the same width; use '#' for cells outside an irregular board",
+            ));
+        }
+    }
+    if height * width > MAX_CELLS {
+        return Err(src.error(
+            Some(rows[0].at),
+            format!(
+                "the board has {height} rows of {width} cells = {} cells; at most {MAX_CELLS} are supported",
+                height * width
+            ),
+            "reach keeps a board in one 64-bit mask; use a smaller board",
+        ));
+    }
+
+    // Pieces, in order of first appearance.
+    let mut walls = 0u64;
+    let mut pieces: Vec<Piece> = Vec::new();
+    let mut index: HashMap<char, usize> = HashMap::new();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, &(ch, at)) in row.cells.iter().enumerate() {
+            match ch {
+                '.' => {}
+                '#' => walls |= 1 << (r * width + c),
+                ch if valid_label(ch) => {
+                    let i = *index.entry(ch).or_insert_with(|| {
+                        pieces.push(Piece {
+                            label: ch,
+                            cells: Vec::new(),
+                        });
+                        pieces.len() - 1
+                    });
+                    pieces[i].cells.push((r, c));
+                }
+                ch => {
+                    return Err(src.error(
+                        Some(at),
+                        format!("{ch:?} cannot label a piece"),
+                        "labels are printable characters other than space, '.' and '#'",
+                    ));
+                }
+            }
+        }
+    }
+    if pieces.is_empty() {
+        return Err(src.error(
+            Some(rows[0].at),
+            "the board has no pieces".into(),
+            "label each piece's cells with a character, e.g. 'A'",
+        ));
+    }
+
+    // Per-label attributes.
+    let labels_in = |value: &Spanned<String>, key: &str| -> Result<Vec<char>, PuzzleError> {
+        let mut out = Vec::new();
+        for (ch, at) in src.chars_of(value) {
+            if ch.is_whitespace() || ch == ',' {
+                continue;
+            }
+            if !index.contains_key(&ch) {
+                return Err(src.error(
+                    Some(at),
+                    format!("{key} names {ch:?}, which is not a piece on the board"),
+                    "list only labels that appear on the board",
+                ));
+            }
+            out.push(ch);
+        }
+        Ok(out)
+    };
+    let mut distinct = vec![false; pieces.len()];
+    if let Some(d) = &raw.distinct {
+        if d.get_ref().trim() == "*" {
+            distinct.iter_mut().for_each(|x| *x = true);
+        } else {
+            for ch in labels_in(d, "distinct")? {
+                distinct[index[&ch]] = true;
+            }
+        }
+    }
+    let mut colour: Vec<Option<String>> = vec![None; pieces.len()];
+    for (name, value) in raw.colors.iter().flatten() {
+        for ch in labels_in(value, &format!("colour {name:?}"))? {
+            let i = index[&ch];
+            if let Some(other) = &colour[i] {
+                return Err(src.at(
+                    value.span().start,
+                    format!("{ch:?} is given two colours, {other:?} and {name:?}"),
+                    "give each piece at most one colour",
+                ));
+            }
+            colour[i] = Some(name.clone());
+        }
+    }
+    let mut mobility = vec![Mobility::Free; pieces.len()];
+    for (value, m, key) in [
+        (&raw.horizontal, Mobility::Horizontal, "horizontal"),
+        (&raw.vertical, Mobility::Vertical, "vertical"),
+    ] {
+        let Some(value) = value else { continue };
+        for ch in labels_in(value, key)? {
+            let i = index[&ch];
+            if mobility[i] != Mobility::Free {
+                return Err(src.at(
+                    value.span().start,
+                    format!("{ch:?} is listed both as horizontal and vertical"),
+                    "a piece that moves both ways is left out of both lists",
+                ));
+            }
+            mobility[i] = m;
+        }
+    }
+
+    // Shapes: offsets from the anchor, the first cell in reading order.
+    let shape_of = |cells: &[(usize, usize)]| -> Vec<(i32, i32)> {
+        let (r0, c0) = cells[0];
+        cells
+            .iter()
+            .map(|&(r, c)| (r as i32 - r0 as i32, c as i32 - c0 as i32))
+            .collect()
+    };
+
+    // Classes: same shape, colour and mobility, unless distinct.
+    type ClassKey = (Vec<(i32, i32)>, Option<String>, Mobility, Option<char>);
+    let mut class_of_key: HashMap<ClassKey, usize> = HashMap::new();
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    let mut class_of_piece = vec![0; pieces.len()];
+    for (i, p) in pieces.iter().enumerate() {
+        let key = (
+            shape_of(&p.cells),
+            colour[i].clone(),
+            mobility[i],
+            distinct[i].then_some(p.label),
+        );
+        let ci = *class_of_key.entry(key).or_insert_with(|| {
+            members.push(Vec::new());
+            members.len() - 1
+        });
+        members[ci].push(i);
+        class_of_piece[i] = ci;
+    }
+
+    let cell_ok = |r: i32, c: i32| {
+        r >= 0
+            && c >= 0
+            && (r as usize) < height
+            && (c as usize) < width
+            && walls & (1 << (r as usize * width + c as usize)) == 0
+    };
+    let mut classes = Vec::with_capacity(members.len());
+    let mut offset = 0;
+    let mut key_space: u128 = 1;
+    let mut sizes = Vec::new();
+    for m in &members {
+        let first = &pieces[m[0]];
+        let shape = shape_of(&first.cells);
+        let mut anchors = Vec::new();
+        let mut masks = Vec::new();
+        let mut anchor_index = vec![NONE; height * width];
+        for r in 0..height as i32 {
+            for c in 0..width as i32 {
+                if shape.iter().all(|&(dr, dc)| cell_ok(r + dr, c + dc)) {
+                    let mask = shape.iter().fold(0u64, |m, &(dr, dc)| {
+                        m | 1 << ((r + dr) as usize * width + (c + dc) as usize)
+                    });
+                    anchor_index[r as usize * width + c as usize] = anchors.len() as u16;
+                    anchors.push((r as usize * width + c as usize) as u8);
+                    masks.push(mask);
+                }
+            }
+        }
+        let step = anchors
+            .iter()
+            .map(|&a| {
+                let (r, c) = ((a as usize / width) as i32, (a as usize % width) as i32);
+                Dir::ALL.map(|d| {
+                    let (dr, dc) = d.delta();
+                    let (r2, c2) = (r + dr, c + dc);
+                    let inside =
+                        r2 >= 0 && c2 >= 0 && (r2 as usize) < height && (c2 as usize) < width;
+                    if inside {
+                        anchor_index[r2 as usize * width + c2 as usize]
+                    } else {
+                        NONE
+                    }
+                })
+            })
+            .collect();
+        let count = m.len();
+        let radix = combinadic::binomial(anchors.len(), count);
+        let labels: Vec<char> = m.iter().map(|&i| pieces[i].label).collect();
+        sizes.push(format!("C({},{})", anchors.len(), count));
+        key_space = key_space.saturating_mul(radix as u128);
+        classes.push(Class {
+            labels,
+            shape,
+            colour: colour[m[0]].clone(),
+            mobility: mobility[m[0]],
+            distinct: distinct[m[0]],
+            anchors,
+            masks,
+            step,
+            radix,
+            weight: 0,
+            offset,
+        });
+        offset += count;
+    }
+    if key_space > u64::MAX as u128 {
+        return Err(src.error(
+            Some(rows[0].at),
+            format!(
+                "the key space is {} = {key_space}, more than 2^64 - 1",
+                sizes.join("·")
+            ),
+            "keys are 64-bit ranks; make more pieces interchangeable (drop `distinct` or `colors`) or use a smaller board",
+        ));
+    }
+    let mut weight = 1u64;
+    for class in &mut classes {
+        class.weight = weight;
+        weight = weight.wrapping_mul(class.radix);
+    }
+
+    // The start key.
+    let anchor_of = |class: &Class, cells: &[(usize, usize)]| -> u16 {
+        let cell = (cells[0].0 * width + cells[0].1) as u8;
+        class
+            .anchors
+            .iter()
+            .position(|&a| a == cell)
+            .expect("a start piece sits at an admissible anchor") as u16
+    };
+    let mut start = 0u64;
+    for (ci, m) in members.iter().enumerate() {
+        let class = &classes[ci];
+        let mut set: Vec<u16> = m
+            .iter()
+            .map(|&i| anchor_of(class, &pieces[i].cells))
+            .collect();
+        set.sort_unstable();
+        start += combinadic::rank(&set) * class.weight;
+    }
+    // Labels within a class follow anchor order, so that rendering a state
+    // gives the start board back.
+    for (ci, m) in members.iter().enumerate() {
+        let class = &classes[ci];
+        let mut by_anchor: Vec<(u16, char)> = m
+            .iter()
+            .map(|&i| (anchor_of(class, &pieces[i].cells), pieces[i].label))
+            .collect();
+        by_anchor.sort_unstable();
+        classes[ci].labels = by_anchor.into_iter().map(|(_, l)| l).collect();
+    }
+
+    let goal = match &raw.goal {
+        None => Vec::new(),
+        Some(g) => parse_goal(
+            src,
+            g,
+            &rows,
+            &pieces,
+            &index,
+            &class_of_piece,
+            &classes,
+            walls,
+        )?,
+    };
+
+    Ok(SlidingPuzzle {
+        name: raw.name.unwrap_or_else(|| src.origin.to_string()),
+        rows: height,
+        cols: width,
+        walls,
+        pieces: offset,
+        classes,
+        metric: super::Metric::Step,
+        start,
+        goal,
+        key_space: key_space as u64,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn parse_goal(
+    src: &Source,
+    value: &Spanned<String>,
+    board: &[Row],
+    pieces: &[Piece],
+    index: &HashMap<char, usize>,
+    class_of_piece: &[usize],
+    classes: &[Class],
+    walls: u64,
+) -> Result<Vec<(usize, u16)>, PuzzleError> {
+    let rows = grid_rows(src, value, "goal")?;
+    let (height, width) = (board.len(), board[0].cells.len());
+    if rows.len() != height {
+        return Err(src.error(
+            Some(rows[0].at),
+            format!(
+                "the goal has {} rows but the board has {height}",
+                rows.len()
+            ),
+            "draw the goal on a board of the same size, '.' for cells that may hold anything",
+        ));
+    }
+    // Each goal label with its cells and where it first appears.
+    type GoalPiece = (char, Vec<(usize, usize)>, (usize, usize));
+    let mut cells: Vec<GoalPiece> = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        if row.cells.len() != width {
+            return Err(src.error(
+                Some(row.at),
+                format!(
+                    "this goal row has {} cells but the board is {width} wide",
+                    row.cells.len()
+                ),
+                "draw the goal on a board of the same size",
+            ));
+        }
+        for (c, &(ch, at)) in row.cells.iter().enumerate() {
+            let wall = walls & (1 << (r * width + c)) != 0;
+            match ch {
+                '.' => {}
+                '#' if wall => {}
+                _ if wall => {
+                    return Err(src.error(
+                        Some(at),
+                        format!("the goal puts {ch:?} on a wall"),
+                        "walls ('#') cannot be covered; move the goal piece",
+                    ));
+                }
+                '#' => {
+                    return Err(src.error(
+                        Some(at),
+                        "the goal has a wall where the board has none".into(),
+                        "use '#' in the goal only where the board has one",
+                    ));
+                }
+                ch if !index.contains_key(&ch) => {
+                    return Err(src.error(
+                        Some(at),
+                        format!("the goal names {ch:?}, which is not a piece on the board"),
+                        "label goal cells with the label of a piece on the board",
+                    ));
+                }
+                ch => match cells.iter_mut().find(|(l, _, _)| *l == ch) {
+                    Some((_, v, _)) => v.push((r, c)),
+                    None => cells.push((ch, vec![(r, c)], at)),
+                },
+            }
+        }
+    }
+    if cells.is_empty() {
+        return Err(src.error(
+            Some(rows[0].at),
+            "the goal marks no piece".into(),
+            "label the cells the goal piece must cover, e.g. with its label",
+        ));
+    }
+    let mut goal = Vec::new();
+    let mut used = vec![0usize; classes.len()];
+    for (label, gcells, at) in cells {
+        let pi = index[&label];
+        let ci = class_of_piece[pi];
+        let class = &classes[ci];
+        let (r0, c0) = gcells[0];
+        let shape: Vec<(i32, i32)> = gcells
+            .iter()
+            .map(|&(r, c)| (r as i32 - r0 as i32, c as i32 - c0 as i32))
+            .collect();
+        if shape != class.shape {
+            return Err(src.error(
+                Some(at),
+                format!(
+                    "the goal's {label:?} covers {} cell(s) in a shape that is not piece {label:?}'s ({} cell(s) on the board)",
+                    gcells.len(),
+                    pieces[pi].cells.len()
+                ),
+                "draw the goal piece with exactly the piece's shape",
+            ));
+        }
+        let cell = (r0 * width + c0) as u8;
+        let a = class
+            .anchors
+            .iter()
+            .position(|&x| x == cell)
+            .expect("a wall-free in-board shape is admissible");
+        used[ci] += 1;
+        if used[ci] > class.count() {
+            return Err(src.error(
+                Some(at),
+                format!(
+                    "the goal needs {} pieces interchangeable with {label:?} but the board has {}",
+                    used[ci],
+                    class.count()
+                ),
+                "mark at most as many goal pieces of a kind as the board has",
+            ));
+        }
+        goal.push((ci, a as u16));
+    }
+    Ok(goal)
+}

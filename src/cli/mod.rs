@@ -191,17 +191,15 @@ fn stopped_code(report: &Report, signals: &Signals) -> Option<u8> {
     }
 }
 
+/// A count's puzzle name, metric, report and board renderer.
+type Counted = (String, Option<Metric>, Report, Box<dyn Fn(u64) -> String>);
+
 fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     let loaded = load(&a.puzzle)?;
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose);
     let progress = |p: &reach::engine::Progress| line.update(p);
-    let (name, metric, report, render): (
-        String,
-        Option<Metric>,
-        Report,
-        Box<dyn Fn(u64) -> String>,
-    ) = match loaded {
+    let (name, metric, report, render): Counted = match loaded {
         Loaded::Sliding(p) => {
             let p = p.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
             let report = search(&p, s, &signals, &progress).count()?;

@@ -53,6 +53,15 @@ impl ProgressLine {
     }
 
     pub fn update(&self, p: &Progress) {
+        if !self.verbose && !self.live {
+            return;
+        }
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        // Redraw at most ten times a second, and only after the first second.
+        let redraw = self.live && p.seconds > 1.0 && state.0.elapsed().as_millis() >= 100;
+        if !self.verbose && !redraw {
+            return;
+        }
         let line = format!(
             "depth {:>4}: {:>12} states in level, {:>13} in all, {:>6.1} M states/s, {} resident",
             p.depth,
@@ -64,11 +73,7 @@ impl ProgressLine {
         let mut err = io::stderr().lock();
         if self.verbose {
             let _ = writeln!(err, "{line}");
-            return;
-        }
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        // Redraw at most ten times a second, and only after the first second.
-        if self.live && p.seconds > 1.0 && state.0.elapsed().as_millis() >= 100 {
+        } else {
             let _ = write!(err, "\r{line}\x1b[K");
             *state = (Instant::now(), true);
         }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
+use super::frontier::{settle, sort_keys};
 use super::memory;
 use super::visited::{BITMAP_HARD_MAX_KEYS, Visited};
 use super::{Model, Outcome, Progress, Report, StopReason, VisitedKind};
@@ -219,7 +220,7 @@ impl<'a, M: Model> Search<'a, M> {
     fn run_levels(&self, mode: Mode, threads: usize) -> (Report, Option<Vec<u64>>) {
         let started = Instant::now();
         let model = self.model;
-        let visited = Visited::new(self.visited, model.key_space(), threads);
+        let visited = Visited::new(self.visited, model.key_space(), model.reversible(), threads);
         let slots: Vec<CachePadded<Mutex<Slot<M::State>>>> = (0..threads)
             .map(|_| {
                 CachePadded::new(Mutex::new(Slot {
@@ -234,7 +235,12 @@ impl<'a, M: Model> Search<'a, M> {
         visited.insert(start);
         let mut frontier = vec![start];
         let mut levels = vec![1u64];
+        // Solving keeps every level; frontier search needs the one before
+        // the frontier, which `kept` holds when solving and `previous`
+        // otherwise.
         let mut kept: Vec<Vec<u64>> = Vec::new();
+        let mut previous: Vec<u64> = Vec::new();
+        let frontier_search = matches!(visited, Visited::Frontier);
         let mut total = 1u64;
         let mut outcome = Outcome::Complete;
 
@@ -253,6 +259,14 @@ impl<'a, M: Model> Search<'a, M> {
                 break;
             }
             let mut next = expand(model, &frontier, &slots, &visited, threads, self.stop);
+            if frontier_search {
+                let before = if mode == Mode::Solve {
+                    kept.last().map_or(&[][..], Vec::as_slice)
+                } else {
+                    &previous
+                };
+                next = settle(next, &frontier, before, threads);
+            }
             if next.is_empty() {
                 break;
             }
@@ -271,8 +285,12 @@ impl<'a, M: Model> Search<'a, M> {
             total += next.len() as u64;
             levels.push(next.len() as u64);
             if mode == Mode::Solve {
-                sort_keys(&mut next, threads);
+                if !frontier_search {
+                    sort_keys(&mut next, threads);
+                }
                 kept.push(std::mem::replace(&mut frontier, next));
+            } else if frontier_search {
+                previous = std::mem::replace(&mut frontier, next);
             } else {
                 frontier = next;
             }
@@ -294,7 +312,10 @@ impl<'a, M: Model> Search<'a, M> {
             _ => None,
         };
         drop(kept);
-        sort_keys(&mut frontier, threads);
+        drop(previous);
+        if !frontier_search {
+            sort_keys(&mut frontier, threads);
+        }
         let report = Report {
             levels,
             last_level: frontier,
@@ -349,6 +370,11 @@ impl<'a, M: Model> Search<'a, M> {
         let next = (last * growth) as u64;
         let per_key = visited.bytes_per_new_key() + 8 + if kept.is_empty() { 0 } else { 8 };
         let extra = next.saturating_mul(per_key);
+        // Reading /proc costs tens of microseconds, a real share of a thin
+        // level: levels that add under 1 MiB are not checked one by one.
+        if extra < 1 << 20 && !depth.is_multiple_of(64) {
+            return None;
+        }
         let rss = memory::current_rss_bytes()?;
         let needed = rss.saturating_add(extra);
         if let Some(limit) = self.memory_limit {
@@ -467,14 +493,6 @@ fn first_goal<M: Model>(
         keys.par_chunks(chunk_len(keys.len(), threads))
             .filter_map(scan)
             .min()
-    }
-}
-
-fn sort_keys(keys: &mut [u64], threads: usize) {
-    if threads == 1 || keys.len() < SEQUENTIAL_BELOW {
-        keys.sort_unstable();
-    } else {
-        keys.par_sort_unstable();
     }
 }
 

@@ -1,9 +1,14 @@
 //! The visited sets: which keys the search has already seen.
 //!
-//! Two structures, chosen per run (see [`VisitedKind`]):
+//! Three structures, chosen per run (see [`VisitedKind`]):
 //! - a dense bitmap of the whole key space, one bit per possible key, for
 //!   models whose key space is small (the clocks, the sawtooth puzzle, the
 //!   8-puzzle): one atomic `fetch_or` per insert, no hashing, no locks;
+//! - frontier search, for models whose moves are reversible: a state's
+//!   neighbours lie in the level before it, its own level or the next, so
+//!   the only keys needed to recognise new states are those of the last two
+//!   levels, kept sorted; a level's candidates are sorted, deduplicated and
+//!   merged against them (see `frontier.rs`);
 //! - a sharded concurrent hash set (dashmap) of exact keys, for everything
 //!   else, with a real 64-bit mixer so that ranks, which are small and
 //!   clustered numbers, spread evenly over the shards.
@@ -17,9 +22,13 @@ use dashmap::DashMap;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum VisitedKind {
     /// A bitmap when the key space is at most [`BITMAP_MAX_KEYS`] keys,
-    /// dashmap otherwise.
+    /// frontier search when the model's moves are reversible, dashmap
+    /// otherwise.
     #[default]
     Auto,
+    /// Frontier search: only the last two levels, sorted (reversible models
+    /// only; others fall back to dashmap).
+    Frontier,
     /// One bit per possible key (refused for key spaces over
     /// [`BITMAP_MAX_KEYS`]).
     Bitmap,
@@ -32,6 +41,7 @@ impl VisitedKind {
     pub fn name(self) -> &'static str {
         match self {
             VisitedKind::Auto => "auto",
+            VisitedKind::Frontier => "frontier",
             VisitedKind::Bitmap => "bitmap",
             VisitedKind::DashMap => "dashmap",
         }
@@ -92,20 +102,30 @@ type DashKeys = DashMap<u64, (), BuildHasherDefault<MixHasher>>;
 pub(crate) enum Visited {
     Bitmap(Vec<AtomicU64>),
     Dash(DashKeys),
+    /// No set: the search keeps the last two levels instead.
+    Frontier,
 }
 
 impl Visited {
     /// Builds the set `kind` resolves to for a model with `key_space` keys.
-    pub(crate) fn new(kind: VisitedKind, key_space: u64, threads: usize) -> Visited {
+    pub(crate) fn new(
+        kind: VisitedKind,
+        key_space: u64,
+        reversible: bool,
+        threads: usize,
+    ) -> Visited {
         let bitmap = match kind {
             VisitedKind::Auto => key_space <= BITMAP_MAX_KEYS,
             VisitedKind::Bitmap => key_space <= BITMAP_HARD_MAX_KEYS,
-            VisitedKind::DashMap => false,
+            VisitedKind::DashMap | VisitedKind::Frontier => false,
         };
+        let frontier = matches!(kind, VisitedKind::Auto | VisitedKind::Frontier) && reversible;
         if bitmap {
             let words = key_space.div_ceil(64) as usize;
             // A zeroed vector comes from calloc, so untouched pages cost nothing.
             Visited::Bitmap((0..words).map(|_| AtomicU64::new(0)).collect())
+        } else if frontier {
+            Visited::Frontier
         } else {
             // Shards: enough that workers rarely meet on one lock, few enough
             // that each shard's table stays large (measured in
@@ -124,6 +144,7 @@ impl Visited {
         match self {
             Visited::Bitmap(_) => VisitedKind::Bitmap,
             Visited::Dash(_) => VisitedKind::DashMap,
+            Visited::Frontier => VisitedKind::Frontier,
         }
     }
 
@@ -150,6 +171,9 @@ impl Visited {
                 word.fetch_or(bit, Ordering::Relaxed) & bit == 0
             }
             Visited::Dash(set) => set.insert(key, ()).is_none(),
+            // Frontier search settles new keys after the level (see
+            // `frontier.rs`); every successor is a candidate.
+            Visited::Frontier => true,
         }
     }
 
@@ -161,6 +185,9 @@ impl Visited {
         match self {
             Visited::Bitmap(_) => 0,
             Visited::Dash(_) => 32,
+            // The candidates of a level, about three a new key, before
+            // they are settled.
+            Visited::Frontier => 24,
         }
     }
 }

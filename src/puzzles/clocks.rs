@@ -187,12 +187,12 @@ mod tests {
     #[test]
     fn apply_turns_each_clock_of_the_move_once() {
         let clocks = Clocks::new([0; 9]);
-        for m in 0..9 {
+        for (m, turned) in MOVES.iter().enumerate() {
             let dial = decode(clocks.apply(0, m));
-            for c in 0..9 {
+            for (c, &turns) in dial.iter().enumerate() {
                 assert_eq!(
-                    dial[c],
-                    u8::from(MOVES[m].contains(&c)),
+                    turns,
+                    u8::from(turned.contains(&c)),
                     "move {} clock {c}",
                     m + 1
                 );

@@ -45,6 +45,15 @@ impl Dir {
         }
     }
 
+    fn opposite(self) -> Dir {
+        match self {
+            Dir::Up => Dir::Down,
+            Dir::Down => Dir::Up,
+            Dir::Left => Dir::Right,
+            Dir::Right => Dir::Left,
+        }
+    }
+
     fn delta(self) -> (i32, i32) {
         match self {
             Dir::Up => (-1, 0),
@@ -132,6 +141,10 @@ pub struct Class {
     step: Vec<[u16; 4]>,
     /// C(admissible anchors, pieces): the class's radix in the key.
     radix: u64,
+    divisor: combinadic::Divisor,
+    /// For classes of several pieces with a small radix, each rank's anchor
+    /// set as a bitmask (decoding is then one load instead of a search).
+    subsets: Option<Vec<u64>>,
     /// The product of the radices of the classes before this one.
     weight: u64,
     /// Where this class's pieces start in a state's position array.
@@ -169,7 +182,15 @@ pub struct SlidingPuzzle {
     goal: Vec<(usize, u16)>,
     key_space: u64,
     pieces: usize,
+    /// Class and index within the class of every piece slot.
+    slots: Vec<(u8, u8)>,
+    /// Cells that are on the board and not walls.
+    floor: u64,
+    /// Each cell's neighbour in each direction, or `NO_CELL`.
+    neighbour: Vec<[u8; 4]>,
 }
+
+const NO_CELL: u8 = u8::MAX;
 
 /// A decoded state plus the scratch its expansion needs.
 #[derive(Clone, Debug)]
@@ -181,8 +202,9 @@ pub struct SlidingState {
     key: u64,
     /// Occupied cells.
     occupied: u64,
+    /// The piece slot covering each cell, or `NO_CELL`.
+    owner: [u8; 64],
     stack: Vec<u16>,
-    class_scratch: Vec<u16>,
 }
 
 impl SlidingPuzzle {
@@ -312,31 +334,96 @@ impl SlidingPuzzle {
         s
     }
 
-    /// The key of the class-`ci` set obtained by moving its `i`-th piece to
-    /// anchor `to`, everything else unchanged.
+    /// The key of the state with the `i`-th piece of class `ci` moved to
+    /// anchor `to`, everything else unchanged: only that class's rank
+    /// changes.
     #[inline]
-    fn key_with(&self, state: &mut SlidingState, ci: usize, i: usize, to: u16) -> u64 {
+    fn key_with(&self, state: &SlidingState, ci: usize, i: usize, to: u16) -> u64 {
         let class = &self.classes[ci];
         let new_rank = if class.count() == 1 {
             u64::from(to)
         } else {
+            // The rank of the class's sorted set with element i replaced by
+            // `to`, merged on the fly.
             let set = &state.pos[class.offset..class.offset + class.count()];
-            let tmp = &mut state.class_scratch;
-            tmp.clear();
-            tmp.extend(
-                set.iter()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .map(|(_, &a)| a),
-            );
-            let at = tmp.partition_point(|&a| a < to);
-            tmp.insert(at, to);
-            combinadic::rank(tmp)
+            let mut rank = 0;
+            let mut at = 0;
+            let mut placed = false;
+            for (j, &x) in set.iter().enumerate() {
+                if j == i {
+                    continue;
+                }
+                if !placed && to < x {
+                    at += 1;
+                    rank += combinadic::binomial(to as usize, at);
+                    placed = true;
+                }
+                at += 1;
+                rank += combinadic::binomial(x as usize, at);
+            }
+            if !placed {
+                rank += combinadic::binomial(to as usize, at + 1);
+            }
+            rank
         };
         state
             .key
             .wrapping_sub(state.ranks[ci].wrapping_mul(class.weight))
             .wrapping_add(new_rank.wrapping_mul(class.weight))
+    }
+
+    /// Pushes every state reachable by moving piece `slot` (class `ci`,
+    /// `i`-th of its class) first one cell in direction `d`, which is known
+    /// to be free, under the step or slide metric.
+    #[inline]
+    fn push_line(&self, state: &SlidingState, slot: usize, d: Dir, out: &mut Vec<u64>) {
+        let (ci, i) = self.slots[slot];
+        let (ci, i) = (ci as usize, i as usize);
+        let class = &self.classes[ci];
+        let from = state.pos[slot];
+        let others = state.occupied & !class.masks[from as usize];
+        let mut at = from;
+        loop {
+            let to = class.step[at as usize][d as usize];
+            if to == NONE || class.masks[to as usize] & others != 0 {
+                break;
+            }
+            out.push(self.key_with(state, ci, i, to));
+            if self.metric == Metric::Step {
+                break;
+            }
+            at = to;
+        }
+    }
+
+    /// Pushes every state reachable by moving piece `slot` along any path,
+    /// the others fixed (the piece metric).
+    fn push_region(&self, state: &mut SlidingState, slot: usize, out: &mut Vec<u64>) {
+        let (ci, i) = self.slots[slot];
+        let (ci, i) = (ci as usize, i as usize);
+        let class = &self.classes[ci];
+        let from = state.pos[slot];
+        let others = state.occupied & !class.masks[from as usize];
+        // Anchors index a u64: a class has at most 64 anchors.
+        let mut seen = 1u64 << from;
+        let mut stack = std::mem::take(&mut state.stack);
+        stack.clear();
+        stack.push(from);
+        while let Some(at) = stack.pop() {
+            for d in Dir::ALL {
+                let to = class.step[at as usize][d as usize];
+                if to != NONE
+                    && class.mobility.allows(d)
+                    && class.masks[to as usize] & others == 0
+                    && seen & (1 << to) == 0
+                {
+                    seen |= 1 << to;
+                    stack.push(to);
+                    out.push(self.key_with(state, ci, i, to));
+                }
+            }
+        }
+        state.stack = stack;
     }
 }
 
@@ -357,80 +444,86 @@ impl Model for SlidingPuzzle {
             ranks: vec![0; self.classes.len()],
             key: 0,
             occupied: 0,
+            owner: [NO_CELL; 64],
             stack: Vec::with_capacity(64),
-            class_scratch: Vec::with_capacity(self.pieces),
         }
     }
 
     fn decode(&self, key: u64, state: &mut SlidingState) {
         state.key = key;
+        state.owner = [NO_CELL; 64];
         let mut rest = key;
         let mut occupied = 0;
         for (ci, class) in self.classes.iter().enumerate() {
-            let rank = rest % class.radix;
-            rest /= class.radix;
+            let (q, rank) = class.divisor.div_rem(rest);
+            rest = q;
             state.ranks[ci] = rank;
             let set = &mut state.pos[class.offset..class.offset + class.count()];
-            combinadic::unrank(rank, class.anchors.len(), set);
-            for &a in set.iter() {
-                occupied |= class.masks[a as usize];
+            match &class.subsets {
+                Some(table) => {
+                    let mut bits = table[rank as usize];
+                    for a in set.iter_mut() {
+                        *a = bits.trailing_zeros() as u16;
+                        bits &= bits - 1;
+                    }
+                }
+                None => combinadic::unrank(rank, class.anchors.len(), set),
+            }
+            for (j, &a) in set.iter().enumerate() {
+                let mut cells = class.masks[a as usize];
+                occupied |= cells;
+                while cells != 0 {
+                    state.owner[cells.trailing_zeros() as usize] = (class.offset + j) as u8;
+                    cells &= cells - 1;
+                }
             }
         }
         state.occupied = occupied;
     }
 
     fn successors(&self, state: &mut SlidingState, out: &mut Vec<u64>) {
-        for (ci, class) in self.classes.iter().enumerate() {
-            for i in 0..class.count() {
-                let from = state.pos[class.offset + i];
-                let others = state.occupied & !class.masks[from as usize];
-                let free = |b: u16| b != NONE && class.masks[b as usize] & others == 0;
+        // A piece can move only into an empty cell, so the moves are found
+        // from the empty cells (two in pe766, one in a tile puzzle) rather
+        // than by trying every piece in every direction.
+        let mut tried = [0u64; 4];
+        let mut movable = 0u64;
+        let mut empty = self.floor & !state.occupied;
+        while empty != 0 {
+            let e = empty.trailing_zeros() as usize;
+            empty &= empty - 1;
+            for d in Dir::ALL {
+                // The cell whose piece would enter `e` moving in direction d.
+                let from_cell = self.neighbour[e][d.opposite() as usize];
+                if from_cell == NO_CELL {
+                    continue;
+                }
+                let slot = state.owner[from_cell as usize];
+                if slot == NO_CELL || tried[d as usize] >> slot & 1 != 0 {
+                    continue;
+                }
+                tried[d as usize] |= 1 << slot;
+                let (ci, _) = self.slots[slot as usize];
+                let class = &self.classes[ci as usize];
+                if !class.mobility.allows(d) {
+                    continue;
+                }
+                let from = state.pos[slot as usize];
+                let to = class.step[from as usize][d as usize];
+                if to == NONE
+                    || class.masks[to as usize] & state.occupied & !class.masks[from as usize] != 0
+                {
+                    continue;
+                }
                 match self.metric {
-                    Metric::Step => {
-                        for d in Dir::ALL {
-                            let to = class.step[from as usize][d as usize];
-                            if class.mobility.allows(d) && free(to) {
-                                out.push(self.key_with(state, ci, i, to));
-                            }
-                        }
-                    }
-                    Metric::Slide => {
-                        for d in Dir::ALL {
-                            if !class.mobility.allows(d) {
-                                continue;
-                            }
-                            let mut at = from;
-                            loop {
-                                let to = class.step[at as usize][d as usize];
-                                if !free(to) {
-                                    break;
-                                }
-                                out.push(self.key_with(state, ci, i, to));
-                                at = to;
-                            }
-                        }
-                    }
-                    Metric::Piece => {
-                        // Every anchor the piece reaches by unit moves with the
-                        // others fixed; anchors index a u64 (at most 64 cells).
-                        let mut seen = 1u64 << from;
-                        let mut stack = std::mem::take(&mut state.stack);
-                        stack.clear();
-                        stack.push(from);
-                        while let Some(at) = stack.pop() {
-                            for d in Dir::ALL {
-                                let to = class.step[at as usize][d as usize];
-                                if class.mobility.allows(d) && free(to) && seen & (1 << to) == 0 {
-                                    seen |= 1 << to;
-                                    stack.push(to);
-                                    out.push(self.key_with(state, ci, i, to));
-                                }
-                            }
-                        }
-                        state.stack = stack;
-                    }
+                    Metric::Step | Metric::Slide => self.push_line(state, slot as usize, d, out),
+                    Metric::Piece => movable |= 1 << slot,
                 }
             }
+        }
+        while movable != 0 {
+            let slot = movable.trailing_zeros() as usize;
+            movable &= movable - 1;
+            self.push_region(state, slot, out);
         }
     }
 

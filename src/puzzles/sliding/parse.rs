@@ -482,7 +482,8 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             })
             .collect();
         let count = m.len();
-        let radix = combinadic::binomial(anchors.len(), count);
+        let positions = anchors.len();
+        let radix = combinadic::binomial(positions, count);
         let labels: Vec<char> = m.iter().map(|&i| pieces[i].label).collect();
         sizes.push(format!("C({},{})", anchors.len(), count));
         key_space = key_space.saturating_mul(radix as u128);
@@ -496,6 +497,9 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             masks,
             step,
             radix,
+            divisor: combinadic::Divisor::new(radix),
+            subsets: (count > 1 && radix <= combinadic::SUBSET_TABLE_MAX)
+                .then(|| combinadic::subsets_in_rank_order(positions, count)),
             weight: 0,
             offset,
         });
@@ -562,7 +566,35 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         )?,
     };
 
+    let slots = classes
+        .iter()
+        .enumerate()
+        .flat_map(|(ci, c)| (0..c.count()).map(move |i| (ci as u8, i as u8)))
+        .collect();
+    let cells = height * width;
+    let floor = (if cells == 64 {
+        u64::MAX
+    } else {
+        (1u64 << cells) - 1
+    }) & !walls;
+    let neighbour = (0..cells)
+        .map(|cell| {
+            let (r, c) = ((cell / width) as i32, (cell % width) as i32);
+            Dir::ALL.map(|d| {
+                let (dr, dc) = d.delta();
+                let (r2, c2) = (r + dr, c + dc);
+                if r2 >= 0 && c2 >= 0 && (r2 as usize) < height && (c2 as usize) < width {
+                    (r2 as usize * width + c2 as usize) as u8
+                } else {
+                    super::NO_CELL
+                }
+            })
+        })
+        .collect();
     Ok(SlidingPuzzle {
+        slots,
+        floor,
+        neighbour,
         name: raw.name.unwrap_or_else(|| src.origin.to_string()),
         rows: height,
         cols: width,

@@ -1,0 +1,174 @@
+//! The engine against the sequential oracle and against itself at every
+//! thread count and visited set.
+
+use reach::engine::{Model, Outcome, Search, VisitedKind, reference};
+use reach::puzzles::builtin;
+use reach::puzzles::clocks::Clocks;
+use reach::puzzles::sliding::Metric;
+
+const THREADS: [usize; 5] = [1, 2, 3, 4, 8];
+
+fn profile<M: Model>(model: &M, threads: usize, visited: VisitedKind) -> Vec<u64> {
+    let report = Search::new(model)
+        .threads(threads)
+        .visited(visited)
+        .count()
+        .unwrap();
+    assert_eq!(report.outcome, Outcome::Complete);
+    assert_eq!(report.states(), report.levels.iter().sum::<u64>());
+    report.levels
+}
+
+#[test]
+fn pe766_example_matches_the_published_profile() {
+    let p = builtin::sliding("pe766-example").unwrap();
+    let published = [
+        1, 2, 6, 10, 16, 11, 10, 5, 8, 9, 14, 13, 16, 14, 16, 9, 9, 8, 11, 8, 8, 3, 1,
+    ];
+    assert_eq!(published.iter().sum::<u64>(), 208);
+    for threads in THREADS {
+        assert_eq!(
+            profile(&p, threads, VisitedKind::Auto),
+            published,
+            "{threads} threads"
+        );
+    }
+}
+
+#[test]
+fn pe766_counts_2613742_at_1_2_and_4_threads() {
+    let p = builtin::sliding("pe766").unwrap();
+    let one = profile(&p, 1, VisitedKind::Auto);
+    assert_eq!(one.iter().sum::<u64>(), 2_613_742);
+    assert_eq!(one.len(), 1369, "depth 1368");
+    assert_eq!(*one.iter().max().unwrap(), 12712);
+    for threads in [2, 4] {
+        assert_eq!(
+            profile(&p, threads, VisitedKind::Auto),
+            one,
+            "{threads} threads"
+        );
+    }
+}
+
+#[test]
+fn pe766_with_dashmap_agrees() {
+    let p = builtin::sliding("pe766").unwrap();
+    let frontier = profile(&p, 2, VisitedKind::Frontier);
+    assert_eq!(frontier.iter().sum::<u64>(), 2_613_742);
+    assert_eq!(profile(&p, 2, VisitedKind::DashMap), frontier);
+}
+
+#[test]
+fn every_visited_set_agrees_with_the_oracle_on_small_puzzles() {
+    for name in ["pe766-example", "klotski", "rush-hour"] {
+        for metric in [Metric::Step, Metric::Slide, Metric::Piece] {
+            let p = builtin::sliding(name).unwrap().with_metric(metric);
+            let oracle = reference::level_sizes(&p);
+            for visited in [
+                VisitedKind::Auto,
+                VisitedKind::Bitmap,
+                VisitedKind::DashMap,
+                VisitedKind::Frontier,
+            ] {
+                if visited == VisitedKind::Bitmap && p.key_space() > 1 << 32 {
+                    continue;
+                }
+                for threads in [1, 2, 4] {
+                    assert_eq!(
+                        profile(&p, threads, visited),
+                        oracle,
+                        "{name} {metric:?} {visited:?} {threads} threads"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_builtin_gives_the_same_profile_at_every_thread_count() {
+    for b in builtin::ALL {
+        if b.name == "eleven" || b.name == "pe766" {
+            continue; // a benchmark, and tested above
+        }
+        let check = |levels_at: &dyn Fn(usize) -> Vec<u64>| {
+            let one = levels_at(1);
+            for threads in THREADS {
+                for run in 0..2 {
+                    assert_eq!(
+                        levels_at(threads),
+                        one,
+                        "{} {threads} threads, run {run}",
+                        b.name
+                    );
+                }
+            }
+        };
+        match builtin::sliding(b.name) {
+            Some(p) => check(&|t| profile(&p, t, VisitedKind::Auto)),
+            None => check(&|t| profile(&Clocks::new([0; 9]), t, VisitedKind::Auto)),
+        }
+    }
+}
+
+#[test]
+fn the_oracle_agrees_on_clocks_and_eight() {
+    let clocks = Clocks::new([0; 9]);
+    assert_eq!(
+        profile(&clocks, 2, VisitedKind::Auto),
+        reference::level_sizes(&clocks)
+    );
+    assert_eq!(
+        profile(&clocks, 2, VisitedKind::DashMap),
+        reference::level_sizes(&clocks)
+    );
+    let eight = builtin::sliding("eight").unwrap();
+    assert_eq!(
+        profile(&eight, 4, VisitedKind::Frontier),
+        reference::level_sizes(&eight)
+    );
+}
+
+#[test]
+fn limits_stop_at_level_boundaries() {
+    use reach::engine::StopReason;
+    let p = builtin::sliding("klotski").unwrap();
+    let full = profile(&p, 2, VisitedKind::Auto);
+    let r = Search::new(&p)
+        .threads(2)
+        .max_depth(Some(10))
+        .count()
+        .unwrap();
+    assert_eq!(r.outcome, Outcome::Stopped(StopReason::MaxDepth(10)));
+    assert_eq!(r.levels, full[..=10]);
+    let r = Search::new(&p)
+        .threads(2)
+        .max_states(Some(1000))
+        .count()
+        .unwrap();
+    assert_eq!(r.outcome, Outcome::Stopped(StopReason::MaxStates(1000)));
+    assert!(r.states() <= 1000);
+    let next = full[r.levels.len()];
+    assert!(r.states() + next > 1000, "stopped a level early");
+    assert_eq!(r.levels, full[..r.levels.len()]);
+    let flag = std::sync::atomic::AtomicBool::new(true);
+    let r = Search::new(&p).threads(2).stop_flag(&flag).count().unwrap();
+    assert_eq!(r.outcome, Outcome::Stopped(StopReason::Interrupted));
+    assert_eq!(r.levels, [1]);
+    let r = Search::new(&p)
+        .threads(2)
+        .memory_limit(Some(1))
+        .count()
+        .unwrap();
+    assert!(matches!(
+        r.outcome,
+        Outcome::Stopped(StopReason::MemoryLimit { .. })
+    ));
+}
+
+#[test]
+fn more_threads_than_cores_still_work() {
+    let p = builtin::sliding("pe766-example").unwrap();
+    assert_eq!(profile(&p, 64, VisitedKind::Auto).iter().sum::<u64>(), 208);
+}

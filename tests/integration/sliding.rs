@@ -1,0 +1,318 @@
+//! Sliding-block puzzles: published figures, solutions replayed by an
+//! independent checker, and the puzzle-file reader's errors.
+
+use proptest::prelude::*;
+use reach::engine::{Model, Outcome, Search};
+use reach::puzzles::builtin;
+use reach::puzzles::sliding::{Metric, SlidingPuzzle, Step};
+
+use crate::replay::{self, Rules};
+
+fn count(name: &str, metric: Metric, threads: usize) -> reach::engine::Report {
+    let p = builtin::sliding(name).unwrap().with_metric(metric);
+    Search::new(&p).threads(threads).count().unwrap()
+}
+
+#[test]
+fn published_counts_and_depths() {
+    // (puzzle, states, depth in steps, slides, piece moves)
+    let figures: &[(&str, u64, Option<[u32; 3]>)] = &[
+        ("pe766-example", 208, None),
+        ("klotski", 25_955, Some([167, 133, 124])),
+        ("rush-hour", 24_132, None),
+        ("mas", 110_804, Some([124, 92, 82])),
+        ("eight", 181_440, None),
+    ];
+    for &(name, states, depths) in figures {
+        for (i, metric) in [Metric::Step, Metric::Slide, Metric::Piece]
+            .into_iter()
+            .enumerate()
+        {
+            for threads in [1, 2] {
+                let r = count(name, metric, threads);
+                assert_eq!(r.states(), states, "{name} {metric:?}");
+                if let Some(d) = depths {
+                    assert_eq!(r.depth(), d[i], "{name} {metric:?} depth");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn eight_puzzle_profile() {
+    let published = [
+        1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485, 5638, 9529,
+        10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910, 760, 221, 2,
+    ];
+    for threads in [1, 2, 4] {
+        let r = count("eight", Metric::Step, threads);
+        assert_eq!(r.levels, published);
+        assert_eq!(r.last_level.len(), 2, "2 antipodes");
+    }
+}
+
+fn solve(name: &str, metric: Metric, threads: usize) -> (SlidingPuzzle, Vec<Step>) {
+    let p = builtin::sliding(name).unwrap().with_metric(metric);
+    let s = Search::new(&p).threads(threads).solve().unwrap();
+    let path = s.path.expect("a solution");
+    assert!(matches!(s.report.outcome, Outcome::Goal { .. }));
+    let steps = p.steps(&path);
+    assert_eq!(steps.len() as u32, s.report.depth());
+    (p, steps)
+}
+
+fn as_moves(steps: &[Step]) -> Vec<(char, Vec<String>)> {
+    steps
+        .iter()
+        .map(|s| {
+            (
+                s.mv.piece,
+                s.mv.path.iter().map(|d| d.name().to_string()).collect(),
+            )
+        })
+        .collect()
+}
+
+const KLOTSKI: Rules = Rules {
+    board: "ABBC\nABBC\nDEEF\nDGHF\nI..J",
+    horizontal: "",
+    vertical: "",
+    goal: "....\n....\n....\n.BB.\n.BB.",
+    stand_ins: &[],
+};
+
+const RUSH_HOUR: Rules = Rules {
+    board: "BBBCDE\nFGGCDE\nF.AADE\nHHI...\n.JI.KK\n.JLLMM",
+    horizontal: "BGAHKLM",
+    vertical: "CDEFIJ",
+    goal: "......\n......\n....AA\n......\n......\n......",
+    stand_ins: &[],
+};
+
+#[test]
+fn klotski_solutions_in_three_metrics_replay() {
+    for (metric, rmetric, length) in [
+        (Metric::Step, replay::Metric::Step, 116),
+        (Metric::Slide, replay::Metric::Slide, 90),
+        (Metric::Piece, replay::Metric::Piece, 81),
+    ] {
+        for threads in [1, 2] {
+            let (_, steps) = solve("klotski", metric, threads);
+            assert_eq!(steps.len(), length, "{metric:?}");
+            replay::check(&KLOTSKI, rmetric, &as_moves(&steps)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn rush_hour_solutions_replay() {
+    for (metric, rmetric, length) in [
+        (Metric::Step, replay::Metric::Step, 93),
+        (Metric::Slide, replay::Metric::Slide, 49),
+    ] {
+        let (_, steps) = solve("rush-hour", metric, 2);
+        assert_eq!(steps.len(), length, "{metric:?}");
+        replay::check(&RUSH_HOUR, rmetric, &as_moves(&steps)).unwrap();
+    }
+}
+
+#[test]
+fn the_checker_rejects_a_broken_solution() {
+    let (_, steps) = solve("klotski", Metric::Step, 2);
+    let mut moves = as_moves(&steps);
+    moves.pop();
+    assert!(replay::check(&KLOTSKI, replay::Metric::Step, &moves).is_err());
+    let mut moves = as_moves(&steps);
+    moves.swap(0, 1);
+    assert!(replay::check(&KLOTSKI, replay::Metric::Step, &moves).is_err());
+}
+
+#[test]
+fn solutions_are_the_same_at_every_thread_count() {
+    let (_, one) = solve("klotski", Metric::Slide, 1);
+    for threads in [2, 3, 4] {
+        assert_eq!(solve("klotski", Metric::Slide, threads).1, one);
+    }
+}
+
+#[test]
+fn boards_after_each_move_keep_labels() {
+    let (p, steps) = solve("klotski", Metric::Piece, 2);
+    let last = &steps.last().unwrap().board;
+    assert_eq!(last.lines().nth(3).unwrap().get(1..3), Some("BB"));
+    assert_eq!(last.lines().nth(4).unwrap().get(1..3), Some("BB"));
+    for s in &steps {
+        assert_eq!(s.board.lines().count(), p.rows());
+    }
+}
+
+#[test]
+fn no_solution_is_an_outcome() {
+    let text = "board = \"\"\"\nA.#B\n\"\"\"\ngoal = \"\"\"\n...A\n\"\"\"\ndistinct = \"*\"";
+    let p = SlidingPuzzle::from_toml(text, "t").unwrap();
+    let s = Search::new(&p).threads(2).solve().unwrap();
+    assert!(s.path.is_none());
+    assert_eq!(s.report.outcome, Outcome::Complete);
+    assert_eq!(s.report.states(), 2);
+}
+
+#[test]
+fn interchangeable_pieces_give_one_key() {
+    // Swapping the labels of two interchangeable pieces changes nothing.
+    let a = SlidingPuzzle::from_toml("board = \"\"\"\nab.\n.cd\n\"\"\"", "a").unwrap();
+    let b = SlidingPuzzle::from_toml("board = \"\"\"\nba.\n.dc\n\"\"\"", "b").unwrap();
+    assert_eq!(a.start(), b.start());
+    // Made distinct, they are told apart.
+    let c = SlidingPuzzle::from_toml("board = \"\"\"\nab.\n.cd\n\"\"\"\ndistinct = \"*\"", "c")
+        .unwrap();
+    let count = |p: &SlidingPuzzle| Search::new(p).threads(1).count().unwrap().states();
+    assert_eq!(count(&a), 15, "C(6,4) placements");
+    assert_eq!(count(&c), 360, "6!/2! placements of 4 distinct tiles");
+}
+
+#[test]
+fn colours_and_walls() {
+    let plain = "board = \"\"\"\nab..\n#..#\n\"\"\"";
+    let coloured = "board = \"\"\"\nab..\n#..#\n\"\"\"\ncolors = { red = \"a\" }";
+    let count = |t: &str| {
+        let p = SlidingPuzzle::from_toml(t, "t").unwrap();
+        Search::new(&p).threads(2).count().unwrap().states()
+    };
+    assert_eq!(count(plain), 15, "C(6,2)");
+    assert_eq!(count(coloured), 30, "6·5");
+}
+
+fn error(text: &str) -> reach::puzzles::sliding::PuzzleError {
+    SlidingPuzzle::from_toml(text, "bad.toml").unwrap_err()
+}
+
+#[test]
+fn file_errors_say_where_and_how() {
+    let e = error("board = \"\"\"\nAB\nA\n\"\"\"");
+    assert_eq!(e.location, Some((3, 1)));
+    assert!(e.message.contains("1 cells but the first row has 2"), "{e}");
+    assert!(e.to_string().starts_with("bad.toml:3:1: "), "{e}");
+
+    let e = error("board = \"A.\"\nspeed = 3");
+    assert_eq!(e.location.map(|l| l.0), Some(2));
+    assert!(e.message.contains("unknown field"), "{e}");
+
+    let e = error("board = \"\"\"\nAB.\n\"\"\"\ndistinct = \"AZ\"");
+    assert_eq!(e.location, Some((4, 14)));
+    assert!(e.message.contains("'Z'"), "{e}");
+
+    let e = error("board = \"\"\"\nAB.\n\"\"\"\nhorizontal = \"A\"\nvertical = \"A\"");
+    assert!(e.message.contains("both"), "{e}");
+
+    let e = error("board = \"\"\"\nAA.\n...\n\"\"\"\ngoal = \"\"\"\n...\nA..\n\"\"\"");
+    assert!(e.message.contains("shape"), "{e}");
+    assert_eq!(e.location, Some((7, 1)));
+
+    let e = error("board = \"\"\"\nA.\n\"\"\"\ngoal = \"\"\"\n..\n.Q\n\"\"\"");
+    assert!(e.message.contains("2 rows but the board has 1"), "{e}");
+
+    let row = ".".repeat(13);
+    let e = error(&format!(
+        "board = \"\"\"\nA{}\n{row}{row}\n{row}{row}\n\"\"\"",
+        ".".repeat(25)
+    ));
+    assert!(e.message.contains("78 cells"), "{e}");
+
+    let mut board = String::new();
+    let labels: Vec<char> = ('A'..='Z').chain('a'..='z').collect();
+    for r in 0..8 {
+        board.push_str(&labels[r * 6..r * 6 + 6].iter().collect::<String>());
+        board.push_str("..\n");
+    }
+    let e = error(&format!("board = \"\"\"\n{board}\"\"\"\ndistinct = \"*\""));
+    assert!(e.message.contains("key space"), "{e}");
+    assert!(e.message.contains("C(64,1)"), "{e}");
+
+    let e = error("board = 5");
+    assert!(e.message.contains("string"), "{e}");
+    let e = error("name = \"x\"");
+    assert!(e.message.contains("board"), "{e}");
+    let e = error("board = \"\"\"\n...\n\"\"\"");
+    assert!(e.message.contains("no pieces"), "{e}");
+    let e = error("board = \"A.\"\nboard = \"B.\"");
+    assert!(e.message.contains("duplicate"), "{e}");
+}
+
+#[test]
+fn unicode_labels_are_pieces() {
+    let p =
+        SlidingPuzzle::from_toml("board = \"\"\"\né.\n.ß\n\"\"\"\ndistinct = \"*\"", "u").unwrap();
+    assert_eq!(Search::new(&p).threads(1).count().unwrap().states(), 12);
+    assert!(p.render(p.start()).starts_with("é."));
+}
+
+#[test]
+fn builtins_parse_and_render_their_start() {
+    for b in builtin::ALL {
+        if let Some(p) = builtin::sliding(b.name) {
+            let board = p.render(p.start());
+            assert_eq!(board.lines().count(), p.rows(), "{}", b.name);
+            assert!(p.describe().contains("key space"));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn the_reader_never_panics(text in "[A-Ca.#\\n \"=bodrgaitsn*é\\\\]{0,80}") {
+        let _ = SlidingPuzzle::from_toml(&text, "fuzz");
+    }
+
+    #[test]
+    fn random_boards_never_panic(rows in proptest::collection::vec("[.#ABCab]{1,9}", 1..9)) {
+        let text = format!("board = \"\"\"\n{}\n\"\"\"", rows.join("\n"));
+        if let Ok(p) = SlidingPuzzle::from_toml(&text, "fuzz") {
+            let r = Search::new(&p).threads(1).max_states(Some(20_000)).count().unwrap();
+            prop_assert!(r.states() >= 1);
+        }
+    }
+
+    #[test]
+    fn relabelling_interchangeable_pieces_keeps_the_key(
+        shuffled in Just(vec!['G', 'H', 'I', 'J']).prop_shuffle()
+    ) {
+        // Klotski's four single squares, relabelled in any order.
+        let labels = ['G', 'H', 'I', 'J'];
+        let board = "ABBC\nABBC\nDEEF\nDGHF\nI..J";
+        let relabelled: String = board
+            .chars()
+            .map(|c| labels.iter().position(|&l| l == c).map_or(c, |i| shuffled[i]))
+            .collect();
+        let a = SlidingPuzzle::from_toml(&format!("board = \"\"\"\n{board}\n\"\"\""), "a").unwrap();
+        let b = SlidingPuzzle::from_toml(&format!("board = \"\"\"\n{relabelled}\n\"\"\""), "b").unwrap();
+        prop_assert_eq!(a.start(), b.start());
+    }
+
+    #[test]
+    fn successors_are_reversible(steps in proptest::collection::vec(0usize..64, 0..40)) {
+        // Walk at random through Ma's puzzle; every successor of a state has
+        // the state among its own successors, in every metric.
+        for metric in [Metric::Step, Metric::Slide, Metric::Piece] {
+            let p = builtin::sliding("mas").unwrap().with_metric(metric);
+            let (mut s, mut t) = (p.new_state(), p.new_state());
+            let (mut out, mut back) = (Vec::new(), Vec::new());
+            let mut key = p.start();
+            for &i in &steps {
+                p.decode(key, &mut s);
+                out.clear();
+                p.successors(&mut s, &mut out);
+                prop_assert!(!out.is_empty());
+                let next = out[i % out.len()];
+                prop_assert!(next < p.key_space());
+                p.decode(next, &mut t);
+                back.clear();
+                p.successors(&mut t, &mut back);
+                prop_assert!(back.contains(&key));
+                key = next;
+            }
+        }
+    }
+}

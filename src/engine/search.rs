@@ -7,7 +7,7 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
-use super::frontier::{settle, sort_keys};
+use super::frontier::{Buffers, settle, sort_keys};
 use super::memory;
 use super::visited::{BITMAP_HARD_MAX_KEYS, Visited};
 use super::{Model, Outcome, Progress, Report, StopReason, VisitedKind};
@@ -241,6 +241,7 @@ impl<'a, M: Model> Search<'a, M> {
         let mut kept: Vec<Vec<u64>> = Vec::new();
         let mut previous: Vec<u64> = Vec::new();
         let frontier_search = matches!(visited, Visited::Frontier);
+        let mut buffers = Buffers::default();
         let mut total = 1u64;
         let mut outcome = Outcome::Complete;
 
@@ -258,15 +259,17 @@ impl<'a, M: Model> Search<'a, M> {
                 outcome = Outcome::Stopped(reason);
                 break;
             }
-            let mut next = expand(model, &frontier, &slots, &visited, threads, self.stop);
-            if frontier_search {
+            expand(model, &frontier, &slots, &visited, threads, self.stop);
+            let mut next = if frontier_search {
                 let before = if mode == Mode::Solve {
                     kept.last().map_or(&[][..], Vec::as_slice)
                 } else {
                     &previous
                 };
-                next = settle(next, &frontier, before, threads);
-            }
+                settle_level(&slots, &frontier, before, threads, &mut buffers)
+            } else {
+                gather(&slots)
+            };
             if next.is_empty() {
                 break;
             }
@@ -290,7 +293,8 @@ impl<'a, M: Model> Search<'a, M> {
                 }
                 kept.push(std::mem::replace(&mut frontier, next));
             } else if frontier_search {
-                previous = std::mem::replace(&mut frontier, next);
+                let done = std::mem::replace(&mut previous, std::mem::replace(&mut frontier, next));
+                buffers.spare = done;
             } else {
                 frontier = next;
             }
@@ -392,6 +396,50 @@ impl<'a, M: Model> Search<'a, M> {
     }
 }
 
+/// The workers' finds as one level, in no particular order: the largest
+/// buffer becomes the level and the others are appended to it.
+fn gather<S>(slots: &Slots<S>) -> Vec<u64> {
+    let mut buffers: Vec<Vec<u64>> = slots
+        .iter()
+        .map(|s| std::mem::take(&mut lock(s).found))
+        .collect();
+    buffers.sort_by_key(|b| std::cmp::Reverse(b.len()));
+    let mut buffers = buffers.into_iter();
+    let mut next = buffers.next().unwrap_or_default();
+    for b in buffers {
+        next.extend_from_slice(&b);
+    }
+    next
+}
+
+/// Frontier search's next level: each worker sorts its candidates, then the
+/// sorted runs are merged and settled against the last two levels. The
+/// workers' buffers keep their capacity for the next level: a fresh buffer
+/// per level would be paid for again in page faults.
+fn settle_level<S: Send>(
+    slots: &Slots<S>,
+    current: &[u64],
+    previous: &[u64],
+    threads: usize,
+    buffers: &mut Buffers,
+) -> Vec<u64> {
+    if threads == 1 {
+        let mut slot = lock(&slots[0]);
+        slot.found.sort_unstable();
+        let next = settle(&[&slot.found], current, previous, 1, buffers);
+        slot.found.clear();
+        return next;
+    }
+    slots.par_iter().for_each(|s| lock(s).found.sort_unstable());
+    let mut guards: Vec<_> = slots.iter().map(|s| lock(s)).collect();
+    let runs: Vec<&[u64]> = guards.iter().map(|g| g.found.as_slice()).collect();
+    let next = settle(&runs, current, previous, threads, buffers);
+    for g in &mut guards {
+        g.found.clear();
+    }
+    next
+}
+
 /// Locks `slot`, shrugging off poisoning: a panicking worker's panic reaches
 /// the caller through rayon anyway, and the buffers hold no invariant.
 fn lock<S>(slot: &Mutex<Slot<S>>) -> std::sync::MutexGuard<'_, Slot<S>> {
@@ -415,8 +463,9 @@ fn chunk_len(len: usize, threads: usize) -> usize {
     (len / (threads * 16)).clamp(64, 1 << 16)
 }
 
-/// Expands one level: the keys of `frontier`'s successors that `visited`
-/// had not seen, in no particular order.
+/// Expands one level: each worker's `found` buffer receives the keys of
+/// its share of `frontier`'s successors that `visited` had not seen (all of
+/// them, under frontier search).
 fn expand<M: Model>(
     model: &M,
     frontier: &[u64],
@@ -424,7 +473,7 @@ fn expand<M: Model>(
     visited: &Visited,
     threads: usize,
     stop: Option<&AtomicBool>,
-) -> Vec<u64> {
+) {
     let work = |chunk: &[u64]| {
         // A raised stop flag abandons the level: the caller drops it.
         if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
@@ -454,19 +503,6 @@ fn expand<M: Model>(
             .par_chunks(chunk_len(frontier.len(), threads))
             .for_each(work);
     }
-    // Gather the workers' finds: the largest buffer becomes the level, the
-    // others are appended to it.
-    let mut buffers: Vec<Vec<u64>> = slots
-        .iter()
-        .map(|s| std::mem::take(&mut lock(s).found))
-        .collect();
-    buffers.sort_by_key(|b| std::cmp::Reverse(b.len()));
-    let mut buffers = buffers.into_iter();
-    let mut next = buffers.next().unwrap_or_default();
-    for b in buffers {
-        next.extend_from_slice(&b);
-    }
-    next
 }
 
 /// The smallest goal key in `keys`, if any.

@@ -105,12 +105,32 @@ if proc.stdout != open(os.path.join(DATA, "clocks.usaco-sample.out")).read():
     failures.append(f"clocks sample printed {proc.stdout!r}")
 
 lines = sample.splitlines()
-images, edges = "\n".join(lines[1:54]), lines[55:64]
+start_image = lines[1:27]
+
+
+def rotate_cells(image, turns):
+    """The 26-line image with cell i turned clockwise turns[i] times."""
+    grid = [list(row.ljust(26)) for row in image]
+    out = [row[:] for row in grid]
+    for cell, t in enumerate(turns):
+        r0, c0 = 9 * (cell // 3), 9 * (cell % 3)
+        block = [[grid[r0 + r][c0 + c] for c in range(8)] for r in range(8)]
+        for _ in range(t):
+            block = [[block[7 - c][r] for c in range(8)] for r in range(8)]
+        for r in range(8):
+            for c in range(8):
+                out[r0 + r][c0 + c] = block[r][c]
+    return ["".join(row).rstrip() for row in out]
+
+
+# Random edges and random targets (each cell of the start turned at random):
+# many targets are unreachable, so those cases explore every reachable state.
 rng = random.Random(3814)
 cases = []
 for _ in range(100):
+    target = rotate_cells(start_image, [rng.randrange(4) for _ in range(9)])
     e = [" ".join(rng.choice("01") for _ in range(4)) for _ in range(9)]
-    cases.append(images + "\n\n" + "\n".join(e))
+    cases.append("\n".join(start_image) + "\n\n" + "\n".join(target) + "\n\n" + "\n".join(e))
 hundred = f"{len(cases)}\n" + "\n\n".join(cases) + "\n"
 proc, wall = run(["sawtooth", "--threads", "1"], stdin=hundred)
 answers = proc.stdout.split()
@@ -124,7 +144,7 @@ for line in clock_inputs.splitlines():
     clock_wall += w
 print("### Contest commands\n")
 table(["input", "cases", "wall s", "per case"], [
-    ["sawtooth: the sample's images, 100 random edge sets", 100, f"{wall:.3f}", f"{wall * 10:.2f} ms ({reached} reachable)"],
+    ["sawtooth: the sample's start, random targets and edges", 100, f"{wall:.3f}", f"{wall * 10:.2f} ms ({reached} reachable)"],
     ["clocks: 20 random dials, one process each", 20, f"{clock_wall:.3f}", f"{clock_wall / 20 * 1000:.2f} ms"],
 ])
 

@@ -139,8 +139,11 @@ impl MetricArg {
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VisitedArg {
-    /// A bitmap for small key spaces, dashmap otherwise.
+    /// A bitmap for small key spaces, frontier search for reversible
+    /// puzzles, dashmap otherwise.
     Auto,
+    /// Frontier search: only the last two levels, sorted (reversible puzzles).
+    Frontier,
     /// One bit per possible key.
     Bitmap,
     /// dashmap's sharded concurrent hash set.
@@ -151,6 +154,7 @@ impl VisitedArg {
     pub fn kind(self) -> VisitedKind {
         match self {
             VisitedArg::Auto => VisitedKind::Auto,
+            VisitedArg::Frontier => VisitedKind::Frontier,
             VisitedArg::Bitmap => VisitedKind::Bitmap,
             VisitedArg::Dashmap => VisitedKind::DashMap,
         }

@@ -74,8 +74,8 @@ pub enum Outcome {
 pub struct Report {
     /// States in every complete level, index = BFS distance from the start.
     pub levels: Vec<u64>,
-    /// The keys of the deepest complete level, sorted (the antipodes when the
-    /// search is complete).
+    /// The keys of the deepest complete level (the antipodes when a count is
+    /// complete), sorted except after [`crate::engine::Search::find_goal`].
     pub last_level: Vec<u64>,
     /// How the search ended.
     pub outcome: Outcome,

@@ -317,7 +317,9 @@ impl<'a, M: Model> Search<'a, M> {
         };
         drop(kept);
         drop(previous);
-        if !frontier_search {
+        // Levels of frontier search and of `solve` are sorted already; a
+        // goal search has no use for its last level in order.
+        if !frontier_search && mode == Mode::Count {
             sort_keys(&mut frontier, threads);
         }
         let report = Report {

@@ -100,7 +100,8 @@ type DashKeys = DashMap<u64, (), BuildHasherDefault<MixHasher>>;
 
 /// A visited set built for one search.
 pub(crate) enum Visited {
-    Bitmap(Vec<AtomicU64>),
+    /// The words, and whether several workers share them.
+    Bitmap(Vec<AtomicU64>, bool),
     Dash(DashKeys),
     /// No set: the search keeps the last two levels instead.
     Frontier,
@@ -123,7 +124,7 @@ impl Visited {
         if bitmap {
             let words = key_space.div_ceil(64) as usize;
             // A zeroed vector comes from calloc, so untouched pages cost nothing.
-            Visited::Bitmap((0..words).map(|_| AtomicU64::new(0)).collect())
+            Visited::Bitmap((0..words).map(|_| AtomicU64::new(0)).collect(), threads > 1)
         } else if frontier {
             Visited::Frontier
         } else {
@@ -142,7 +143,7 @@ impl Visited {
     /// The kind actually in use.
     pub(crate) fn kind(&self) -> VisitedKind {
         match self {
-            Visited::Bitmap(_) => VisitedKind::Bitmap,
+            Visited::Bitmap(..) => VisitedKind::Bitmap,
             Visited::Dash(_) => VisitedKind::DashMap,
             Visited::Frontier => VisitedKind::Frontier,
         }
@@ -160,15 +161,24 @@ impl Visited {
     #[inline]
     pub(crate) fn insert(&self, key: u64) -> bool {
         match self {
-            Visited::Bitmap(words) => {
+            Visited::Bitmap(words, shared) => {
                 let word = &words[(key >> 6) as usize];
                 let bit = 1u64 << (key & 63);
                 // Most successors were seen before: a plain load settles them
                 // without taking the cache line exclusively.
-                if word.load(Ordering::Relaxed) & bit != 0 {
+                let old = word.load(Ordering::Relaxed);
+                if old & bit != 0 {
                     return false;
                 }
-                word.fetch_or(bit, Ordering::Relaxed) & bit == 0
+                if *shared {
+                    word.fetch_or(bit, Ordering::Relaxed) & bit == 0
+                } else {
+                    // One worker alone: no other thread writes the word, so
+                    // a plain store of the loaded value does the RMW's job
+                    // without its lock prefix.
+                    word.store(old | bit, Ordering::Relaxed);
+                    true
+                }
             }
             Visited::Dash(set) => set.insert(key, ()).is_none(),
             // Frontier search settles new keys after the level (see
@@ -183,7 +193,7 @@ impl Visited {
     /// growing shard briefly holds its old and new table together.
     pub(crate) fn bytes_per_new_key(&self) -> u64 {
         match self {
-            Visited::Bitmap(_) => 0,
+            Visited::Bitmap(..) => 0,
             Visited::Dash(_) => 32,
             // The candidates of a level, about three a new key, before
             // they are settled.

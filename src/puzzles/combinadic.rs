@@ -41,10 +41,10 @@ static COLUMNS: [[u64; 65]; 65] = {
     t
 };
 
-/// C(n, k), for n ≤ 64 (0 when k > n).
+/// C(n, k), for n, k ≤ 64 (0 when k > n: the table holds zeros there).
 #[inline]
 pub fn binomial(n: usize, k: usize) -> u64 {
-    if k > n { 0 } else { BINOMIAL[n][k] }
+    BINOMIAL[n][k]
 }
 
 /// The rank of a strictly increasing sequence of elements below 64.
@@ -150,6 +150,12 @@ mod tests {
         assert_eq!(binomial(30, 6), 593_775);
         assert_eq!(binomial(64, 32), 1_832_624_140_942_590_534);
         assert_eq!(binomial(5, 6), 0);
+        assert_eq!(binomial(0, 64), 0);
+        for n in 0..=64 {
+            for k in n + 1..=64 {
+                assert_eq!(binomial(n, k), 0);
+            }
+        }
     }
 
     #[test]

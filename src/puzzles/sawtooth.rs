@@ -73,9 +73,23 @@ pub struct Sawtooth {
 /// fixed by its colour.
 const EVEN: u64 = 0b101_010_101;
 
-/// Spreads a 9-bit cell set to the low bits of 2-bit digits.
+/// Each 9-bit cell set spread to the low bits of 2-bit digits.
+static DIGITS: [u64; 512] = {
+    let mut t = [0u64; 512];
+    let mut cells = 0;
+    while cells < 512 {
+        let mut i = 0;
+        while i < 9 {
+            t[cells] |= ((cells as u64 >> i) & 1) << (2 * i);
+            i += 1;
+        }
+        cells += 1;
+    }
+    t
+};
+
 fn digits(cells: u64) -> u64 {
-    (0..9).fold(0, |d, i| d | ((cells >> i) & 1) << (2 * i))
+    DIGITS[(cells & 0x1ff) as usize]
 }
 
 impl Sawtooth {
@@ -168,18 +182,15 @@ impl Sawtooth {
 /// The cells connected to `cell` through meshed pairs.
 fn component(adjacent: &[u16; 9], cell: usize) -> u16 {
     let mut comp = 1u16 << cell;
-    loop {
-        let mut grown = comp;
-        for (i, &adj) in adjacent.iter().enumerate() {
-            if comp >> i & 1 != 0 {
-                grown |= adj;
-            }
-        }
-        if grown == comp {
-            return comp;
-        }
-        comp = grown;
+    let mut todo = comp;
+    while todo != 0 {
+        let i = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        let new = adjacent[i] & !comp;
+        comp |= new;
+        todo |= new;
     }
+    comp
 }
 
 impl Model for Sawtooth {

@@ -343,28 +343,27 @@ impl SlidingPuzzle {
         let new_rank = if class.count() == 1 {
             u64::from(to)
         } else {
-            // The rank of the class's sorted set with element i replaced by
-            // `to`, merged on the fly.
+            // Moving element i from `from` to `to` changes the terms of the
+            // elements it passes, which shift one place in the sorted set,
+            // and its own: a unit move passes few elements.
             let set = &state.pos[class.offset..class.offset + class.count()];
-            let mut rank = 0;
-            let mut at = 0;
-            let mut placed = false;
-            for (j, &x) in set.iter().enumerate() {
-                if j == i {
-                    continue;
+            let from = set[i];
+            let mut rank = state.ranks[ci] - combinadic::binomial(from as usize, i + 1);
+            let mut j = i;
+            if to > from {
+                while j + 1 < set.len() && set[j + 1] < to {
+                    let x = set[j + 1] as usize;
+                    rank = rank - combinadic::binomial(x, j + 2) + combinadic::binomial(x, j + 1);
+                    j += 1;
                 }
-                if !placed && to < x {
-                    at += 1;
-                    rank += combinadic::binomial(to as usize, at);
-                    placed = true;
+            } else {
+                while j > 0 && set[j - 1] > to {
+                    let x = set[j - 1] as usize;
+                    rank = rank - combinadic::binomial(x, j) + combinadic::binomial(x, j + 1);
+                    j -= 1;
                 }
-                at += 1;
-                rank += combinadic::binomial(x as usize, at);
             }
-            if !placed {
-                rank += combinadic::binomial(to as usize, at + 1);
-            }
-            rank
+            rank + combinadic::binomial(to as usize, j + 1)
         };
         state
             .key

@@ -41,10 +41,6 @@ pub(crate) fn settle(
     let total: usize = runs.iter().map(|r| r.len()).sum();
     let mut next = std::mem::take(&mut buffers.spare);
     next.clear();
-    // Room for every candidate up front: growing by doubling would copy the
-    // level and touch fresh pages at every step, while reserved pages that
-    // are never written cost nothing.
-    next.reserve(total);
     if threads == 1 || total < 1 << 16 {
         merge_range(runs, current, previous, &mut next);
         return next;
@@ -80,7 +76,6 @@ pub(crate) fn settle(
         .for_each(|(&(lo, hi), out)| {
             out.clear();
             let sub: Vec<&[u64]> = runs.iter().map(|r| &r[within(r, lo, hi)]).collect();
-            out.reserve(sub.iter().map(|r| r.len()).sum());
             merge_range(
                 &sub,
                 &current[within(current, lo, hi)],
@@ -88,6 +83,7 @@ pub(crate) fn settle(
                 out,
             );
         });
+    next.reserve(buffers.parts.iter().map(Vec::len).sum());
     for part in &buffers.parts {
         next.extend_from_slice(part);
     }

@@ -201,3 +201,54 @@ impl Visited {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Many workers inserting the same keys in different orders: exactly
+    /// one insert of each key reports it new, whatever the interleaving.
+    fn stress(kind: VisitedKind, key_space: u64) {
+        let keys: Vec<u64> = (0..20_000u64).map(|i| mix64(i) % key_space).collect();
+        let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
+        for threads in [2, 3, 8] {
+            for run in 0..10 {
+                let set = Visited::new(kind, key_space, false, threads);
+                let new: usize = std::thread::scope(|s| {
+                    let workers: Vec<_> = (0..threads)
+                        .map(|t| {
+                            let (set, keys) = (&set, &keys);
+                            s.spawn(move || {
+                                // Each worker walks the keys from its own offset.
+                                let offset = t * keys.len() / threads;
+                                (0..keys.len())
+                                    .filter(|i| set.insert(keys[(i + offset) % keys.len()]))
+                                    .count()
+                            })
+                        })
+                        .collect();
+                    workers.into_iter().map(|w| w.join().unwrap()).sum()
+                });
+                assert_eq!(new, distinct, "{kind:?}, {threads} threads, run {run}");
+            }
+        }
+    }
+
+    #[test]
+    fn bitmap_inserts_are_exact_under_contention() {
+        // A small key space puts many keys into each word.
+        stress(VisitedKind::Bitmap, 1 << 12);
+    }
+
+    #[test]
+    fn dashmap_inserts_are_exact_under_contention() {
+        stress(VisitedKind::DashMap, u64::MAX);
+    }
+
+    #[test]
+    fn mixing_spreads_small_ranks() {
+        // Consecutive ranks must not share their high bits (dashmap's shard).
+        let shards: std::collections::HashSet<u64> = (0..1000u64).map(|k| mix64(k) >> 58).collect();
+        assert_eq!(shards.len(), 64);
+    }
+}

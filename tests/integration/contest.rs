@@ -346,3 +346,41 @@ fn sawtooth_input_errors() {
     let e = sawtooth::parse_input("x").unwrap_err();
     assert!(e.message.contains("not a number"), "{e}");
 }
+
+mod fuzz {
+    use proptest::prelude::*;
+    use reach::puzzles::{clocks, sawtooth};
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn the_clocks_reader_never_panics(text in "[0-9 \\n\\t369x-]{0,60}") {
+            for codes in [false, true] {
+                if let Err(e) = clocks::parse_input(&text, codes) {
+                    prop_assert!(!e.message.is_empty());
+                }
+            }
+        }
+
+        #[test]
+        fn the_sawtooth_reader_never_panics(
+            edits in proptest::collection::vec((0usize..1500, proptest::char::any()), 1..8)
+        ) {
+            let mut text: Vec<char> = super::data("sawtooth.sample.in").chars().collect();
+            for (at, ch) in edits {
+                let at = at % text.len();
+                text[at] = ch;
+            }
+            let text: String = text.into_iter().collect();
+            match sawtooth::parse_input(&text) {
+                Ok(cases) => {
+                    for case in &cases {
+                        let _ = sawtooth::Sawtooth::new(case).min_steps();
+                    }
+                }
+                Err(e) => prop_assert!(e.line >= 1 && !e.message.is_empty()),
+            }
+        }
+    }
+}

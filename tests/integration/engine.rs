@@ -36,7 +36,7 @@ fn pe766_example_matches_the_published_profile() {
 }
 
 #[test]
-fn pe766_counts_2613742_at_1_2_and_4_threads() {
+fn pe766_counts_2613742_at_every_thread_count() {
     let p = builtin::sliding("pe766").unwrap();
     let one = profile(&p, 1, VisitedKind::Auto);
     assert_eq!(one.iter().sum::<u64>(), 2_613_742);
@@ -171,4 +171,33 @@ fn limits_stop_at_level_boundaries() {
 fn more_threads_than_cores_still_work() {
     let p = builtin::sliding("pe766-example").unwrap();
     assert_eq!(profile(&p, 64, VisitedKind::Auto).iter().sum::<u64>(), 208);
+}
+
+#[test]
+fn a_panicking_worker_ends_the_search() {
+    /// A model whose successors panic at one state.
+    struct Faulty;
+    impl Model for Faulty {
+        type State = u64;
+        fn start(&self) -> u64 {
+            0
+        }
+        fn key_space(&self) -> u64 {
+            1 << 40
+        }
+        fn new_state(&self) -> u64 {
+            0
+        }
+        fn decode(&self, key: u64, state: &mut u64) {
+            *state = key;
+        }
+        fn successors(&self, state: &mut u64, out: &mut Vec<u64>) {
+            assert!(*state != 5000, "a bug in the model");
+            out.extend([*state * 2 + 1, *state * 2 + 2]);
+        }
+    }
+    for threads in [1, 4] {
+        let outcome = std::panic::catch_unwind(|| Search::new(&Faulty).threads(threads).count());
+        assert!(outcome.is_err(), "{threads} threads");
+    }
 }

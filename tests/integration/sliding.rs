@@ -316,3 +316,80 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn hostile_files_are_refused_cleanly() {
+    let dir = std::env::temp_dir().join(format!("reach-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let refuse = |path: &std::path::Path, needle: &str| {
+        let e = SlidingPuzzle::from_path(path).unwrap_err();
+        assert!(e.to_string().contains(needle), "{}: {e}", path.display());
+    };
+    refuse(&write("empty.toml", b""), "board");
+    refuse(
+        &write("binary.toml", &[0xff, 0x00, 0xfe, 0x12, 0x80]),
+        "UTF-8",
+    );
+    refuse(&write("nul.toml", b"board = \"A\0.\""), "invalid");
+    refuse(
+        &write("bell.toml", b"board = \"A\\u0007.\""),
+        "cannot label",
+    );
+    let huge = vec![b'.'; 100 << 20];
+    refuse(&write("huge.toml", &huge), "at most 1048576 bytes");
+    let many: String = (0..10_000u32)
+        .filter_map(|i| char::from_u32(0x4e00 + i))
+        .collect();
+    refuse(
+        &write(
+            "labels.toml",
+            format!("board = \"\"\"\n{many}\n\"\"\"").as_bytes(),
+        ),
+        "too large",
+    );
+    refuse(
+        &write(
+            "tall.toml",
+            format!("board = \"\"\"\n{}\"\"\"", "A\n".repeat(65)).as_bytes(),
+        ),
+        "too large",
+    );
+    refuse(
+        &write(
+            "wide-goal.toml",
+            b"board = \"\"\"\nA.\n\"\"\"\ngoal = \"\"\"\nA..\n\"\"\"",
+        ),
+        "2 wide",
+    );
+    refuse(
+        &write("dup.toml", b"board = \"A.\"\nboard = \"A.\""),
+        "duplicate",
+    );
+    refuse(&dir, "directory");
+    refuse(&dir.join("missing.toml"), "cannot read");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn mutated_builtins_never_panic(
+        edits in proptest::collection::vec((0usize..400, proptest::char::any()), 1..6)
+    ) {
+        let mut text: Vec<char> = include_str!("../../src/puzzles/builtin/rush-hour.toml").chars().collect();
+        for (at, ch) in edits {
+            let at = at % text.len();
+            text[at] = ch;
+        }
+        let text: String = text.into_iter().collect();
+        if let Ok(p) = SlidingPuzzle::from_toml(&text, "fuzz") {
+            let _ = Search::new(&p).threads(2).max_states(Some(50_000)).count().unwrap();
+        }
+    }
+}

@@ -41,7 +41,9 @@ pub(crate) fn settle(
     let total: usize = runs.iter().map(|r| r.len()).sum();
     let mut next = std::mem::take(&mut buffers.spare);
     next.clear();
-    if threads == 1 || total < 1 << 16 {
+    // Below this the merge is quicker than splitting it (pe766 at 2 threads,
+    // five runs: 0.65-0.80 s against 0.69-0.83 s with a 65536 threshold).
+    if threads == 1 || total < 1 << 13 {
         merge_range(runs, current, previous, &mut next);
         return next;
     }

@@ -13,10 +13,10 @@ use super::visited::{BITMAP_HARD_MAX_KEYS, Visited};
 use super::{Model, Outcome, Progress, Report, StopReason, VisitedKind};
 
 /// Levels with fewer states than this are expanded on one thread: a rayon
-/// fork/join costs microseconds, more than a few hundred expansions of a thin
-/// level (pe766 has 1369 levels, 936 of them under 1000 states). Measured in
-/// benches/engine.rs.
-const SEQUENTIAL_BELOW: usize = 512;
+/// fork/join costs microseconds, as much as a hundred expansions (pe766 has
+/// 1369 levels, 936 of them under 1000 states). pe766 at 2 threads, five
+/// runs each, wall seconds: 128: 0.63-0.71, 512: 0.66-0.74, 2048: 0.71-0.75.
+const SEQUENTIAL_BELOW: usize = 128;
 
 /// Errors that keep a search from starting.
 #[derive(Debug, thiserror::Error)]

@@ -166,6 +166,16 @@ impl Class {
     pub fn radix(&self) -> u64 {
         self.radix
     }
+
+    /// The anchor a piece at anchor `at` reaches by one step in direction
+    /// `d`, if its rules allow the move and the cells it enters are not in
+    /// `others` (the cells of the other pieces).
+    #[inline]
+    fn step_to(&self, at: u16, d: Dir, others: u64) -> Option<u16> {
+        let to = self.step[at as usize][d as usize];
+        (to != NONE && self.mobility.allows(d) && self.masks[to as usize] & others == 0)
+            .then_some(to)
+    }
 }
 
 /// A sliding-block puzzle, ready to enumerate.
@@ -382,11 +392,7 @@ impl SlidingPuzzle {
         let from = state.pos[slot];
         let others = state.occupied & !class.masks[from as usize];
         let mut at = from;
-        loop {
-            let to = class.step[at as usize][d as usize];
-            if to == NONE || class.masks[to as usize] & others != 0 {
-                break;
-            }
+        while let Some(to) = class.step_to(at, d, others) {
             out.push(self.key_with(state, ci, i, to));
             if self.metric == Metric::Step {
                 break;
@@ -410,10 +416,7 @@ impl SlidingPuzzle {
         stack.push(from);
         while let Some(at) = stack.pop() {
             for d in Dir::ALL {
-                let to = class.step[at as usize][d as usize];
-                if to != NONE
-                    && class.mobility.allows(d)
-                    && class.masks[to as usize] & others == 0
+                if let Some(to) = class.step_to(at, d, others)
                     && seen & (1 << to) == 0
                 {
                     seen |= 1 << to;
@@ -501,21 +504,17 @@ impl Model for SlidingPuzzle {
                     continue;
                 }
                 tried[d as usize] |= 1 << slot;
-                let (ci, _) = self.slots[slot as usize];
-                let class = &self.classes[ci as usize];
-                if !class.mobility.allows(d) {
-                    continue;
-                }
-                let from = state.pos[slot as usize];
-                let to = class.step[from as usize][d as usize];
-                if to == NONE
-                    || class.masks[to as usize] & state.occupied & !class.masks[from as usize] != 0
-                {
-                    continue;
-                }
                 match self.metric {
+                    // push_line checks the first step like every other.
                     Metric::Step | Metric::Slide => self.push_line(state, slot as usize, d, out),
-                    Metric::Piece => movable |= 1 << slot,
+                    Metric::Piece => {
+                        let class = &self.classes[self.slots[slot as usize].0 as usize];
+                        let from = state.pos[slot as usize];
+                        let others = state.occupied & !class.masks[from as usize];
+                        if class.step_to(from, d, others).is_some() {
+                            movable |= 1 << slot;
+                        }
+                    }
                 }
             }
         }

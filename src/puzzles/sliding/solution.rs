@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Dir, NONE, SlidingPuzzle};
+use super::{Dir, SlidingPuzzle};
 use crate::engine::Model;
 
 /// One move of a solution: a piece and the unit steps it takes.
@@ -94,10 +94,7 @@ impl SlidingPuzzle {
                 break;
             }
             for d in Dir::ALL {
-                let next = class.step[at as usize][d as usize];
-                if next != NONE
-                    && class.mobility.allows(d)
-                    && class.masks[next as usize] & others == 0
+                if let Some(next) = class.step_to(at, d, others)
                     && seen & (1 << next) == 0
                 {
                     seen |= 1 << next;

@@ -270,6 +270,14 @@ impl<'a, M: Model> Search<'a, M> {
             } else {
                 gather(&slots)
             };
+            if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                // The level may be cut short by the signal's timing (even to
+                // nothing, which must not pass for the end of the search):
+                // drop it, so that the counts reported are those of complete
+                // levels.
+                outcome = Outcome::Stopped(StopReason::Interrupted);
+                break;
+            }
             if next.is_empty() {
                 break;
             }
@@ -277,12 +285,6 @@ impl<'a, M: Model> Search<'a, M> {
                 && total + next.len() as u64 > max
             {
                 outcome = Outcome::Stopped(StopReason::MaxStates(max));
-                break;
-            }
-            if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-                // The level may be cut short by the signal's timing; drop it
-                // so that the counts reported are those of complete levels.
-                outcome = Outcome::Stopped(StopReason::Interrupted);
                 break;
             }
             total += next.len() as u64;

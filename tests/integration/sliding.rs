@@ -350,14 +350,14 @@ fn hostile_files_are_refused_cleanly() {
             "labels.toml",
             format!("board = \"\"\"\n{many}\n\"\"\"").as_bytes(),
         ),
-        "too large",
+        "longest of 10000 cells",
     );
     refuse(
         &write(
             "tall.toml",
             format!("board = \"\"\"\n{}\"\"\"", "A\n".repeat(65)).as_bytes(),
         ),
-        "too large",
+        "65 row(s)",
     );
     refuse(
         &write(

@@ -278,14 +278,17 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     let rows = grid_rows(src, &raw.board, "board")?;
     let height = rows.len();
     let width = rows[0].cells.len();
+    let longest = rows.iter().map(|r| r.cells.len()).max().unwrap_or(0);
+    if longest > MAX_CELLS || height > MAX_CELLS {
+        return Err(src.error(
+            Some(rows[0].at),
+            format!(
+                "the board is too large: {height} row(s), the longest of {longest} cells; boards have at most {MAX_CELLS} cells"
+            ),
+            "reach keeps a board in one 64-bit mask; use a smaller board",
+        ));
+    }
     for row in &rows {
-        if row.cells.len() > MAX_CELLS || height > MAX_CELLS {
-            return Err(src.error(
-                Some(row.at),
-                format!("the board is too large: boards have at most {MAX_CELLS} cells"),
-                "reach keeps a board in one 64-bit mask; use a smaller board",
-            ));
-        }
         if row.cells.len() != width {
             return Err(src.error(
                 Some(row.at),

@@ -94,6 +94,26 @@ struct Slot<S> {
 
 type Slots<S> = [CachePadded<Mutex<Slot<S>>>];
 
+impl<S> Slot<S> {
+    /// The successors of `key`, in this worker's buffer.
+    fn successors_of<M: Model<State = S>>(&mut self, model: &M, key: u64) -> &[u64] {
+        successors_of(model, &mut self.state, &mut self.successors, key)
+    }
+}
+
+/// Decodes `key` into `state` and writes its successors into `out`.
+fn successors_of<'o, M: Model>(
+    model: &M,
+    state: &mut M::State,
+    out: &'o mut Vec<u64>,
+    key: u64,
+) -> &'o [u64] {
+    model.decode(key, state);
+    out.clear();
+    model.successors(state, out);
+    out
+}
+
 impl<'a, M: Model> Search<'a, M> {
     /// A search of `model` with default settings: all cores, automatic
     /// visited set, no limits but the machine's available memory.
@@ -427,14 +447,12 @@ fn settle_level<S: Send>(
     threads: usize,
     buffers: &mut Buffers,
 ) -> Vec<u64> {
+    // With one worker there is no pool, so no parallel iterator may run.
     if threads == 1 {
-        let mut slot = lock(&slots[0]);
-        slot.found.sort_unstable();
-        let next = settle(&[&slot.found], current, previous, 1, buffers);
-        slot.found.clear();
-        return next;
+        lock(&slots[0]).found.sort_unstable();
+    } else {
+        slots.par_iter().for_each(|s| lock(s).found.sort_unstable());
     }
-    slots.par_iter().for_each(|s| lock(s).found.sort_unstable());
     let mut guards: Vec<_> = slots.iter().map(|s| lock(s)).collect();
     let runs: Vec<&[u64]> = guards.iter().map(|g| g.found.as_slice()).collect();
     let next = settle(&runs, current, previous, threads, buffers);
@@ -481,7 +499,7 @@ fn expand<M: Model>(
     let work = |chunk: &[u64]| {
         // A raised stop flag abandons the level: the caller drops it.
         if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            return;
+            return None::<()>;
         }
         let mut slot = lock(my_slot(slots));
         let Slot {
@@ -490,22 +508,30 @@ fn expand<M: Model>(
             found,
         } = &mut *slot;
         for &key in chunk {
-            model.decode(key, state);
-            successors.clear();
-            model.successors(state, successors);
-            for &next in successors.iter() {
+            for &next in successors_of(model, state, successors, key) {
                 if visited.insert(next) {
                     found.push(next);
                 }
             }
         }
+        None
     };
-    if threads == 1 || frontier.len() < SEQUENTIAL_BELOW {
-        work(frontier);
+    over_chunks(frontier, threads, work);
+}
+
+/// Runs `f` over chunks of `keys`, on the calling thread when there is one
+/// worker or few keys, in parallel otherwise; the smallest of the results.
+fn over_chunks<R: Ord + Send>(
+    keys: &[u64],
+    threads: usize,
+    f: impl Fn(&[u64]) -> Option<R> + Sync + Send,
+) -> Option<R> {
+    if threads == 1 || keys.len() < SEQUENTIAL_BELOW {
+        f(keys)
     } else {
-        frontier
-            .par_chunks(chunk_len(frontier.len(), threads))
-            .for_each(work);
+        keys.par_chunks(chunk_len(keys.len(), threads))
+            .filter_map(f)
+            .min()
     }
 }
 
@@ -527,13 +553,7 @@ fn first_goal<M: Model>(
         }
         best
     };
-    if threads == 1 || keys.len() < SEQUENTIAL_BELOW {
-        scan(keys)
-    } else {
-        keys.par_chunks(chunk_len(keys.len(), threads))
-            .filter_map(scan)
-            .min()
-    }
+    over_chunks(keys, threads, scan)
 }
 
 /// Walks back from `goal`, whose level is the one after `levels`' last, to
@@ -550,40 +570,21 @@ fn rebuild_path<M: Model>(
     let mut current = goal;
     for level in levels.iter().rev() {
         let previous = if model.reversible() {
-            let mut slot = lock(my_slot(slots));
-            let Slot {
-                state, successors, ..
-            } = &mut *slot;
-            model.decode(current, state);
-            successors.clear();
-            model.successors(state, successors);
-            successors
+            lock(my_slot(slots))
+                .successors_of(model, current)
                 .iter()
                 .copied()
                 .filter(|k| level.binary_search(k).is_ok())
                 .min()
         } else {
-            let scan = |chunk: &[u64]| {
-                let mut slot = lock(my_slot(slots));
-                let Slot {
-                    state, successors, ..
-                } = &mut *slot;
-                chunk.iter().copied().find(|&key| {
-                    model.decode(key, state);
-                    successors.clear();
-                    model.successors(state, successors);
-                    successors.contains(&current)
-                })
-            };
             // Chunks are sorted, so each chunk's first hit is its smallest.
-            if threads == 1 || level.len() < SEQUENTIAL_BELOW {
-                scan(level)
-            } else {
-                level
-                    .par_chunks(chunk_len(level.len(), threads))
-                    .filter_map(scan)
-                    .min()
-            }
+            over_chunks(level, threads, |chunk| {
+                let mut slot = lock(my_slot(slots));
+                chunk
+                    .iter()
+                    .copied()
+                    .find(|&key| slot.successors_of(model, key).contains(&current))
+            })
         };
         // Every key of a level was found as the successor of one in the level
         // before, so a predecessor always exists.

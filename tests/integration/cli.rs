@@ -14,6 +14,16 @@ fn data(name: &str) -> String {
     format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `reach ARGS < tests/data/FILE`.
+fn piped(args: &[&str], file: &str) -> assert_cmd::assert::Assert {
+    reach().args(args).pipe_stdin(data(file)).unwrap().assert()
+}
+
+/// The contents of `tests/data/FILE`.
+fn expected(file: &str) -> String {
+    std::fs::read_to_string(data(file)).unwrap()
+}
+
 fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("reach-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -221,18 +231,10 @@ fn list_names_every_builtin() {
 
 #[test]
 fn clocks_command_matches_the_samples() {
-    reach()
-        .arg("clocks")
-        .pipe_stdin(data("clocks.usaco-sample.in"))
-        .unwrap()
-        .assert()
+    piped(&["clocks"], "clocks.usaco-sample.in")
         .success()
-        .stdout(std::fs::read_to_string(data("clocks.usaco-sample.out")).unwrap());
-    reach()
-        .args(["clocks", "--codes"])
-        .pipe_stdin(data("clocks.ioi94-sample.in"))
-        .unwrap()
-        .assert()
+        .stdout(expected("clocks.usaco-sample.out"));
+    piped(&["clocks", "--codes"], "clocks.ioi94-sample.in")
         .success()
         .stdout("4 5 8 9\n");
     reach()
@@ -256,18 +258,10 @@ fn clocks_command_matches_the_samples() {
 
 #[test]
 fn sawtooth_command_matches_the_sample() {
-    reach()
-        .arg("sawtooth")
-        .pipe_stdin(data("sawtooth.sample.in"))
-        .unwrap()
-        .assert()
+    piped(&["sawtooth"], "sawtooth.sample.in")
         .success()
-        .stdout(std::fs::read_to_string(data("sawtooth.sample.out")).unwrap());
-    reach()
-        .args(["sawtooth", "--count"])
-        .pipe_stdin(data("sawtooth.sample.in"))
-        .unwrap()
-        .assert()
+        .stdout(expected("sawtooth.sample.out"));
+    piped(&["sawtooth", "--count"], "sawtooth.sample.in")
         .success()
         .stderr(predicate::str::contains("case 1:"));
     reach()

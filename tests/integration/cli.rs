@@ -14,6 +14,23 @@ fn data(name: &str) -> String {
     format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The stdout of `reach ARGS`, which must exit with `code`.
+fn stdout_of(args: &[&str], code: i32) -> String {
+    let out = reach()
+        .args(args)
+        .assert()
+        .code(code)
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+/// The JSON object `reach ARGS` prints, exiting with `code`.
+fn json_of(args: &[&str], code: i32) -> serde_json::Value {
+    serde_json::from_str(&stdout_of(args, code)).unwrap()
+}
+
 /// `reach ARGS < tests/data/FILE`.
 fn piped(args: &[&str], file: &str) -> assert_cmd::assert::Assert {
     reach().args(args).pipe_stdin(data(file)).unwrap().assert()
@@ -65,14 +82,7 @@ fn count_builtin_prints_the_count_last() {
 
 #[test]
 fn count_json_shape() {
-    let out = reach()
-        .args(["count", "pe766-example", "--json", "--threads", "2"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_of(&["count", "pe766-example", "--json", "--threads", "2"], 0);
     assert_eq!(v["puzzle"], "pe766-example");
     assert_eq!(v["states"], 208);
     assert_eq!(v["depth"], 22);
@@ -85,14 +95,7 @@ fn count_json_shape() {
 
 #[test]
 fn count_antipodes_prints_boards() {
-    let out = reach()
-        .args(["count", "eight", "--antipodes"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout_of(&["count", "eight", "--antipodes"], 0);
     assert!(text.contains("867\n254\n3.1\n"), "{text}");
     assert!(text.contains("647\n85.\n321\n"), "{text}");
     assert_eq!(text.lines().last(), Some("181440"));
@@ -122,14 +125,7 @@ fn usage_errors_are_exit_2() {
 
 #[test]
 fn solve_prints_length_then_moves() {
-    let out = reach()
-        .args(["solve", "klotski", "--metric", "slide"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout_of(&["solve", "klotski", "--metric", "slide"], 0);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "90");
     assert_eq!(lines.len(), 91);
@@ -142,21 +138,17 @@ fn solve_prints_length_then_moves() {
 
 #[test]
 fn solve_json_and_boards() {
-    let out = reach()
-        .args([
+    let v = json_of(
+        &[
             "solve",
             "rush-hour",
             "--metric",
             "slide",
             "--json",
             "--boards",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        ],
+        0,
+    );
     assert_eq!(v["metric"], "slide");
     assert_eq!(v["length"], 49);
     let moves = v["moves"].as_array().unwrap();
@@ -280,14 +272,7 @@ fn limits_give_a_partial_report_and_exit_3() {
         .code(3)
         .stdout(predicate::str::contains("partial"))
         .stderr(predicate::str::contains("PARTIAL"));
-    let out = reach()
-        .args(["count", "klotski", "--max-states", "100", "--json"])
-        .assert()
-        .code(3)
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_of(&["count", "klotski", "--max-states", "100", "--json"], 3);
     assert_eq!(v["complete"], false);
     assert!(v["stop_reason"].as_str().unwrap().contains("max-states"));
     assert!(v["states"].as_u64().unwrap() <= 100);

@@ -64,23 +64,108 @@ def table(header, rows):
     print()
 
 
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def side_by_side(name, n):
+    """Wall time of n independent single-thread counts started together: what
+    the machine gives n jobs that share nothing (its headroom)."""
+    args = [BIN, "count", name, "--threads", "1", "--json"]
+    start = time.perf_counter()
+    procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+             for _ in range(n)]
+    for p in procs:
+        out, _ = p.communicate()
+        if p.returncode != 0 or json.loads(out).get("states") != PUBLISHED[name][0]:
+            failures.append(f"{name}: a side-by-side single-thread run failed or miscounted")
+    return time.perf_counter() - start
+
+
+# Repeats per configuration, interleaved so that a noisy stretch of the
+# machine hits every configuration alike; the median is reported.
+REPEATS = {"pe766": 5, "klotski": 3, "eight": 3, "clocks": 3, "eleven": 1}
+
 puzzles = ["pe766", "klotski", "eight", "clocks"] + (["eleven"] if MODE == "full" else [])
 rows = []
+scaling = []
 for name in puzzles:
-    base = None
+    walls = {t: [] for t in THREADS}
+    alone = {t: [] for t in THREADS if t > 1}
+    last = {}
+    for _ in range(REPEATS[name]):
+        for t in THREADS:
+            v, wall = count(name, t)
+            if v:
+                walls[t].append(wall)
+                last[t] = v
+            if t > 1 and name in ("pe766", "eleven"):
+                alone[t].append(side_by_side(name, t))
+    base = median(walls[THREADS[0]]) if walls[THREADS[0]] else None
     for t in THREADS:
-        v, wall = count(name, t)
-        if not v:
+        if t not in last:
             continue
-        base = base or wall
+        v, wall = last[t], median(walls[t])
         peak = v.get("peak_rss_bytes") or 0
         rows.append([
             name, t, v["states"], v["depth"], f"{wall:.3f}", f"{v['states'] / wall / 1e6:.2f} M",
             mib(peak), f"{peak / v['states']:.1f}", f"{base / wall:.2f}x", v["visited"],
+            v.get("partitions", "?"),
         ])
-print("### Counts (wall time includes process start)\n")
+        if t > 1 and alone.get(t):
+            # The machine's headroom: t single-thread jobs side by side take
+            # median(alone) instead of base if the machine scaled perfectly.
+            headroom = t * base / median(alone[t])
+            speedup = base / wall
+            scaling.append([name, t, f"{base:.3f}", f"{wall:.3f}", f"{speedup:.2f}x",
+                            f"{median(alone[t]):.3f}", f"{headroom:.2f}x",
+                            f"{speedup / headroom:.0%}"])
+print("### Counts (wall time includes process start; median of interleaved runs)\n")
 table(["puzzle", "threads", "states", "depth", "wall s", "states/s", "peak RSS", "bytes/state",
-       "speed-up", "visited set"], rows)
+       "speed-up", "visited set", "partitions"], rows)
+print("### Parallel efficiency\n")
+print("headroom = t x (one thread's wall) / (wall of t single-thread runs side by side);")
+print("efficiency = speed-up / headroom: a noisy or shared machine lowers the headroom, not the efficiency.\n")
+table(["puzzle", "threads", "1 thread s", "t threads s", "speed-up", "t side by side s", "headroom",
+       "efficiency"], scaling)
+
+# The seed C++ solver of Project Euler 766, built and timed side by side
+# where ../shared (the project's shared folder) is present.
+seed_src = os.path.join(HERE, "..", "..", "shared", "anchors", "pe766_seed.cpp")
+if os.path.exists(seed_src) and subprocess.run(["which", "g++"], capture_output=True).returncode == 0:
+    seed_bin = os.path.join(HERE, "..", "target", "pe766-seed")
+    if not os.path.exists(seed_bin) or os.path.getmtime(seed_bin) < os.path.getmtime(seed_src):
+        subprocess.run(["g++", "-O2", "-o", seed_bin, seed_src], check=True)
+    seed_walls, reach_walls = [], {1: [], 2: []}
+    for _ in range(2):
+        start = time.perf_counter()
+        out = subprocess.run([seed_bin], capture_output=True, text=True).stdout.split()
+        seed_walls.append(time.perf_counter() - start)
+        if not out or out[-1] != "2613742":
+            failures.append(f"the seed solver printed {out[-1:]}")
+        for t in (1, 2):
+            reach_walls[t].append(count("pe766", t)[1])
+    seed = median(seed_walls)
+    print("### Against the seed C++ solver (pe766, g++ -O2, same run)\n")
+    table(["solver", "wall s", "seed / this"], [
+        ["seed C++ (unordered_set, DFS)", f"{seed:.3f}", "1.00x"],
+        ["reach --threads 1", f"{median(reach_walls[1]):.3f}", f"{seed / median(reach_walls[1]):.1f}x"],
+        ["reach --threads 2", f"{median(reach_walls[2]):.3f}", f"{seed / median(reach_walls[2]):.1f}x"],
+    ])
+
+# Partition counts side by side (pe766, 2 threads): the count never changes.
+rows = []
+for parts in [1, 16, 256]:
+    ws = []
+    for _ in range(3):
+        proc, wall = run(["count", "pe766", "--threads", "2", "--partitions", str(parts), "--json"])
+        if proc.returncode == 0 and json.loads(proc.stdout)["states"] != 2613742:
+            failures.append(f"pe766 with {parts} partitions miscounted")
+        ws.append(wall)
+    rows.append(["pe766", 2, parts, f"{median(ws):.3f}"])
+print("### Partition counts side by side\n")
+table(["puzzle", "threads", "partitions", "wall s"], rows)
 
 # Visited sets side by side, at 1 and 2 threads.
 rows = []

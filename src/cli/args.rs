@@ -115,6 +115,22 @@ pub struct LimitArgs {
     /// Stop before memory use would pass SIZE (e.g. 512M, 4G).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
+
+    /// Partitions of the key space, a power of two (default: 4 per thread,
+    /// at least 4). Results never depend on it.
+    #[arg(long, value_name = "P", value_parser = parse_partitions)]
+    pub partitions: Option<usize>,
+}
+
+/// Parses a partition count: a power of two up to the engine's maximum.
+pub fn parse_partitions(text: &str) -> Result<usize, String> {
+    let max = reach::engine::MAX_PARTITIONS;
+    match text.trim().parse::<usize>() {
+        Ok(p) if p.is_power_of_two() && p <= max => Ok(p),
+        _ => Err(format!(
+            "{text:?} is not a power of two from 1 to {max}; e.g. 16 or 64"
+        )),
+    }
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,5 +215,14 @@ mod tests {
         assert!(parse_size("lots").is_err());
         assert!(parse_size("4X").is_err());
         assert!(parse_size("0").is_err());
+    }
+
+    #[test]
+    fn partition_counts() {
+        assert_eq!(parse_partitions("1"), Ok(1));
+        assert_eq!(parse_partitions("64"), Ok(64));
+        assert!(parse_partitions("0").is_err());
+        assert!(parse_partitions("12").is_err());
+        assert!(parse_partitions("131072").is_err());
     }
 }

@@ -177,6 +177,7 @@ fn search<'a, M: Model>(
         .max_states(s.limits.max_states)
         .max_depth(s.limits.max_depth)
         .memory_limit(s.limits.memory_limit)
+        .partitions(s.limits.partitions.unwrap_or(0))
         .stop_flag(&signals.stop)
         .progress(progress)
 }
@@ -259,6 +260,7 @@ fn print_count(
             "states_per_second": report.states_per_second(),
             "peak_rss_bytes": peak,
             "visited": report.visited.name(),
+            "partitions": report.partitions,
         });
         if antipodes {
             v["antipode_boards"] = json!(

@@ -6,7 +6,8 @@
 //! exactly when it is in neither level d-1 nor level d. With the levels kept
 //! sorted, a level's candidates (sorted runs, one per worker) are merged,
 //! deduplicated and checked against them: no visited set, sequential memory
-//! access, and memory for three levels instead of every state.
+//! access, and memory for three levels instead of every state. Each
+//! partition (`partition.rs`) does this for its own share of the keys.
 
 use rayon::prelude::*;
 
@@ -19,82 +20,9 @@ pub(crate) fn sort_keys(keys: &mut [u64], threads: usize) {
     }
 }
 
-/// Buffers reused from level to level: a level's worth of fresh memory
-/// costs as much in page faults as the merge itself.
-#[derive(Default)]
-pub(crate) struct Buffers {
-    /// Each parallel piece's output.
-    parts: Vec<Vec<u64>>,
-    /// A level's buffer no longer needed, to hold the next one.
-    pub(crate) spare: Vec<u64>,
-}
-
-/// The keys of the sorted `runs` that are in neither `current` nor
-/// `previous` (both sorted), sorted and without duplicates.
-pub(crate) fn settle(
-    runs: &[&[u64]],
-    current: &[u64],
-    previous: &[u64],
-    threads: usize,
-    buffers: &mut Buffers,
-) -> Vec<u64> {
-    let total: usize = runs.iter().map(|r| r.len()).sum();
-    let mut next = std::mem::take(&mut buffers.spare);
-    next.clear();
-    // Below this the merge is quicker than splitting it (pe766 at 2 threads,
-    // five runs: 0.65-0.80 s against 0.69-0.83 s with a 65536 threshold).
-    if threads == 1 || total < 1 << 13 {
-        merge_range(runs, current, previous, &mut next);
-        return next;
-    }
-    // Split the key range at evenly spaced keys of the largest run, so that
-    // each piece is merged by one task; the pieces are disjoint key ranges,
-    // so their outputs concatenate in order.
-    let largest = runs.iter().max_by_key(|r| r.len()).expect("runs");
-    let pieces = threads * 8;
-    let mut splitters: Vec<u64> = (1..pieces)
-        .map(|i| largest[i * largest.len() / pieces])
-        .collect();
-    splitters.dedup();
-    let bounds: Vec<(u64, Option<u64>)> = std::iter::once(0)
-        .chain(splitters.iter().copied())
-        .zip(
-            splitters
-                .iter()
-                .copied()
-                .map(Some)
-                .chain(std::iter::once(None)),
-        )
-        .collect();
-    let within = |keys: &'_ [u64], lo: u64, hi: Option<u64>| -> std::ops::Range<usize> {
-        let start = keys.partition_point(|&k| k < lo);
-        let end = hi.map_or(keys.len(), |hi| keys.partition_point(|&k| k < hi));
-        start..end
-    };
-    buffers.parts.resize_with(bounds.len(), Vec::new);
-    bounds
-        .par_iter()
-        .zip(buffers.parts.par_iter_mut())
-        .for_each(|(&(lo, hi), out)| {
-            out.clear();
-            let sub: Vec<&[u64]> = runs.iter().map(|r| &r[within(r, lo, hi)]).collect();
-            merge_range(
-                &sub,
-                &current[within(current, lo, hi)],
-                &previous[within(previous, lo, hi)],
-                out,
-            );
-        });
-    next.reserve(buffers.parts.iter().map(Vec::len).sum());
-    for part in &buffers.parts {
-        next.extend_from_slice(part);
-    }
-    next
-}
-
 /// Merges sorted `runs` into `out`, skipping duplicates and keys found in
 /// `current` or `previous`.
-fn merge_range(runs: &[&[u64]], current: &[u64], previous: &[u64], out: &mut Vec<u64>) {
+pub(crate) fn merge_range(runs: &[&[u64]], current: &[u64], previous: &[u64], out: &mut Vec<u64>) {
     let (mut c, mut p) = (0, 0);
     let mut keep = |key: u64, out: &mut Vec<u64>| {
         while c < current.len() && current[c] < key {
@@ -142,46 +70,34 @@ fn merge_range(runs: &[&[u64]], current: &[u64], previous: &[u64], out: &mut Vec
 mod tests {
     use super::*;
 
+    fn settle(runs: &[&[u64]], current: &[u64], previous: &[u64]) -> Vec<u64> {
+        let mut out = Vec::new();
+        merge_range(runs, current, previous, &mut out);
+        out
+    }
+
     #[test]
     fn settles_against_both_levels() {
         let (a, b) = ([1, 3, 3, 5, 9], [2, 7, 9, 11]);
         let current = [3, 4];
         let previous = [1, 7];
-        let mut buffers = Buffers::default();
-        assert_eq!(
-            settle(&[&a, &b], &current, &previous, 1, &mut buffers),
-            [2, 5, 9, 11]
-        );
-        assert_eq!(
-            settle(&[&a, &b], &current, &previous, 4, &mut buffers),
-            [2, 5, 9, 11]
-        );
-        assert_eq!(settle(&[&[], &b], &[], &[], 1, &mut buffers), b);
-        assert!(settle(&[&[], &[]], &current, &previous, 4, &mut buffers).is_empty());
+        assert_eq!(settle(&[&a, &b], &current, &previous), [2, 5, 9, 11]);
+        assert_eq!(settle(&[&a], &current, &previous), [5, 9]);
+        assert_eq!(settle(&[&[], &b], &[], &[]), b);
+        assert!(settle(&[&[], &[]], &current, &previous).is_empty());
     }
 
     #[test]
-    fn parallel_pieces_agree_with_one() {
-        let mut runs: Vec<Vec<u64>> = (0..3u64)
-            .map(|r| {
-                (0..70_000u64)
-                    .map(|i| (i * 7919 + r * 13) % 50_000)
-                    .collect()
-            })
+    fn many_runs_agree_with_a_set() {
+        let mut runs: Vec<Vec<u64>> = (0..5u64)
+            .map(|r| (0..7_000u64).map(|i| (i * 7919 + r * 13) % 5_000).collect())
             .collect();
         runs.iter_mut().for_each(|r| r.sort_unstable());
         let runs: Vec<&[u64]> = runs.iter().map(Vec::as_slice).collect();
-        let current: Vec<u64> = (0..50_000).step_by(3).collect();
-        let previous: Vec<u64> = (1..50_000).step_by(5).collect();
-        let mut buffers = Buffers::default();
-        let one = settle(&runs, &current, &previous, 1, &mut buffers);
-        let four = settle(&runs, &current, &previous, 4, &mut buffers);
-        assert_eq!(one, four);
-        assert!(one.windows(2).all(|w| w[0] < w[1]));
-        assert!(one.iter().all(|k| k % 3 != 0 && k % 5 != 1));
-        assert_eq!(
-            one.len(),
-            (0..50_000u64).filter(|k| k % 3 != 0 && k % 5 != 1).count()
-        );
+        let current: Vec<u64> = (0..5_000).step_by(3).collect();
+        let previous: Vec<u64> = (1..5_000).step_by(5).collect();
+        let got = settle(&runs, &current, &previous);
+        let want: Vec<u64> = (0..5_000u64).filter(|k| k % 3 != 0 && k % 5 != 1).collect();
+        assert_eq!(got, want);
     }
 }

@@ -4,12 +4,14 @@
 mod frontier;
 pub mod memory;
 mod model;
+mod partition;
 pub mod reference;
 mod report;
 mod search;
 mod visited;
 
 pub use model::Model;
+pub use partition::MAX_PARTITIONS;
 pub use report::{Outcome, Progress, Report, StopReason};
 pub use search::{Search, SearchError, Solution};
 pub use visited::{BITMAP_MAX_KEYS, MixHasher, VisitedKind, mix64};

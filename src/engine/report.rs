@@ -85,6 +85,8 @@ pub struct Report {
     pub threads: usize,
     /// The visited set that was used.
     pub visited: VisitedKind,
+    /// The partitions the key space was split into.
+    pub partitions: usize,
 }
 
 impl Report {

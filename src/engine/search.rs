@@ -7,8 +7,9 @@ use std::time::Instant;
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
-use super::frontier::{Buffers, settle, sort_keys};
+use super::frontier::sort_keys;
 use super::memory;
+use super::partition::{MAX_PARTITIONS, Partition, Router, Settle};
 use super::visited::{BITMAP_HARD_MAX_KEYS, Visited};
 use super::{Model, Outcome, Progress, Report, StopReason, VisitedKind};
 
@@ -39,6 +40,14 @@ pub enum SearchError {
         /// The largest key space a bitmap takes.
         max: u64,
     },
+    /// The partition count is not a power of two up to [`MAX_PARTITIONS`].
+    #[error("the partition count must be a power of two from 1 to {max}, not {partitions}")]
+    Partitions {
+        /// The count asked for.
+        partitions: usize,
+        /// The largest count accepted.
+        max: usize,
+    },
     /// `solve` was asked of a model without a goal.
     #[error("this puzzle has no goal to solve for")]
     NoGoal,
@@ -59,6 +68,7 @@ pub enum SearchError {
 pub struct Search<'a, M: Model> {
     model: &'a M,
     threads: usize,
+    partitions: usize,
     visited: VisitedKind,
     max_states: Option<u64>,
     max_depth: Option<u32>,
@@ -85,21 +95,25 @@ enum Mode {
     Solve,
 }
 
+/// Partitions per worker by default: enough for the partitions' settle
+/// tasks to even out between workers. More cost a little: each worker
+/// appends to one more buffer, and each partition's settle is a task.
+/// `count eleven --max-depth 30` at one thread, three runs each, wall
+/// seconds: 1 partition 6.1-7.7, 8: 6.7-7.4, 16: 7.3-8.3.
+const PARTITIONS_PER_THREAD: usize = 4;
+
+/// The fewest partitions by default.
+const MIN_PARTITIONS: usize = 4;
+
 /// One worker's reusable buffers.
 struct Slot<S> {
     state: S,
     successors: Vec<u64>,
-    found: Vec<u64>,
+    /// Candidates for the next level, one buffer per destination partition.
+    out: Vec<Vec<u64>>,
 }
 
 type Slots<S> = [CachePadded<Mutex<Slot<S>>>];
-
-impl<S> Slot<S> {
-    /// The successors of `key`, in this worker's buffer.
-    fn successors_of<M: Model<State = S>>(&mut self, model: &M, key: u64) -> &[u64] {
-        successors_of(model, &mut self.state, &mut self.successors, key)
-    }
-}
 
 /// Decodes `key` into `state` and writes its successors into `out`.
 fn successors_of<'o, M: Model>(
@@ -121,6 +135,7 @@ impl<'a, M: Model> Search<'a, M> {
         Search {
             model,
             threads: 0,
+            partitions: 0,
             visited: VisitedKind::Auto,
             max_states: None,
             max_depth: None,
@@ -134,6 +149,15 @@ impl<'a, M: Model> Search<'a, M> {
     /// Worker threads; 0 (the default) means one per available core.
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads;
+        self
+    }
+
+    /// Partitions (a power of two, at most [`MAX_PARTITIONS`]); 0 (the
+    /// default) means a few per worker. Every key belongs to one partition,
+    /// which settles its share of each level; the results do not depend on
+    /// the count.
+    pub fn partitions(mut self, partitions: usize) -> Self {
+        self.partitions = partitions;
         self
     }
 
@@ -223,6 +247,14 @@ impl<'a, M: Model> Search<'a, M> {
                 max: BITMAP_HARD_MAX_KEYS,
             });
         }
+        if self.partitions > 0
+            && (!self.partitions.is_power_of_two() || self.partitions > MAX_PARTITIONS)
+        {
+            return Err(SearchError::Partitions {
+                partitions: self.partitions,
+                max: MAX_PARTITIONS,
+            });
+        }
         if threads == 1 {
             // No pool: the one worker is the calling thread, and every level
             // takes the sequential path, so no parallel iterator can reach
@@ -237,36 +269,71 @@ impl<'a, M: Model> Search<'a, M> {
         Ok(pool.install(|| self.run_levels(mode, threads)))
     }
 
+    /// The partition count: as asked, or a few per worker, so that the
+    /// partitions even out between workers and each one's candidates stay
+    /// small enough to sort in cache.
+    fn partition_count(&self, threads: usize) -> usize {
+        if self.partitions > 0 {
+            self.partitions
+        } else {
+            (threads * PARTITIONS_PER_THREAD)
+                .next_power_of_two()
+                .clamp(MIN_PARTITIONS, MAX_PARTITIONS)
+        }
+    }
+
+    /// The level loop: expand the frontier (workers route successors to
+    /// their owners' partitions), settle every partition's share of the
+    /// next level, check the limits, report.
     fn run_levels(&self, mode: Mode, threads: usize) -> (Report, Option<Vec<u64>>) {
         let started = Instant::now();
         let model = self.model;
         let visited = Visited::new(self.visited, model.key_space(), model.reversible(), threads);
+        let router = Router::new(self.partition_count(threads));
         let slots: Vec<CachePadded<Mutex<Slot<M::State>>>> = (0..threads)
             .map(|_| {
                 CachePadded::new(Mutex::new(Slot {
                     state: model.new_state(),
                     successors: Vec::new(),
-                    found: Vec::new(),
+                    out: vec![Vec::new(); router.partitions()],
                 }))
             })
             .collect();
+        let frontier_search = matches!(visited, Visited::Frontier);
+        let how = if frontier_search {
+            Settle::Frontier
+        } else {
+            Settle::Visited {
+                sorted: mode == Mode::Solve,
+            }
+        };
+        // Solving keeps every level (0); frontier search needs the last two.
+        let keep = match (mode, frontier_search) {
+            (Mode::Solve, _) => 0,
+            (_, true) => 2,
+            (_, false) => 1,
+        };
 
         let start = model.start();
         visited.insert(start);
-        let mut frontier = vec![start];
+        let mut parts: Vec<Partition> = (0..router.partitions())
+            .map(|p| {
+                Partition::with_level(if router.route(start) == p {
+                    vec![start]
+                } else {
+                    vec![]
+                })
+            })
+            .collect();
+        // incoming[p][w]: worker w's candidates for partition p, moved out
+        // of the workers' slots for the settle step and back after it.
+        let mut incoming: Vec<Vec<Vec<u64>>> = vec![Vec::new(); router.partitions()];
         let mut levels = vec![1u64];
-        // Solving keeps every level; frontier search needs the one before
-        // the frontier, which `kept` holds when solving and `previous`
-        // otherwise.
-        let mut kept: Vec<Vec<u64>> = Vec::new();
-        let mut previous: Vec<u64> = Vec::new();
-        let frontier_search = matches!(visited, Visited::Frontier);
-        let mut buffers = Buffers::default();
         let mut total = 1u64;
         let mut outcome = Outcome::Complete;
 
         if mode != Mode::Count
-            && let Some(key) = first_goal(model, &frontier, &slots, threads)
+            && let Some(key) = first_goal(model, &parts, &slots, 1)
         {
             outcome = Outcome::Goal { depth: 0, key };
         }
@@ -274,54 +341,46 @@ impl<'a, M: Model> Search<'a, M> {
 
         while outcome == Outcome::Complete {
             let depth = levels.len() as u32 - 1;
-            if let Some(reason) = self.stop_before_level(depth, &frontier, &levels, &visited, &kept)
-            {
+            let width = *levels.last().expect("level 0") as usize;
+            if let Some(reason) = self.stop_before_level(depth, width, &levels, &visited, keep) {
                 outcome = Outcome::Stopped(reason);
                 break;
             }
-            expand(model, &frontier, &slots, &visited, threads, self.stop);
-            let mut next = if frontier_search {
-                let before = if mode == Mode::Solve {
-                    kept.last().map_or(&[][..], Vec::as_slice)
-                } else {
-                    &previous
-                };
-                settle_level(&slots, &frontier, before, threads, &mut buffers)
-            } else {
-                gather(&slots)
-            };
+            let threads_now = if width < SEQUENTIAL_BELOW { 1 } else { threads };
+            expand(
+                model,
+                &parts,
+                &slots,
+                &visited,
+                router,
+                threads_now,
+                self.stop,
+            );
+            let width = settle_all(&mut parts, &slots, &mut incoming, how, threads_now);
             if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 // The level may be cut short by the signal's timing (even to
                 // nothing, which must not pass for the end of the search):
                 // drop it, so that the counts reported are those of complete
                 // levels.
+                parts.iter_mut().for_each(Partition::discard);
                 outcome = Outcome::Stopped(StopReason::Interrupted);
                 break;
             }
-            if next.is_empty() {
+            if width == 0 {
                 break;
             }
             if let Some(max) = self.max_states
-                && total + next.len() as u64 > max
+                && total + width as u64 > max
             {
+                parts.iter_mut().for_each(Partition::discard);
                 outcome = Outcome::Stopped(StopReason::MaxStates(max));
                 break;
             }
-            total += next.len() as u64;
-            levels.push(next.len() as u64);
-            if mode == Mode::Solve {
-                if !frontier_search {
-                    sort_keys(&mut next, threads);
-                }
-                kept.push(std::mem::replace(&mut frontier, next));
-            } else if frontier_search {
-                let done = std::mem::replace(&mut previous, std::mem::replace(&mut frontier, next));
-                buffers.spare = done;
-            } else {
-                frontier = next;
-            }
+            parts.iter_mut().for_each(|p| p.commit(keep));
+            total += width as u64;
+            levels.push(width as u64);
             if mode != Mode::Count
-                && let Some(key) = first_goal(model, &frontier, &slots, threads)
+                && let Some(key) = first_goal(model, &parts, &slots, threads_now)
             {
                 outcome = Outcome::Goal {
                     depth: depth + 1,
@@ -330,27 +389,30 @@ impl<'a, M: Model> Search<'a, M> {
             }
             self.report_progress(&levels, total, started);
         }
+        drop(incoming);
+        drop(slots);
 
+        let mut last_level: Vec<u64> = parts.iter().flat_map(|p| p.frontier()).copied().collect();
         let path = match (&outcome, mode) {
             (Outcome::Goal { key, .. }, Mode::Solve) => {
-                Some(rebuild_path(model, &kept, *key, &slots, threads))
+                let kept: Vec<Vec<Vec<u64>>> =
+                    parts.into_iter().map(Partition::into_levels).collect();
+                Some(rebuild_path(model, &kept, router, *key, threads))
             }
             _ => None,
         };
-        drop(kept);
-        drop(previous);
-        // Levels of frontier search and of `solve` are sorted already; a
-        // goal search has no use for its last level in order.
-        if !frontier_search && mode == Mode::Count {
-            sort_keys(&mut frontier, threads);
+        // A goal search has no use for its last level in order.
+        if mode == Mode::Count {
+            sort_keys(&mut last_level, threads);
         }
         let report = Report {
             levels,
-            last_level: frontier,
+            last_level,
             outcome,
             seconds: started.elapsed().as_secs_f64(),
             threads,
             visited: visited.kind(),
+            partitions: router.partitions(),
         };
         (report, path)
     }
@@ -366,14 +428,15 @@ impl<'a, M: Model> Search<'a, M> {
         }
     }
 
-    /// Whether to stop before expanding the level at `depth`.
+    /// Whether to stop before expanding the level at `depth`, `width`
+    /// states wide; `keep` is how many levels the partitions keep (0: all).
     fn stop_before_level(
         &self,
         depth: u32,
-        frontier: &[u64],
+        width: usize,
         levels: &[u64],
         visited: &Visited,
-        kept: &[Vec<u64>],
+        keep: usize,
     ) -> Option<StopReason> {
         if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             return Some(StopReason::Interrupted);
@@ -389,14 +452,14 @@ impl<'a, M: Model> Search<'a, M> {
         // The next level is estimated from the last level's growth (at least
         // as large as this one): its keys, the visited set's share of them,
         // and the kept levels where a path is wanted.
-        let last = frontier.len() as f64;
+        let last = width as f64;
         let before = levels
             .len()
             .checked_sub(2)
             .map_or(1.0, |i| levels[i] as f64);
         let growth = (last / before.max(1.0)).clamp(1.0, 64.0);
         let next = (last * growth) as u64;
-        let per_key = visited.bytes_per_new_key() + 8 + if kept.is_empty() { 0 } else { 8 };
+        let per_key = visited.bytes_per_new_key() + 8 + if keep == 0 { 8 } else { 0 };
         let extra = next.saturating_mul(per_key);
         // Reading /proc costs tens of microseconds, a real share of a thin
         // level: levels that add under 1 MiB are not checked one by one.
@@ -420,46 +483,49 @@ impl<'a, M: Model> Search<'a, M> {
     }
 }
 
-/// The workers' finds as one level, in no particular order: the largest
-/// buffer becomes the level and the others are appended to it.
-fn gather<S>(slots: &Slots<S>) -> Vec<u64> {
-    let mut buffers: Vec<Vec<u64>> = slots
-        .iter()
-        .map(|s| std::mem::take(&mut lock(s).found))
-        .collect();
-    buffers.sort_by_key(|b| std::cmp::Reverse(b.len()));
-    let mut buffers = buffers.into_iter();
-    let mut next = buffers.next().unwrap_or_default();
-    for b in buffers {
-        next.extend_from_slice(&b);
-    }
-    next
-}
-
-/// Frontier search's next level: each worker sorts its candidates, then the
-/// sorted runs are merged and settled against the last two levels. The
-/// workers' buffers keep their capacity for the next level: a fresh buffer
-/// per level would be paid for again in page faults.
-fn settle_level<S: Send>(
+/// Settles every partition's share of the next level from the candidates
+/// the workers routed to it, one task per partition; the size of the level.
+///
+/// The workers' per-partition buffers are moved (not copied) into
+/// `incoming`, transposed so that each partition's task owns its column,
+/// and moved back afterwards with their capacity: the next level reuses
+/// them instead of paying for fresh memory in page faults.
+fn settle_all<S: Send>(
+    parts: &mut [Partition],
     slots: &Slots<S>,
-    current: &[u64],
-    previous: &[u64],
+    incoming: &mut [Vec<Vec<u64>>],
+    how: Settle,
     threads: usize,
-    buffers: &mut Buffers,
-) -> Vec<u64> {
-    // With one worker there is no pool, so no parallel iterator may run.
-    if threads == 1 {
-        lock(&slots[0]).found.sort_unstable();
+) -> usize {
+    for (w, slot) in slots.iter().enumerate() {
+        let mut slot = lock(slot);
+        for (p, column) in incoming.iter_mut().enumerate() {
+            if column.len() < slots.len() {
+                column.resize_with(slots.len(), Vec::new);
+            }
+            std::mem::swap(&mut column[w], &mut slot.out[p]);
+        }
+    }
+    let width = if threads == 1 {
+        parts
+            .iter_mut()
+            .zip(incoming.iter_mut())
+            .map(|(part, runs)| part.settle(runs, how))
+            .sum()
     } else {
-        slots.par_iter().for_each(|s| lock(s).found.sort_unstable());
+        parts
+            .par_iter_mut()
+            .zip(incoming.par_iter_mut())
+            .map(|(part, runs)| part.settle(runs, how))
+            .sum()
+    };
+    for (w, slot) in slots.iter().enumerate() {
+        let mut slot = lock(slot);
+        for (p, column) in incoming.iter_mut().enumerate() {
+            std::mem::swap(&mut column[w], &mut slot.out[p]);
+        }
     }
-    let mut guards: Vec<_> = slots.iter().map(|s| lock(s)).collect();
-    let runs: Vec<&[u64]> = guards.iter().map(|g| g.found.as_slice()).collect();
-    let next = settle(&runs, current, previous, threads, buffers);
-    for g in &mut guards {
-        g.found.clear();
-    }
-    next
+    width
 }
 
 /// Locks `slot`, shrugging off poisoning: a panicking worker's panic reaches
@@ -485,17 +551,22 @@ fn chunk_len(len: usize, threads: usize) -> usize {
     (len / (threads * 16)).clamp(64, 1 << 16)
 }
 
-/// Expands one level: each worker's `found` buffer receives the keys of
-/// its share of `frontier`'s successors that `visited` had not seen (all of
-/// them, under frontier search).
+/// Expands the frontier (every partition's newest level): each worker
+/// decodes keys, generates their successors and appends each one that
+/// `visited` had not seen (all of them, under frontier search) to its own
+/// buffer for the successor's partition.
 fn expand<M: Model>(
     model: &M,
-    frontier: &[u64],
+    parts: &[Partition],
     slots: &Slots<M::State>,
     visited: &Visited,
+    router: Router,
     threads: usize,
     stop: Option<&AtomicBool>,
 ) {
+    // Frontier search takes every successor as a candidate: that loop is
+    // written without the visited set's (always true) test.
+    let frontier_search = matches!(visited, Visited::Frontier);
     let work = |chunk: &[u64]| {
         // A raised stop flag abandons the level: the caller drops it.
         if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
@@ -505,40 +576,53 @@ fn expand<M: Model>(
         let Slot {
             state,
             successors,
-            found,
+            out,
         } = &mut *slot;
-        for &key in chunk {
-            for &next in successors_of(model, state, successors, key) {
-                if visited.insert(next) {
-                    found.push(next);
+        if frontier_search {
+            for &key in chunk {
+                for &next in successors_of(model, state, successors, key) {
+                    out[router.route(next)].push(next);
+                }
+            }
+        } else {
+            for &key in chunk {
+                for &next in successors_of(model, state, successors, key) {
+                    if visited.insert(next) {
+                        out[router.route(next)].push(next);
+                    }
                 }
             }
         }
         None
     };
-    over_chunks(frontier, threads, work);
+    over_frontier(parts, threads, work);
 }
 
-/// Runs `f` over chunks of `keys`, on the calling thread when there is one
-/// worker or few keys, in parallel otherwise; the smallest of the results.
-fn over_chunks<R: Ord + Send>(
-    keys: &[u64],
+/// Runs `f` over chunks of every partition's frontier, on the calling
+/// thread when there is one worker, in parallel otherwise (chunks of all
+/// partitions are stolen freely); the smallest of the results.
+fn over_frontier<R: Ord + Send>(
+    parts: &[Partition],
     threads: usize,
     f: impl Fn(&[u64]) -> Option<R> + Sync + Send,
 ) -> Option<R> {
-    if threads == 1 || keys.len() < SEQUENTIAL_BELOW {
-        f(keys)
+    if threads == 1 {
+        parts.iter().filter_map(|p| f(p.frontier())).min()
     } else {
-        keys.par_chunks(chunk_len(keys.len(), threads))
+        let width: usize = parts.iter().map(|p| p.frontier().len()).sum();
+        let len = chunk_len(width, threads);
+        parts
+            .par_iter()
+            .flat_map(|p| p.frontier().par_chunks(len))
             .filter_map(f)
             .min()
     }
 }
 
-/// The smallest goal key in `keys`, if any.
+/// The smallest goal key in the frontier, if any.
 fn first_goal<M: Model>(
     model: &M,
-    keys: &[u64],
+    parts: &[Partition],
     slots: &Slots<M::State>,
     threads: usize,
 ) -> Option<u64> {
@@ -553,38 +637,49 @@ fn first_goal<M: Model>(
         }
         best
     };
-    over_chunks(keys, threads, scan)
+    over_frontier(parts, threads, scan)
 }
 
-/// Walks back from `goal`, whose level is the one after `levels`' last, to
-/// the start, choosing at each level the smallest key that has the current
-/// one as a successor (so that the path does not depend on thread timing).
+/// Walks back from `goal`, whose level is every partition's newest, to the
+/// start, choosing at each level the smallest key that has the current one
+/// as a successor (so that the path depends on neither thread timing nor
+/// the partition count). `kept[p][d]` is partition p's share of level d,
+/// sorted.
 fn rebuild_path<M: Model>(
     model: &M,
-    levels: &[Vec<u64>],
+    kept: &[Vec<Vec<u64>>],
+    router: Router,
     goal: u64,
-    slots: &Slots<M::State>,
     threads: usize,
 ) -> Vec<u64> {
+    let depth = kept.first().map_or(0, |levels| levels.len() - 1);
+    let mut state = model.new_state();
+    let mut successors = Vec::new();
     let mut path = vec![goal];
     let mut current = goal;
-    for level in levels.iter().rev() {
+    for d in (0..depth).rev() {
         let previous = if model.reversible() {
-            lock(my_slot(slots))
-                .successors_of(model, current)
+            successors_of(model, &mut state, &mut successors, current)
                 .iter()
                 .copied()
-                .filter(|k| level.binary_search(k).is_ok())
+                .filter(|&k| kept[router.route(k)][d].binary_search(&k).is_ok())
                 .min()
         } else {
-            // Chunks are sorted, so each chunk's first hit is its smallest.
-            over_chunks(level, threads, |chunk| {
-                let mut slot = lock(my_slot(slots));
-                chunk
-                    .iter()
-                    .copied()
-                    .find(|&key| slot.successors_of(model, key).contains(&current))
-            })
+            // Each partition's share is sorted, so its first hit is its
+            // smallest; the smallest over the partitions is the level's.
+            let first_hit = |levels: &Vec<Vec<u64>>| {
+                let mut state = model.new_state();
+                let mut successors = Vec::new();
+                levels[d].iter().copied().find(|&key| {
+                    successors_of(model, &mut state, &mut successors, key).contains(&current)
+                })
+            };
+            // With one worker there is no pool, so no parallel iterator may run.
+            if threads == 1 {
+                kept.iter().filter_map(first_hit).min()
+            } else {
+                kept.par_iter().filter_map(first_hit).min()
+            }
         };
         // Every key of a level was found as the successor of one in the level
         // before, so a predecessor always exists.

@@ -201,3 +201,140 @@ fn a_panicking_worker_ends_the_search() {
         assert!(outcome.is_err(), "{threads} threads");
     }
 }
+
+fn profile_in(
+    model: &impl Model,
+    threads: usize,
+    partitions: usize,
+    visited: VisitedKind,
+) -> Vec<u64> {
+    let report = Search::new(model)
+        .threads(threads)
+        .partitions(partitions)
+        .visited(visited)
+        .count()
+        .unwrap();
+    assert_eq!(report.outcome, Outcome::Complete);
+    assert_eq!(report.partitions, partitions);
+    report.levels
+}
+
+#[test]
+fn every_partition_count_agrees_with_the_oracle() {
+    let clocks = Clocks::new([0; 9]);
+    let oracle = reference::level_sizes(&clocks);
+    for partitions in [1, 4, 64] {
+        for threads in [1, 3] {
+            for visited in [VisitedKind::Bitmap, VisitedKind::DashMap] {
+                assert_eq!(
+                    profile_in(&clocks, threads, partitions, visited),
+                    oracle,
+                    "clocks, {partitions} partitions, {threads} threads, {visited:?}"
+                );
+            }
+        }
+    }
+    for name in ["pe766-example", "klotski", "rush-hour"] {
+        for metric in [Metric::Step, Metric::Piece] {
+            let p = builtin::sliding(name).unwrap().with_metric(metric);
+            let oracle = reference::level_sizes(&p);
+            for partitions in [1, 2, 16, 1024] {
+                for threads in [1, 2, 3, 4, 8] {
+                    assert_eq!(
+                        profile_in(&p, threads, partitions, VisitedKind::Frontier),
+                        oracle,
+                        "{name} {metric:?}, {partitions} partitions, {threads} threads"
+                    );
+                }
+                assert_eq!(
+                    profile_in(&p, 2, partitions, VisitedKind::DashMap),
+                    oracle,
+                    "{name} {metric:?}, {partitions} partitions, dashmap"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn pe766_is_the_same_in_every_partition_count() {
+    let p = builtin::sliding("pe766").unwrap();
+    let one = profile_in(&p, 2, 1, VisitedKind::Frontier);
+    assert_eq!(one.iter().sum::<u64>(), 2_613_742);
+    for (threads, partitions) in [(1, 8), (3, 64), (4, 4096)] {
+        assert_eq!(
+            profile_in(&p, threads, partitions, VisitedKind::Frontier),
+            one,
+            "{threads} threads, {partitions} partitions"
+        );
+    }
+}
+
+#[test]
+fn solutions_and_antipodes_do_not_depend_on_partitions_or_threads() {
+    let p = builtin::sliding("klotski")
+        .unwrap()
+        .with_metric(Metric::Piece);
+    let first = Search::new(&p).threads(1).partitions(1).solve().unwrap();
+    let path = first.path.clone().unwrap();
+    assert_eq!(path.len() - 1, 81);
+    let antipodes = Search::new(&p)
+        .threads(1)
+        .partitions(1)
+        .count()
+        .unwrap()
+        .last_level;
+    for (threads, partitions) in [(2, 2), (3, 16), (8, 256)] {
+        let s = Search::new(&p)
+            .threads(threads)
+            .partitions(partitions)
+            .solve()
+            .unwrap();
+        assert_eq!(
+            s.path.as_ref(),
+            Some(&path),
+            "{threads} threads, {partitions} partitions"
+        );
+        let r = Search::new(&p)
+            .threads(threads)
+            .partitions(partitions)
+            .count()
+            .unwrap();
+        assert_eq!(
+            r.last_level, antipodes,
+            "{threads} threads, {partitions} partitions"
+        );
+    }
+    // A model that is not reversible rebuilds its path by scanning levels.
+    let clocks = Clocks::new([3, 3, 0, 2, 2, 2, 2, 1, 2]);
+    let one = Search::new(&clocks)
+        .threads(1)
+        .partitions(1)
+        .solve()
+        .unwrap();
+    for (threads, partitions) in [(2, 8), (4, 64)] {
+        let s = Search::new(&clocks)
+            .threads(threads)
+            .partitions(partitions)
+            .solve()
+            .unwrap();
+        assert_eq!(
+            s.path, one.path,
+            "clocks, {threads} threads, {partitions} partitions"
+        );
+    }
+}
+
+#[test]
+fn partition_counts_that_are_not_powers_of_two_are_refused() {
+    let p = builtin::sliding("pe766-example").unwrap();
+    for bad in [3, 12, (1 << 16) + 1, 1 << 17] {
+        assert!(
+            matches!(
+                Search::new(&p).partitions(bad).count(),
+                Err(reach::engine::SearchError::Partitions { .. })
+            ),
+            "{bad}"
+        );
+    }
+}

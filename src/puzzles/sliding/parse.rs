@@ -438,6 +438,31 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         class_of_piece[i] = ci;
     }
 
+    // Classes ranked among the free cells go last, in order of appearance
+    // (see `mod.rs`).
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    // A class of several interchangeable single cells (pe766's six
+    // squares) is ranked among the free cells; a single distinct cell (a
+    // sliding tile) is cheapest ranked over its anchors, its cell index.
+    let free_ranked = |m: &Vec<usize>| m.len() > 1 && pieces[m[0]].cells.len() == 1;
+    order.sort_by_key(|&ci| free_ranked(&members[ci]));
+    let members: Vec<Vec<usize>> = order.iter().map(|&ci| members[ci].clone()).collect();
+    for (ci, m) in members.iter().enumerate() {
+        for &i in m {
+            class_of_piece[i] = ci;
+        }
+    }
+    // Cells left to the classes ranked among free cells: every other piece
+    // always covers as many cells as it has, so this is the same in every
+    // state.
+    let floor_cells = height * width - walls.count_ones() as usize;
+    let mut free_left = floor_cells
+        - members
+            .iter()
+            .filter(|m| !free_ranked(m))
+            .map(|m| m.len() * pieces[m[0]].cells.len())
+            .sum::<usize>();
+
     let cell_ok = |r: i32, c: i32| {
         r >= 0
             && c >= 0
@@ -485,10 +510,18 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             })
             .collect();
         let count = m.len();
-        let positions = anchors.len();
+        let free_ranked = free_ranked(m);
+        // A single-cell class is ranked among the cells still free after
+        // the classes before it, a larger one among its anchors.
+        let positions = if free_ranked {
+            free_left -= count;
+            free_left + count
+        } else {
+            anchors.len()
+        };
         let radix = combinadic::binomial(positions, count);
         let labels: Vec<char> = m.iter().map(|&i| pieces[i].label).collect();
-        sizes.push(format!("C({},{})", anchors.len(), count));
+        sizes.push(format!("C({positions},{count})"));
         key_space = key_space.saturating_mul(radix as u128);
         classes.push(Class {
             labels,
@@ -499,6 +532,8 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             anchors,
             masks,
             step,
+            free_ranked,
+            ranked_over: positions,
             radix,
             divisor: combinadic::Divisor::new(radix),
             subsets: (count > 1 && radix <= combinadic::SUBSET_TABLE_MAX)
@@ -533,7 +568,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             .position(|&a| a == cell)
             .expect("a start piece sits at an admissible anchor") as u16
     };
-    let mut start = 0u64;
+    let mut start_pos = Vec::with_capacity(offset);
     for (ci, m) in members.iter().enumerate() {
         let class = &classes[ci];
         let mut set: Vec<u16> = m
@@ -541,7 +576,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             .map(|&i| anchor_of(class, &pieces[i].cells))
             .collect();
         set.sort_unstable();
-        start += combinadic::rank(&set) * class.weight;
+        start_pos.extend(set);
     }
     // Labels within a class follow anchor order, so that rendering a state
     // gives the start board back.
@@ -594,7 +629,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             })
         })
         .collect();
-    Ok(SlidingPuzzle {
+    let mut puzzle = SlidingPuzzle {
         slots,
         floor,
         neighbour,
@@ -605,10 +640,28 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         pieces: offset,
         classes,
         metric: super::Metric::Step,
-        start,
         goal,
         key_space: key_space as u64,
-    })
+        start: 0,
+        first_free: 0,
+        adjacent: Vec::new(),
+    };
+    puzzle.adjacent = puzzle
+        .neighbour
+        .iter()
+        .map(|n| {
+            n.iter()
+                .filter(|&&c| c != super::NO_CELL)
+                .fold(0u64, |m, &c| m | 1 << c)
+        })
+        .collect();
+    puzzle.first_free = puzzle
+        .classes
+        .iter()
+        .position(|c| c.free_ranked)
+        .unwrap_or(puzzle.classes.len());
+    puzzle.start = puzzle.encode(&start_pos);
+    Ok(puzzle)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -48,8 +48,11 @@ impl SlidingPuzzle {
         for pair in path.windows(2) {
             self.decode(pair[0], &mut a);
             self.decode(pair[1], &mut b);
+            // The moved piece's class is the one whose cells changed (a
+            // move re-ranks the single-cell classes too, so ranks would not
+            // tell).
             let ci = (0..self.classes.len())
-                .find(|&ci| a.ranks[ci] != b.ranks[ci])
+                .find(|&ci| a.cells[ci] != b.cells[ci])
                 .expect("consecutive keys of a path differ");
             let class = &self.classes[ci];
             let range = class.offset..class.offset + class.count();

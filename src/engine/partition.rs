@@ -1,0 +1,204 @@
+//! The partition: the unit of work, of ownership and (later) of storage.
+//!
+//! Every key belongs to exactly one of P partitions (P a power of two),
+//! chosen by the high bits of [`mix64`] of the key. Ranks are small,
+//! clustered integers; the mixer spreads them evenly, so partitions are
+//! about the same size at every level.
+//!
+//! A partition owns its share of the levels the search keeps (sorted
+//! runs: the last two under frontier search, all of them when a path is
+//! wanted) and settles its own share of each new level from the candidates
+//! that the workers routed to it. Nothing a partition owns is written by
+//! anyone else, so a level's partitions are settled in parallel without a
+//! lock or a global merge, and a partition's levels are exactly what a
+//! disk-backed or remote partition would hold: sorted runs of keys.
+
+use super::frontier::merge_range;
+use super::visited::mix64;
+
+/// The largest partition count accepted.
+pub const MAX_PARTITIONS: usize = 1 << 16;
+
+/// Sends keys to partitions.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Router {
+    /// 64 - log2(P); 64 when there is one partition.
+    shift: u32,
+}
+
+impl Router {
+    /// A router over `partitions` partitions (a power of two).
+    pub(crate) fn new(partitions: usize) -> Router {
+        debug_assert!(partitions.is_power_of_two() && partitions <= MAX_PARTITIONS);
+        Router {
+            shift: 64 - partitions.trailing_zeros(),
+        }
+    }
+
+    /// The number of partitions.
+    pub(crate) fn partitions(self) -> usize {
+        1 << (64 - self.shift)
+    }
+
+    /// The partition that owns `key`.
+    #[inline]
+    pub(crate) fn route(self, key: u64) -> usize {
+        // A shift by 64 (one partition) is out of range for `>>`.
+        mix64(key).checked_shr(self.shift).unwrap_or(0) as usize
+    }
+}
+
+/// How a partition turns its candidates into its share of the next level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Settle {
+    /// Frontier search: the candidates are every successor; sort, drop
+    /// duplicates and keys of the partition's last two levels.
+    Frontier,
+    /// A visited set let only new keys through: keep them as they are,
+    /// sorted if `sorted` (a path rebuild looks keys up by binary search).
+    Visited {
+        /// Whether levels must be kept sorted.
+        sorted: bool,
+    },
+}
+
+/// One partition's share of the search.
+#[derive(Default)]
+pub(crate) struct Partition {
+    /// The kept levels' keys in this partition, oldest first, each sorted
+    /// (under frontier search or when `Settle::Visited { sorted: true }`).
+    levels: Vec<Vec<u64>>,
+    /// The level being settled, until it is committed or discarded.
+    next: Vec<u64>,
+    /// A dropped level's buffer, reused for the next one: a level's worth
+    /// of fresh memory costs as much in page faults as settling it.
+    spare: Vec<u64>,
+}
+
+impl Partition {
+    /// A partition holding `keys` (sorted, distinct, all routed here) as
+    /// its level 0.
+    pub(crate) fn with_level(keys: Vec<u64>) -> Partition {
+        Partition {
+            levels: vec![keys],
+            ..Partition::default()
+        }
+    }
+
+    /// This partition's share of the newest committed level.
+    pub(crate) fn frontier(&self) -> &[u64] {
+        self.levels.last().map_or(&[], Vec::as_slice)
+    }
+
+    /// This partition's share of kept level `i` (0 = the oldest kept).
+    #[cfg(test)]
+    pub(crate) fn level(&self, i: usize) -> &[u64] {
+        &self.levels[i]
+    }
+
+    /// Settles this partition's share of the next level from `runs`, the
+    /// candidates each worker routed here, which it empties (keeping their
+    /// capacity). Returns the share's size; the share waits in the
+    /// partition until [`Partition::commit`] or [`Partition::discard`].
+    pub(crate) fn settle(&mut self, runs: &mut [Vec<u64>], how: Settle) -> usize {
+        let mut next = std::mem::take(&mut self.spare);
+        next.clear();
+        match how {
+            Settle::Frontier => {
+                for run in runs.iter_mut() {
+                    run.sort_unstable();
+                }
+                let sorted: Vec<&[u64]> = runs.iter().map(Vec::as_slice).collect();
+                let n = self.levels.len();
+                let current = self.levels.last().map_or(&[][..], Vec::as_slice);
+                let previous = n.checked_sub(2).map_or(&[][..], |i| &self.levels[i][..]);
+                merge_range(&sorted, current, previous, &mut next);
+            }
+            Settle::Visited { sorted } => {
+                next.reserve(runs.iter().map(Vec::len).sum());
+                for run in runs.iter() {
+                    next.extend_from_slice(run);
+                }
+                if sorted {
+                    next.sort_unstable();
+                }
+            }
+        }
+        for run in runs.iter_mut() {
+            run.clear();
+        }
+        self.next = next;
+        self.next.len()
+    }
+
+    /// Makes the settled share this partition's newest level, keeping at
+    /// most `keep` levels (0: all of them).
+    pub(crate) fn commit(&mut self, keep: usize) {
+        self.levels.push(std::mem::take(&mut self.next));
+        if keep > 0 && self.levels.len() > keep {
+            self.spare = self.levels.remove(0);
+        }
+    }
+
+    /// Drops the settled share (a level cut short or over a limit).
+    pub(crate) fn discard(&mut self) {
+        self.spare = std::mem::take(&mut self.next);
+    }
+
+    /// Hands over the kept levels, oldest first.
+    pub(crate) fn into_levels(self) -> Vec<Vec<u64>> {
+        self.levels
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_spread_and_stay_in_range() {
+        for p in [1usize, 2, 16, 1024] {
+            let router = Router::new(p);
+            assert_eq!(router.partitions(), p);
+            let mut sizes = vec![0usize; p];
+            for k in 0..100_000u64 {
+                sizes[router.route(k)] += 1;
+            }
+            let expected = 100_000 / p;
+            assert!(
+                sizes.iter().all(|&s| s > expected / 2 && s < expected * 2),
+                "{p} partitions: {sizes:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn frontier_settle_drops_duplicates_and_the_last_two_levels() {
+        let mut part = Partition::with_level(vec![1, 7]);
+        let mut runs = vec![vec![4, 3, 3]];
+        assert_eq!(part.settle(&mut runs, Settle::Frontier), 2);
+        part.commit(2);
+        assert_eq!(part.frontier(), [3, 4]);
+        assert!(runs[0].is_empty());
+        let mut runs = vec![vec![9, 5, 3, 1, 3], vec![11, 2, 9, 7]];
+        assert_eq!(part.settle(&mut runs, Settle::Frontier), 4);
+        part.commit(2);
+        assert_eq!(part.frontier(), [2, 5, 9, 11]);
+        assert_eq!(part.level(0), [3, 4], "the oldest level was dropped");
+        // A discarded level leaves the committed ones alone.
+        let mut runs = vec![vec![100]];
+        part.settle(&mut runs, Settle::Frontier);
+        part.discard();
+        assert_eq!(part.frontier(), [2, 5, 9, 11]);
+    }
+
+    #[test]
+    fn visited_settle_keeps_everything_and_sorts_on_request() {
+        let mut part = Partition::with_level(vec![0]);
+        let mut runs = vec![vec![9, 2], vec![5]];
+        part.settle(&mut runs, Settle::Visited { sorted: true });
+        part.commit(0);
+        assert_eq!(part.frontier(), [2, 5, 9]);
+        assert_eq!(part.into_levels(), [vec![0], vec![2, 5, 9]]);
+    }
+}

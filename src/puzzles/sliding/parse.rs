@@ -520,6 +520,14 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             anchors.len()
         };
         let radix = combinadic::binomial(positions, count);
+        let by_complement = free_ranked && positions - count < count;
+        // The size of the set the rank describes: the pieces' cells, or the
+        // free cells they leave.
+        let ranked = if by_complement {
+            positions - count
+        } else {
+            count
+        };
         let labels: Vec<char> = m.iter().map(|&i| pieces[i].label).collect();
         sizes.push(format!("C({positions},{count})"));
         key_space = key_space.saturating_mul(radix as u128);
@@ -533,11 +541,12 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             masks,
             step,
             free_ranked,
+            by_complement,
             ranked_over: positions,
             radix,
             divisor: combinadic::Divisor::new(radix),
-            subsets: (count > 1 && radix <= combinadic::SUBSET_TABLE_MAX)
-                .then(|| combinadic::subsets_in_rank_order(positions, count)),
+            subsets: (count > 1 && ranked > 0 && radix <= combinadic::SUBSET_TABLE_MAX)
+                .then(|| combinadic::subsets_in_rank_order(positions, ranked)),
             weight: 0,
             offset,
         });

@@ -196,7 +196,7 @@ impl Class {
 
     /// The rank of a class ranked among free cells whose pieces cover
     /// `set` among the cells `here` free at its turn.
-    #[inline]
+    #[inline(always)]
     fn free_rank(&self, set: u64, here: u64) -> u64 {
         if self.by_complement {
             rank_among(here & !set, here)
@@ -258,7 +258,7 @@ fn deposit(mut pattern: u64, mut free: u64) -> u64 {
 
 /// The rank of the cells `set` among the cells `here` (which hold them):
 /// the combinadic rank of their indices among `here`'s cells.
-#[inline]
+#[inline(always)]
 fn rank_among(set: u64, here: u64) -> u64 {
     let mut rank = 0u64;
     let mut i = 1;
@@ -478,7 +478,7 @@ impl SlidingPuzzle {
     /// strictly between the lowest and the highest cell of `flip`: the
     /// classes with no piece there keep their ranks (for a sideways move,
     /// every class does).
-    #[inline]
+    #[inline(always)]
     fn free_part_after(&self, state: &SlidingState, from: usize, flip: u64) -> u64 {
         let (lo, hi) = (flip.trailing_zeros(), 63 - flip.leading_zeros());
         let inside = (u64::MAX << lo << 1) & !(u64::MAX << hi);
@@ -506,7 +506,7 @@ impl SlidingPuzzle {
 
     /// The key of the state with the `i`-th piece of class `ci` moved to
     /// anchor `to`, everything else unchanged.
-    #[inline]
+    #[inline(always)]
     fn key_with(&self, state: &SlidingState, ci: usize, i: usize, to: u16) -> u64 {
         let class = &self.classes[ci];
         if class.free_ranked {
@@ -557,7 +557,7 @@ impl SlidingPuzzle {
     /// Pushes every state reachable by moving piece `slot` (class `ci`,
     /// `i`-th of its class) first one cell in direction `d`, which is known
     /// to be free, under the step or slide metric.
-    #[inline]
+    #[inline(always)]
     fn push_line(&self, state: &SlidingState, slot: usize, d: Dir, out: &mut Vec<u64>) {
         let (ci, i) = self.slots[slot];
         let (ci, i) = (ci as usize, i as usize);

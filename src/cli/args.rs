@@ -11,28 +11,47 @@ Exit codes:
   1    solve: no solution
   2    bad input or usage
   3    stopped by a limit (--max-states, --max-depth, --memory-limit, available memory); the report is partial
+  4    the output could not be written (disk full, I/O error)
   101  internal error (a bug: please report it)
   130  interrupted by Ctrl-C (SIGINT); 143 terminated by SIGTERM; the report is partial";
 
+/// The most worker threads accepted: 4 per core, or 64 if that is more.
+/// More threads than cores only take turns on them; past this bound
+/// rayon's wake-ups cost more than the search (pe766 on 2 cores: 0.7 s at
+/// 2 or 16 threads, 1.0 s at 64, 6 s at 256).
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (4 * cores).max(64)
+}
+
 /// Counts, solves and measures puzzle state spaces exactly.
 ///
-/// With no command, counts Project Euler 766's puzzle (2613742).
+/// With no command, counts Project Euler 766's puzzle (2613742) and takes
+/// the options of `reach count`.
 #[derive(Parser, Debug)]
-#[command(name = "reach", version, after_help = EXIT_CODES)]
+#[command(name = "reach", version, after_help = EXIT_CODES, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Worker threads (default: one per core).
-    #[arg(long, short = 't', global = true, value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub threads: Option<u16>,
+    /// The options of `count`, for the bare run.
+    #[command(flatten)]
+    pub bare: CountOptions,
 
-    /// Print one JSON object instead of text.
+    /// Print one JSON document instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+}
+
+/// How a search runs: shared by the commands that search.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RunArgs {
+    /// Worker threads (default: one per core; at most 4 per core, or 64).
+    #[arg(long, short = 'j', short_alias = 't', value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<usize>,
 
     /// Log one line per BFS level on stderr.
-    #[arg(long, short = 'v', global = true)]
+    #[arg(long, short = 'v')]
     pub verbose: bool,
 }
 
@@ -49,6 +68,12 @@ pub enum Command {
     },
     /// The built-in puzzles.
     List,
+    /// Prints a shell completion script (e.g. `reach completions bash >
+    /// ~/.local/share/bash-completion/completions/reach`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// The Clocks (IOI'94): reads nine clocks on stdin, prints the fewest moves.
     Clocks {
         /// Read IOI'94 codes (0 = 12, 1 = 3, 2 = 6, 3 = 9 o'clock) instead of hours.
@@ -61,6 +86,9 @@ pub enum Command {
         /// Count each case's reachable orientation states instead.
         #[arg(long)]
         count: bool,
+
+        #[command(flatten)]
+        run: RunArgs,
     },
 }
 
@@ -69,7 +97,13 @@ pub struct CountArgs {
     /// A built-in name (see `reach list`) or a puzzle file.
     pub puzzle: String,
 
-    /// What counts as one move (sliding-block puzzles).
+    #[command(flatten)]
+    pub options: CountOptions,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct CountOptions {
+    /// What counts as one move (sliding-block puzzles) [default: step].
     #[arg(long, value_enum)]
     pub metric: Option<MetricArg>,
 
@@ -82,6 +116,9 @@ pub struct CountArgs {
     pub visited: VisitedArg,
 
     #[command(flatten)]
+    pub run: RunArgs,
+
+    #[command(flatten)]
     pub limits: LimitArgs,
 }
 
@@ -90,7 +127,7 @@ pub struct SolveArgs {
     /// A built-in name (see `reach list`) or a puzzle file with a goal.
     pub puzzle: String,
 
-    /// What counts as one move.
+    /// What counts as one move [default: step].
     #[arg(long, value_enum)]
     pub metric: Option<MetricArg>,
 
@@ -99,13 +136,16 @@ pub struct SolveArgs {
     pub boards: bool,
 
     #[command(flatten)]
+    pub run: RunArgs,
+
+    #[command(flatten)]
     pub limits: LimitArgs,
 }
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct LimitArgs {
-    /// Stop before the count would pass N states.
-    #[arg(long, value_name = "N")]
+    /// Stop before the count would pass N states (at least 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_states: Option<u64>,
 
     /// Stop before a level deeper than D.
@@ -120,6 +160,18 @@ pub struct LimitArgs {
     /// at least 4). Results never depend on it.
     #[arg(long, value_name = "P", value_parser = parse_partitions)]
     pub partitions: Option<usize>,
+}
+
+/// Parses a thread count: from 1 to [`max_threads`].
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    let max = max_threads();
+    match text.trim().parse::<usize>() {
+        Ok(t) if (1..=max).contains(&t) => Ok(t),
+        _ => Err(format!(
+            "{text:?} is not a thread count from 1 to {max} (4 per core, or 64); e.g. {}",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        )),
+    }
 }
 
 /// Parses a partition count: a power of two up to the engine's maximum.
@@ -153,10 +205,11 @@ impl MetricArg {
     }
 }
 
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum VisitedArg {
     /// A bitmap for small key spaces, frontier search for reversible
     /// puzzles, dashmap otherwise.
+    #[default]
     Auto,
     /// Frontier search: only the last two levels, sorted (reversible puzzles).
     Frontier,

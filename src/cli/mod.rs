@@ -10,22 +10,24 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use serde_json::json;
 
-use reach::engine::{Model, Outcome, Report, Search, VisitedKind, memory};
+use reach::engine::{Model, Outcome, Report, Search, StopReason, VisitedKind, memory};
 use reach::puzzles::builtin::{self, Kind};
 use reach::puzzles::clocks::{self, Clocks};
 use reach::puzzles::sawtooth::{self, Sawtooth};
 use reach::puzzles::sliding::{Metric, SlidingPuzzle};
 
-use args::{Cli, Command, CountArgs, LimitArgs, SolveArgs};
-use output::{ProgressLine, bytes, stdout};
+use args::{Cli, Command, CountArgs, LimitArgs, RunArgs, SolveArgs};
+use output::{OutputError, ProgressLine, bytes, say, stdout};
 
 /// An error that is the user's input (exit code 2) rather than a failure.
 const EXIT_BAD_INPUT: u8 = 2;
 const EXIT_NO_SOLUTION: u8 = 1;
 const EXIT_LIMIT: u8 = 3;
+/// Stdout could not be written (full disk, I/O error).
+const EXIT_OUTPUT: u8 = 4;
 const EXIT_SIGINT: u8 = 130;
 const EXIT_SIGTERM: u8 = 143;
 
@@ -34,8 +36,12 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(EXIT_BAD_INPUT)
+            say!("error: {e:#}");
+            if e.is::<OutputError>() {
+                ExitCode::from(EXIT_OUTPUT)
+            } else {
+                ExitCode::from(EXIT_BAD_INPUT)
+            }
         }
     }
 }
@@ -90,53 +96,108 @@ struct Settings {
     visited: VisitedKind,
 }
 
+impl Settings {
+    fn new(run: &RunArgs, json: bool) -> Settings {
+        Settings {
+            threads: run.threads.unwrap_or(0),
+            json,
+            verbose: run.verbose,
+            limits: LimitArgs::default(),
+            visited: VisitedKind::Auto,
+        }
+    }
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
-    let mut settings = Settings {
-        threads: cli.threads.map_or(0, usize::from),
-        json: cli.json,
-        verbose: cli.verbose,
-        limits: LimitArgs::default(),
-        visited: VisitedKind::Auto,
-    };
+    let json = cli.json;
     let command = cli.command.unwrap_or(Command::Count(CountArgs {
         puzzle: "pe766".into(),
-        metric: None,
-        antipodes: false,
-        visited: args::VisitedArg::Auto,
-        limits: LimitArgs::default(),
+        options: cli.bare,
     }));
     match command {
         Command::Count(a) => {
-            settings.limits = a.limits.clone();
-            settings.visited = a.visited.kind();
+            let mut settings = Settings::new(&a.options.run, json);
+            settings.limits = a.options.limits.clone();
+            settings.visited = a.options.visited.kind();
             count(&a, &settings)
         }
         Command::Solve(a) => {
+            let mut settings = Settings::new(&a.run, json);
             settings.limits = a.limits.clone();
             solve(&a, &settings)
         }
-        Command::Show { puzzle } => {
-            match load(&puzzle)? {
-                Loaded::Sliding(p) => stdout(&p.describe())?,
-                Loaded::Clocks(_) => stdout(
-                    "puzzle: clocks\nnine clocks A-I in a 3x3 grid, each at 12, 3, 6 or 9 o'clock\n\
-                     moves: 1 ABDE, 2 ABC, 3 BCEF, 4 ADG, 5 BDEFH, 6 CFI, 7 DEGH, 8 GHI, 9 EFHI\n\
-                     key space: 4^9 = 262144 (two bits a clock)\n",
-                )?,
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Show { puzzle } => show(&puzzle, json),
         Command::List => {
-            let mut text = String::new();
-            for b in builtin::ALL {
-                text.push_str(&format!("{:<14} {}\n", b.name, b.summary));
+            if json {
+                let list: Vec<_> = builtin::ALL
+                    .iter()
+                    .map(|b| json!({"name": b.name, "summary": b.summary}))
+                    .collect();
+                stdout(&format!("{}\n", json!({ "puzzles": list })))?;
+            } else {
+                let mut text = String::new();
+                for b in builtin::ALL {
+                    text.push_str(&format!("{:<14} {}\n", b.name, b.summary));
+                }
+                stdout(&text)?;
             }
-            stdout(&text)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Clocks { codes } => clocks_command(codes),
-        Command::Sawtooth { count } => sawtooth_command(count, &settings),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "reach", &mut out);
+            stdout(&String::from_utf8_lossy(&out))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Clocks { codes } => clocks_command(codes, json),
+        Command::Sawtooth { count, run } => sawtooth_command(count, &Settings::new(&run, json)),
     }
+}
+
+/// `reach show`: the puzzle as the engine sees it.
+fn show(name: &str, json: bool) -> Result<ExitCode> {
+    match load(name)? {
+        Loaded::Sliding(p) if json => {
+            let classes: Vec<_> = p
+                .classes()
+                .iter()
+                .map(|c| {
+                    json!({
+                        "labels": c.labels.iter().collect::<String>(),
+                        "cells": c.shape.len(),
+                        "pieces": c.count(),
+                        "positions": c.ranked_over(),
+                        "radix": c.radix(),
+                        "colour": c.colour,
+                        "mobility": format!("{:?}", c.mobility).to_lowercase(),
+                        "distinct": c.distinct,
+                    })
+                })
+                .collect();
+            let v = json!({
+                "puzzle": p.name(),
+                "rows": p.rows(),
+                "cols": p.cols(),
+                "board": p.render(p.start()),
+                "classes": classes,
+                "key_space": p.key_space(),
+                "goal": p.goal_board(),
+            });
+            stdout(&format!("{v}\n"))?;
+        }
+        Loaded::Sliding(p) => stdout(&p.describe())?,
+        Loaded::Clocks(_) if json => stdout(&format!(
+            "{}\n",
+            json!({"puzzle": "clocks", "clocks": 9, "key_space": 262_144,
+                   "moves": clocks::MOVES.iter().map(|m| m.iter().map(|&c| (b'A' + c as u8) as char).collect::<String>()).collect::<Vec<_>>()})
+        ))?,
+        Loaded::Clocks(_) => stdout(
+            "puzzle: clocks\nnine clocks A-I in a 3x3 grid, each at 12, 3, 6 or 9 o'clock\n\
+             moves: 1 ABDE, 2 ABC, 3 BCEF, 4 ADG, 5 BDEFH, 6 CFI, 7 DEGH, 8 GHI, 9 EFHI\n\
+             key space: 4^9 = 262144 (two bits a clock)\n",
+        )?,
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 enum Loaded {
@@ -202,14 +263,14 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     let progress = |p: &reach::engine::Progress| line.update(p);
     let (name, metric, report, render): Counted = match loaded {
         Loaded::Sliding(p) => {
-            let p = p.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
+            let p = p.with_metric(a.options.metric.map_or(Metric::Step, |m| m.metric()));
             let report = search(&p, s, &signals, &progress).count()?;
             let name = p.name().to_string();
             let metric = p.metric();
             (name, Some(metric), report, Box::new(move |k| p.render(k)))
         }
         Loaded::Clocks(c) => {
-            if a.metric.is_some() {
+            if a.options.metric.is_some() {
                 bail!(
                     "--metric applies to sliding-block puzzles; the clocks have one kind of move"
                 );
@@ -227,10 +288,52 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         }
     };
     line.finish();
-    print_count(&name, metric, &report, a.antipodes, &*render, s)?;
+    print_count(
+        &name,
+        metric,
+        &report,
+        a.options.antipodes,
+        &*render,
+        s,
+        &signals,
+    )?;
     Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)))
 }
 
+/// Why a search stopped early, in words: `terminated` after SIGTERM,
+/// `interrupted` after SIGINT, the limit otherwise; `None` if it did not.
+fn stop_text(report: &Report, signals: &Signals) -> Option<String> {
+    match &report.outcome {
+        Outcome::Stopped(StopReason::Interrupted) if signals.sigterm.load(Ordering::Relaxed) => {
+            Some("terminated".into())
+        }
+        Outcome::Stopped(r) => Some(r.to_string()),
+        _ => None,
+    }
+}
+
+/// The level profile in a line a person can read: every level when there
+/// are few, else the first and last few and the widest (the full profile
+/// is in `--json` and `--verbose`).
+fn short_profile(levels: &[u64]) -> String {
+    let join = |ls: &[u64]| ls.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    if levels.len() <= 16 {
+        return join(levels);
+    }
+    let (widest_at, widest) = levels
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, &n)| (n, std::cmp::Reverse(i)))
+        .expect("levels");
+    format!(
+        "{},…,{} (widest: {widest} at depth {widest_at}; all {} with --json or --verbose)",
+        join(&levels[..8]),
+        join(&levels[levels.len() - 4..]),
+        levels.len()
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
 fn print_count(
     name: &str,
     metric: Option<Metric>,
@@ -238,12 +341,10 @@ fn print_count(
     antipodes: bool,
     render: &dyn Fn(u64) -> String,
     s: &Settings,
+    signals: &Signals,
 ) -> Result<()> {
     let complete = report.is_complete();
-    let reason = match &report.outcome {
-        Outcome::Stopped(r) => Some(r.to_string()),
-        _ => None,
-    };
+    let reason = stop_text(report, signals);
     let peak = memory::peak_rss_bytes();
     if s.json {
         let mut v = json!({
@@ -292,8 +393,7 @@ fn print_count(
         report.last_level.len(),
         report.depth()
     ));
-    let levels: Vec<String> = report.levels.iter().map(u64::to_string).collect();
-    err.push_str(&format!("levels      {}\n", levels.join(",")));
+    err.push_str(&format!("levels      {}\n", short_profile(&report.levels)));
     err.push_str(&format!(
         "time        {:.3} s, {:.2} M states/s, {} thread(s), {} visited set\n",
         report.seconds,
@@ -304,7 +404,7 @@ fn print_count(
     if let Some(p) = peak {
         err.push_str(&format!("peak memory {}\n", bytes(p)));
     }
-    eprint!("{err}");
+    output::stderr(&err);
     let mut out = String::new();
     if antipodes {
         for &k in &report.last_level {
@@ -343,10 +443,8 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     let metric = puzzle.metric().name();
     let Some(path) = &solution.path else {
         if let Some(code) = stopped_code(report, &signals) {
-            let Outcome::Stopped(r) = &report.outcome else {
-                unreachable!()
-            };
-            eprintln!(
+            let r = stop_text(report, &signals).unwrap_or_default();
+            say!(
                 "PARTIAL: stopped ({r}) after {} states to depth {}, without reaching the goal",
                 report.states(),
                 report.depth()
@@ -355,12 +453,12 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
                 stdout(&format!(
                     "{}\n",
                     json!({"puzzle": puzzle.name(), "metric": metric, "complete": false,
-                           "stop_reason": r.to_string(), "states": report.states(), "depth": report.depth()})
+                           "stop_reason": r, "states": report.states(), "depth": report.depth()})
                 ))?;
             }
             return Ok(ExitCode::from(code));
         }
-        eprintln!(
+        say!(
             "no solution: the goal cannot be reached ({} states searched, depth {})",
             report.states(),
             report.depth()
@@ -376,7 +474,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_NO_SOLUTION));
     };
     let steps = puzzle.steps(path);
-    eprintln!(
+    say!(
         "solved {} in {} {metric} move(s): {} states searched in {:.3} s, {} thread(s)",
         puzzle.name(),
         steps.len(),
@@ -425,18 +523,37 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The most that `clocks` and `sawtooth` read from stdin: 16 MiB, over
+/// a hundred times a judge's largest input (ZOJ 3814's T cases of 26+26+9
+/// short lines come to about 2 KiB a case).
+pub const MAX_STDIN_BYTES: u64 = 16 << 20;
+
 fn read_stdin() -> Result<String> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .lock()
+        .take(MAX_STDIN_BYTES + 1)
         .read_to_end(&mut bytes)
         .context("cannot read stdin")?;
+    if bytes.len() as u64 > MAX_STDIN_BYTES {
+        bail!(
+            "stdin holds more than {} MiB; contest input is far smaller\n  help: check that the right file is redirected to stdin",
+            MAX_STDIN_BYTES >> 20
+        );
+    }
     String::from_utf8(bytes).context("stdin is not UTF-8 text")
 }
 
-fn clocks_command(codes: bool) -> Result<ExitCode> {
+fn clocks_command(codes: bool, json: bool) -> Result<ExitCode> {
     let dial = clocks::parse_input(&read_stdin()?, codes).context("stdin")?;
     let moves = Clocks::new(dial).solve();
+    if json {
+        stdout(&format!(
+            "{}\n",
+            json!({"moves": moves, "length": moves.len()})
+        ))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let words: Vec<String> = moves.iter().map(u8::to_string).collect();
     stdout(&format!("{}\n", words.join(" ")))?;
     Ok(ExitCode::SUCCESS)
@@ -460,7 +577,7 @@ fn sawtooth_command(count: bool, s: &Settings) -> Result<ExitCode> {
                 );
             } else {
                 let levels: Vec<String> = report.levels.iter().map(u64::to_string).collect();
-                eprintln!(
+                say!(
                     "case {}: {} states, depth {}, levels {}",
                     i + 1,
                     report.states(),
@@ -479,7 +596,7 @@ fn sawtooth_command(count: bool, s: &Settings) -> Result<ExitCode> {
         }
     }
     if s.json {
-        out = format!("{}\n", serde_json::Value::Array(records));
+        out = format!("{}\n", json!({ "cases": records }));
     }
     stdout(&out)?;
     Ok(ExitCode::SUCCESS)

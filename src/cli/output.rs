@@ -8,15 +8,47 @@ use std::time::Instant;
 
 use reach::engine::{Progress, memory};
 
+/// Stdout could not be written (a full disk, an I/O error): not the
+/// input's fault, so it has an exit code of its own.
+#[derive(Debug)]
+pub struct OutputError(pub io::Error);
+
+impl std::fmt::Display for OutputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot write the output: {}\n  help: check the disk or pipe that stdout goes to",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for OutputError {}
+
 /// Writes `text` to stdout. A broken pipe is not an error: the reader has
 /// what it wanted.
-pub fn stdout(text: &str) -> io::Result<()> {
+pub fn stdout(text: &str) -> Result<(), OutputError> {
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
+        other => other.map_err(OutputError),
     }
 }
+
+/// Writes `text` to stderr, ignoring failures: a closed or full stderr
+/// (`2>&1 | head`, `2>/dev/full`) leaves nowhere to report them, and the
+/// results on stdout still count.
+pub fn stderr(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// `eprintln!` that never panics (see [`stderr`]).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::output::stderr(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+pub(crate) use say;
 
 /// Human-readable byte counts.
 pub fn bytes(n: u64) -> String {

@@ -90,6 +90,17 @@ impl Partition {
         self.levels.last().map_or(&[], Vec::as_slice)
     }
 
+    /// Whether `key` (routed here) is in this partition's share of the last
+    /// two committed levels: under frontier search, whether a successor of
+    /// the frontier has been seen.
+    pub(crate) fn holds_recent(&self, key: u64) -> bool {
+        self.levels
+            .iter()
+            .rev()
+            .take(2)
+            .any(|level| level.binary_search(&key).is_ok())
+    }
+
     /// This partition's share of kept level `i` (0 = the oldest kept).
     #[cfg(test)]
     pub(crate) fn level(&self, i: usize) -> &[u64] {

@@ -32,7 +32,7 @@ pub enum SearchError {
     },
     /// A bitmap visited set was asked for on a key space too large for one.
     #[error(
-        "the bitmap visited set needs one bit per possible key, and this puzzle has {key_space} keys (the bitmap takes at most {max}); use the dashmap set"
+        "the bitmap visited set needs one bit per possible key, and this puzzle has {key_space} keys (the bitmap takes at most {max})\n  help: leave out --visited (the automatic choice), or use --visited dashmap"
     )]
     BitmapTooLarge {
         /// The model's key space.
@@ -48,6 +48,12 @@ pub enum SearchError {
         /// The largest count accepted.
         max: usize,
     },
+    /// Frontier search was asked for on a model whose moves are not all
+    /// reversible.
+    #[error(
+        "frontier search needs moves that can be undone, and this puzzle's cannot\n  help: leave out --visited (the automatic choice), or use --visited dashmap or bitmap"
+    )]
+    NotReversible,
     /// `solve` was asked of a model without a goal.
     #[error("this puzzle has no goal to solve for")]
     NoGoal,
@@ -247,6 +253,9 @@ impl<'a, M: Model> Search<'a, M> {
                 max: BITMAP_HARD_MAX_KEYS,
             });
         }
+        if self.visited == VisitedKind::Frontier && !self.model.reversible() {
+            return Err(SearchError::NotReversible);
+        }
         if self.partitions > 0
             && (!self.partitions.is_power_of_two() || self.partitions > MAX_PARTITIONS)
         {
@@ -272,11 +281,16 @@ impl<'a, M: Model> Search<'a, M> {
     /// The partition count: as asked, or a few per worker, so that the
     /// partitions even out between workers and each one's candidates stay
     /// small enough to sort in cache.
+    ///
+    /// Workers beyond the cores do not run at once, so they do not count:
+    /// every worker keeps a buffer for every partition, and `--threads 1000`
+    /// on two cores would otherwise keep four million.
     fn partition_count(&self, threads: usize) -> usize {
         if self.partitions > 0 {
             self.partitions
         } else {
-            (threads * PARTITIONS_PER_THREAD)
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            (threads.min(cores) * PARTITIONS_PER_THREAD)
                 .next_power_of_two()
                 .clamp(MIN_PARTITIONS, MAX_PARTITIONS)
         }
@@ -299,6 +313,9 @@ impl<'a, M: Model> Search<'a, M> {
                 }))
             })
             .collect();
+        // Workers beyond the cores take turns: chunks are sized for those
+        // that run at once.
+        let running = threads.min(std::thread::available_parallelism().map_or(1, |n| n.get()));
         let frontier_search = matches!(visited, Visited::Frontier);
         let how = if frontier_search {
             Settle::Frontier
@@ -342,11 +359,18 @@ impl<'a, M: Model> Search<'a, M> {
         while outcome == Outcome::Complete {
             let depth = levels.len() as u32 - 1;
             let width = *levels.last().expect("level 0") as usize;
+            let threads_now = if width < SEQUENTIAL_BELOW { 1 } else { running };
             if let Some(reason) = self.stop_before_level(depth, width, &levels, &visited, keep) {
-                outcome = Outcome::Stopped(reason);
+                // A depth limit at the last level cuts nothing short: the
+                // search is complete if no state of the frontier has a new
+                // successor.
+                let cut = !matches!(reason, StopReason::MaxDepth(_))
+                    || has_new_successor(model, &parts, &slots, &visited, router, threads_now);
+                if cut {
+                    outcome = Outcome::Stopped(reason);
+                }
                 break;
             }
-            let threads_now = if width < SEQUENTIAL_BELOW { 1 } else { threads };
             expand(
                 model,
                 &parts,
@@ -617,6 +641,39 @@ fn over_frontier<R: Ord + Send>(
             .filter_map(f)
             .min()
     }
+}
+
+/// Whether some state of the frontier has a successor the search has not
+/// seen: a look at the next level that keeps none of it.
+fn has_new_successor<M: Model>(
+    model: &M,
+    parts: &[Partition],
+    slots: &Slots<M::State>,
+    visited: &Visited,
+    router: Router,
+    threads: usize,
+) -> bool {
+    let frontier_search = matches!(visited, Visited::Frontier);
+    let probe = |chunk: &[u64]| {
+        let mut slot = lock(my_slot(slots));
+        let Slot {
+            state, successors, ..
+        } = &mut *slot;
+        for &key in chunk {
+            for &next in successors_of(model, state, successors, key) {
+                let seen = if frontier_search {
+                    parts[router.route(next)].holds_recent(next)
+                } else {
+                    visited.contains(next)
+                };
+                if !seen {
+                    return Some(());
+                }
+            }
+        }
+        None
+    };
+    over_frontier(parts, threads, probe).is_some()
 }
 
 /// The smallest goal key in the frontier, if any.

@@ -191,6 +191,18 @@ impl Visited {
         }
     }
 
+    /// Whether `key` has been inserted (always false under frontier
+    /// search, which keeps no set).
+    pub(crate) fn contains(&self, key: u64) -> bool {
+        match self {
+            Visited::Bitmap(words, _) => {
+                words[(key >> 6) as usize].load(Ordering::Relaxed) >> (key & 63) & 1 != 0
+            }
+            Visited::Dash(set) => set.contains_key(&key),
+            Visited::Frontier => false,
+        }
+    }
+
     /// Bytes a further key is expected to cost, for memory planning. The
     /// bitmap is paid for up front; dashmap's tables double, so a key costs
     /// its 8 bytes plus a control byte at a load between 7/16 and 7/8, and a

@@ -295,8 +295,9 @@ fn a_closed_stdout_is_not_an_error() {
     assert!(child.wait().unwrap().success());
 }
 
-/// Starts a long count, waits for its first progress line, sends `signal`.
-fn interrupt(signal: &str) -> (Option<i32>, String) {
+/// Starts a long count, waits for its first progress line, sends `signal`;
+/// the stop reason printed must be `reason`.
+fn interrupt(signal: &str, reason: &str) -> (Option<i32>, String) {
     let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("reach"))
         .args(["count", "eleven", "--verbose", "--threads", "2"])
         .stdout(Stdio::piped())
@@ -316,17 +317,18 @@ fn interrupt(signal: &str) -> (Option<i32>, String) {
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("partial: interrupted"), "{stdout}");
+    assert!(stdout.contains(&format!("partial: {reason})")), "{stdout}");
     (out.status.code(), rest)
 }
 
 #[test]
 fn sigint_and_sigterm_end_with_a_partial_report() {
-    let (code, stderr) = interrupt("-INT");
+    let (code, stderr) = interrupt("-INT", "interrupted");
     assert_eq!(code, Some(130));
     assert!(stderr.contains("PARTIAL"), "{stderr}");
-    let (code, _) = interrupt("-TERM");
+    let (code, stderr) = interrupt("-TERM", "terminated");
     assert_eq!(code, Some(143));
+    assert!(stderr.contains("stopped: terminated"), "{stderr}");
 }
 
 #[test]
@@ -339,4 +341,187 @@ fn stdin_garbage_is_rejected() {
         .assert()
         .code(2);
     reach().arg("sawtooth").write_stdin(bytes).assert().code(2);
+}
+
+#[test]
+fn a_depth_limit_at_the_true_depth_is_a_complete_search() {
+    // Klotski's depth is 167: a limit there cuts nothing short.
+    let v = json_of(&["count", "klotski", "--max-depth", "167", "--json"], 0);
+    assert_eq!(v["complete"], true);
+    assert_eq!(v["states"], 25955);
+    assert_eq!(v["stop_reason"], serde_json::Value::Null);
+    let v = json_of(&["count", "klotski", "--max-depth", "166", "--json"], 3);
+    assert_eq!(v["complete"], false);
+    // The same for a visited set (the clocks' depth is 27) and for solve.
+    let v = json_of(&["count", "clocks", "--max-depth", "27", "--json"], 0);
+    assert_eq!(v["states"], 262144);
+    json_of(&["count", "clocks", "--max-depth", "26", "--json"], 3);
+}
+
+#[test]
+fn limits_and_choices_that_cannot_be_honoured_are_refused() {
+    reach()
+        .args(["count", "klotski", "--max-states", "0"])
+        .assert()
+        .code(2);
+    reach()
+        .args(["count", "clocks", "--visited", "frontier"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("help:").and(predicate::str::contains("dashmap")));
+    reach()
+        .args(["count", "pe766", "--visited", "bitmap"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("help:"));
+    reach()
+        .args(["count", "klotski", "--partitions", "12"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn thread_counts_past_the_bound_are_refused() {
+    reach()
+        .args(["-j", "100000"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("4 per core"));
+    // -j and -t are short for --threads, on every searching command.
+    let v = json_of(&["count", "klotski", "-j", "3", "--json"], 0);
+    assert_eq!(v["threads"], 3);
+    let v = json_of(&["count", "klotski", "-t", "2", "--json"], 0);
+    assert_eq!(v["threads"], 2);
+}
+
+#[test]
+fn the_bare_run_takes_counts_options() {
+    let v = json_of(&["--max-states", "1000", "--json", "-j", "2"], 3);
+    assert_eq!(v["puzzle"], "pe766");
+    assert_eq!(v["complete"], false);
+    let v = json_of(&["--metric", "slide", "--max-depth", "3", "--json"], 3);
+    assert_eq!(v["metric"], "slide");
+}
+
+#[test]
+fn a_closed_or_full_stderr_is_not_an_internal_error() {
+    // `2>/dev/full`: stderr writes fail; the count still reaches stdout.
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+    if let Ok(full) = full {
+        let out = StdCommand::new(assert_cmd::cargo::cargo_bin("reach"))
+            .args(["count", "klotski", "--verbose"])
+            .stderr(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "25955");
+    }
+    // `2>&1 | head -2`: stderr closed by its reader.
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("reach"))
+        .args(["count", "pe766-example", "--verbose"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn a_full_stdout_has_its_own_exit_code() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let out = StdCommand::new(assert_cmd::cargo::cargo_bin("reach"))
+        .args(["count", "klotski"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("cannot write the output")
+    );
+}
+
+#[test]
+fn endless_inputs_are_read_only_up_to_the_limit() {
+    // /dev/zero reports no length; it must not be read without bound.
+    reach()
+        .args(["count", "/dev/zero"])
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("at most 1048576 bytes"));
+    let big = vec![b'1'; 17 << 20];
+    reach()
+        .arg("clocks")
+        .write_stdin(big.clone())
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("more than 16 MiB"));
+    reach()
+        .arg("sawtooth")
+        .write_stdin(big)
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn every_command_speaks_json() {
+    let v = json_of(&["list", "--json"], 0);
+    assert!(v["puzzles"].as_array().unwrap().len() >= 8);
+    let v = json_of(&["show", "pe766", "--json"], 0);
+    assert_eq!(v["key_space"], 139_490_400_000u64);
+    assert_eq!(v["classes"].as_array().unwrap().len(), 6);
+    let v = json_of(&["show", "klotski", "--json"], 0);
+    assert!(v["goal"].as_str().unwrap().contains("BB"));
+    let v = json_of(&["show", "clocks", "--json"], 0);
+    assert_eq!(v["clocks"], 9);
+    let out = reach()
+        .args(["clocks", "--json"])
+        .write_stdin(expected("clocks.usaco-sample.in"))
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["moves"], serde_json::json!([4, 5, 8, 9]));
+    let out = reach()
+        .args(["sawtooth", "--json"])
+        .write_stdin(expected("sawtooth.sample.in"))
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["cases"][0]["steps"], 6);
+}
+
+#[test]
+fn the_summary_prints_a_short_profile() {
+    let out = reach()
+        .args(["count", "pe766"])
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let line = stderr.lines().find(|l| l.starts_with("levels")).unwrap();
+    assert!(line.len() < 200, "{line}");
+    assert!(line.contains("widest: 12712 at depth"), "{line}");
+}
+
+#[test]
+fn completions_are_generated() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = stdout_of(&["completions", shell], 0);
+        assert!(out.contains("reach"), "{shell}");
+        assert!(out.contains("max-states"), "{shell}");
+    }
 }

@@ -417,20 +417,35 @@ impl SlidingPuzzle {
         }
         let _ = writeln!(s, "key space: {} (< 2^64)", self.key_space);
         let _ = writeln!(s, "metric: {}", self.metric.name());
-        if self.goal.is_empty() {
-            let _ = writeln!(s, "goal: none");
-        } else {
-            let mut placed = Vec::new();
-            for &(ci, a) in &self.goal {
-                placed.push((
-                    self.classes[ci].labels[0],
-                    self.classes[ci].masks[a as usize],
-                ));
+        match self.goal_board() {
+            None => {
+                let _ = writeln!(s, "goal: none");
             }
-            let _ = writeln!(s, "goal:");
-            s.push_str(&self.render_masks(&placed));
+            Some(board) => {
+                let _ = writeln!(s, "goal:");
+                s.push_str(&board);
+            }
         }
         s
+    }
+
+    /// The goal as a board: each goal piece drawn with its class's first
+    /// label, `.` for cells the goal leaves free; `None` without a goal.
+    pub fn goal_board(&self) -> Option<String> {
+        if self.goal.is_empty() {
+            return None;
+        }
+        let placed: Vec<(char, u64)> = self
+            .goal
+            .iter()
+            .map(|&(ci, a)| {
+                (
+                    self.classes[ci].labels[0],
+                    self.classes[ci].masks[a as usize],
+                )
+            })
+            .collect();
+        Some(self.render_masks(&placed))
     }
 
     /// The key of the pieces at anchor indices `pos` (sorted within each

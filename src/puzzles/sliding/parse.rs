@@ -227,22 +227,39 @@ impl SlidingPuzzle {
                 "give the path of a .toml puzzle file",
             ));
         }
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(fail(
+        // Devices, pipes and /proc files report no length (or a wrong one):
+        // read at most one byte past the limit from anything.
+        let too_big = |len: u64| {
+            fail(
                 format!(
-                    "the file is {} bytes; puzzle files are at most {} bytes",
-                    meta.len(),
-                    MAX_FILE_BYTES
+                    "the file is {len} bytes or more; puzzle files are at most {MAX_FILE_BYTES} bytes"
                 ),
                 "a board has at most 64 cells, so a puzzle file needs only a few hundred bytes",
-            ));
+            )
+        };
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(too_big(meta.len()));
         }
-        let bytes = std::fs::read(path).map_err(|e| {
+        let file = std::fs::File::open(path).map_err(|e| {
             fail(
                 format!("cannot read the puzzle file: {e}"),
                 "check the path",
             )
         })?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(file, MAX_FILE_BYTES + 1),
+            &mut bytes,
+        )
+        .map_err(|e| {
+            fail(
+                format!("cannot read the puzzle file: {e}"),
+                "check the path",
+            )
+        })?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(too_big(bytes.len() as u64));
+        }
         let text = String::from_utf8(bytes).map_err(|e| {
             fail(
                 format!(

@@ -421,6 +421,7 @@ fn print_count(
 }
 
 fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
+    let json = s.json;
     let puzzle = match load(&a.puzzle)? {
         Loaded::Sliding(p) => p,
         Loaded::Clocks(_) => {
@@ -428,10 +429,29 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         }
     };
     if !puzzle.goal_given() {
+        if builtin::find(&a.puzzle).is_some() {
+            bail!(
+                "the built-in {} has no goal to solve for\n  help: `reach show {}` prints its board: copy it into a puzzle file and add a goal = \"\"\"...\"\"\" board marking the cells a piece must cover",
+                a.puzzle,
+                a.puzzle
+            );
+        }
         bail!(
             "{} has no goal\n  help: add a goal to the puzzle file, e.g. goal = \"\"\"\\n...\\n.BB\\n\"\"\", marking the cells a piece must cover",
             puzzle.name()
         );
+    }
+    if let Some(reason) = puzzle.goal_impossible() {
+        say!("no solution: {reason}");
+        if json {
+            stdout(&format!(
+                "{}\n",
+                json!({"puzzle": puzzle.name(), "length": null, "moves": [], "reason": reason})
+            ))?;
+        } else {
+            stdout("no solution\n")?;
+        }
+        return Ok(ExitCode::from(EXIT_NO_SOLUTION));
     }
     let puzzle = puzzle.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
     let signals = Signals::install();

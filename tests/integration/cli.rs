@@ -170,12 +170,40 @@ fn solve_without_goal_or_solution() {
         "stuck.toml",
         "board = \"\"\"\nA.#B\n\"\"\"\ndistinct = \"*\"\ngoal = \"\"\"\n...A\n\"\"\"\n",
     );
+    // Behind a wall: no position can meet the goal, which needs no search.
+    reach()
+        .args(["solve", file.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout("no solution\n")
+        .stderr(predicate::str::contains("can reach the goal"));
+    // Reachable on an empty board, but another piece is in the way.
+    let file = temp_file(
+        "blocked.toml",
+        "board = \"\"\"\nAB.\n\"\"\"\ndistinct = \"*\"\ngoal = \"\"\"\n..A\n\"\"\"\n",
+    );
     reach()
         .args(["solve", file.to_str().unwrap()])
         .assert()
         .code(1)
         .stdout("no solution\n")
         .stderr(predicate::str::contains("cannot be reached"));
+    // A goal cell on a wall: `count` works, `solve` says why.
+    let file = temp_file(
+        "walled.toml",
+        "board = \"\"\"\nA.#\n\"\"\"\ngoal = \"\"\"\n..A\n\"\"\"\n",
+    );
+    assert_eq!(stdout_of(&["count", file.to_str().unwrap()], 0).trim(), "2");
+    reach()
+        .args(["solve", file.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("on a wall"));
+    reach()
+        .args(["solve", "pe766"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("reach show pe766"));
 }
 
 #[test]

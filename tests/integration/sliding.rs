@@ -2,7 +2,7 @@
 //! independent checker, and the puzzle-file reader's errors.
 
 use proptest::prelude::*;
-use reach::engine::{Model, Outcome, Search};
+use reach::engine::{Model, Outcome, Search, reference};
 use reach::puzzles::builtin;
 use reach::puzzles::sliding::{Metric, SlidingPuzzle, Step};
 
@@ -149,12 +149,13 @@ fn boards_after_each_move_keep_labels() {
 
 #[test]
 fn no_solution_is_an_outcome() {
-    let text = "board = \"\"\"\nA.#B\n\"\"\"\ngoal = \"\"\"\n...A\n\"\"\"\ndistinct = \"*\"";
+    // A can reach the last cell on an empty board, but B is in the way.
+    let text = "board = \"\"\"\nAB.\n\"\"\"\ngoal = \"\"\"\n..A\n\"\"\"\ndistinct = \"*\"";
     let p = SlidingPuzzle::from_toml(text, "t").unwrap();
     let s = Search::new(&p).threads(2).solve().unwrap();
     assert!(s.path.is_none());
     assert_eq!(s.report.outcome, Outcome::Complete);
-    assert_eq!(s.report.states(), 2);
+    assert_eq!(s.report.states(), 3);
 }
 
 #[test]
@@ -392,4 +393,59 @@ proptest! {
             let _ = Search::new(&p).threads(2).max_states(Some(50_000)).count().unwrap();
         }
     }
+}
+
+const RUSH_HOUR_17: Rules = Rules {
+    board: "GJOOPP\nGJHHMF\nAA.EMF\nNNIEKK\nCQIDD.\nCQBBLL",
+    horizontal: "ABDHKLNOP",
+    vertical: "CEFGIJMQ",
+    goal: "......\n......\n....AA\n......\n......\n......",
+    stand_ins: &[],
+};
+
+#[test]
+fn cars_on_rails_fit_the_key_whatever_their_number() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/rush-hour-17.toml");
+    let p = SlidingPuzzle::from_path(std::path::Path::new(path)).unwrap();
+    // 17 distinct cars, each ranked over the 5 places of its rail.
+    assert_eq!(p.classes().len(), 17);
+    assert!(p.classes().iter().all(|c| c.ranked_over() == 5));
+    assert_eq!(p.key_space(), 5u64.pow(17));
+    for (metric, rmetric, length) in [
+        (Metric::Step, replay::Metric::Step, 14),
+        (Metric::Slide, replay::Metric::Slide, 10),
+    ] {
+        let p = p.clone().with_metric(metric);
+        let oracle = reference::level_sizes(&p);
+        assert_eq!(oracle.iter().sum::<u64>(), 41, "{metric:?}");
+        for threads in [1, 2, 3] {
+            let r = Search::new(&p).threads(threads).count().unwrap();
+            assert_eq!(r.levels, oracle, "{metric:?} {threads} threads");
+            let s = Search::new(&p).threads(threads).solve().unwrap();
+            let steps = p.steps(s.path.as_ref().unwrap());
+            assert_eq!(steps.len(), length, "{metric:?}");
+            replay::check(&RUSH_HOUR_17, rmetric, &as_moves(&steps)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn key_spaces_past_64_bits_are_named_by_their_size() {
+    // 22 distinct tiles on 8x8, each over the 64 cells: 64^22, about 10^39.7.
+    let mut board = String::new();
+    let labels: Vec<char> = "ABCDEFGHIJKLMNOPQRSTUV".chars().collect();
+    for r in 0..8 {
+        for c in 0..8 {
+            let i = r * 8 + c;
+            board.push(if i < labels.len() { labels[i] } else { '.' });
+        }
+        board.push('\n');
+    }
+    let text = format!("board = \"\"\"\n{board}\"\"\"\ndistinct = \"*\"\n");
+    let err = SlidingPuzzle::from_toml(&text, "big")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("about 10^39.7"), "{err}");
+    assert!(err.contains("(22 classes)"), "{err}");
+    assert!(err.len() < 400, "{err}");
 }

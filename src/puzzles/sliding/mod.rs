@@ -228,6 +228,9 @@ pub struct SlidingPuzzle {
     start: u64,
     /// Each goal piece as (class, admissible anchor index).
     goal: Vec<(usize, u16)>,
+    /// Why no position meets the goal, when the file's goal cannot be met
+    /// (then `goal` is empty).
+    goal_impossible: Option<String>,
     key_space: u64,
     pieces: usize,
     /// Class and index within the class of every piece slot.
@@ -335,7 +338,13 @@ impl SlidingPuzzle {
 
     /// Whether the puzzle file gave a goal.
     pub fn goal_given(&self) -> bool {
-        !self.goal.is_empty()
+        !self.goal.is_empty() || self.goal_impossible.is_some()
+    }
+
+    /// Why no position can meet the file's goal (a goal cell on a wall, or
+    /// out of its piece's reach), if that is so.
+    pub fn goal_impossible(&self) -> Option<&str> {
+        self.goal_impossible.as_deref()
     }
 
     /// The board with each piece's label, `.` for empty and `#` for walls.
@@ -793,10 +802,11 @@ impl Model for SlidingPuzzle {
     }
 
     fn is_goal(&self, state: &SlidingState) -> bool {
-        self.goal.iter().all(|&(ci, a)| {
-            let c = &self.classes[ci];
-            state.pos[c.offset..c.offset + c.count()].contains(&a)
-        })
+        !self.goal.is_empty()
+            && self.goal.iter().all(|&(ci, a)| {
+                let c = &self.classes[ci];
+                state.pos[c.offset..c.offset + c.count()].contains(&a)
+            })
     }
 
     fn has_goal(&self) -> bool {

@@ -494,12 +494,49 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     for m in &members {
         let first = &pieces[m[0]];
         let shape = shape_of(&first.cells);
+        let fits =
+            |r: i32, c: i32| -> bool { shape.iter().all(|&(dr, dc)| cell_ok(r + dr, c + dc)) };
+        // A class's positions: where its shape fits and, unless it is ranked
+        // among the free cells, where its pieces can get to from their
+        // start on the board without other pieces (its rails and the walls
+        // allow no more). A car on a rail of a 6x6 board has 4 or 5
+        // positions, not 24 or 30: keys of boards with many distinct cars
+        // then fit in 64 bits.
+        let mut reach = vec![false; height * width];
+        if free_ranked(m) {
+            for r in 0..height as i32 {
+                for c in 0..width as i32 {
+                    reach[r as usize * width + c as usize] = fits(r, c);
+                }
+            }
+        } else {
+            let mut stack: Vec<(i32, i32)> = m
+                .iter()
+                .map(|&i| (pieces[i].cells[0].0 as i32, pieces[i].cells[0].1 as i32))
+                .collect();
+            for &(r, c) in &stack {
+                reach[r as usize * width + c as usize] = true;
+            }
+            while let Some((r, c)) = stack.pop() {
+                for d in Dir::ALL {
+                    let (dr, dc) = d.delta();
+                    let (r2, c2) = (r + dr, c + dc);
+                    if mobility[m[0]].allows(d) && fits(r2, c2) {
+                        let at = r2 as usize * width + c2 as usize;
+                        if !reach[at] {
+                            reach[at] = true;
+                            stack.push((r2, c2));
+                        }
+                    }
+                }
+            }
+        }
         let mut anchors = Vec::new();
         let mut masks = Vec::new();
         let mut anchor_index = vec![NONE; height * width];
         for r in 0..height as i32 {
             for c in 0..width as i32 {
-                if shape.iter().all(|&(dr, dc)| cell_ok(r + dr, c + dc)) {
+                if reach[r as usize * width + c as usize] {
                     let mask = shape.iter().fold(0u64, |m, &(dr, dc)| {
                         m | 1 << ((r + dr) as usize * width + (c + dc) as usize)
                     });
@@ -570,12 +607,22 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         offset += count;
     }
     if key_space > u64::MAX as u128 {
+        // The product overflows even u128 for large boards: give its order
+        // of magnitude, and a short form of a long product.
+        let log10: f64 = classes.iter().map(|c| (c.radix as f64).log10()).sum();
+        let product = if sizes.len() > 8 {
+            format!(
+                "{}·…·{} ({} classes)",
+                sizes[..4].join("·"),
+                sizes[sizes.len() - 2..].join("·"),
+                sizes.len()
+            )
+        } else {
+            sizes.join("·")
+        };
         return Err(src.error(
             Some(rows[0].at),
-            format!(
-                "the key space is {} = {key_space}, more than 2^64 - 1",
-                sizes.join("·")
-            ),
+            format!("the key space is {product}, about 10^{log10:.1}, more than 2^64 - 1 (about 10^19.3)"),
             "keys are 64-bit ranks; make more pieces interchangeable (drop `distinct` or `colors`) or use a smaller board",
         ));
     }
@@ -616,8 +663,8 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         classes[ci].labels = by_anchor.into_iter().map(|(_, l)| l).collect();
     }
 
-    let goal = match &raw.goal {
-        None => Vec::new(),
+    let (goal, goal_impossible) = match &raw.goal {
+        None => (Vec::new(), None),
         Some(g) => parse_goal(
             src,
             g,
@@ -667,6 +714,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         classes,
         metric: super::Metric::Step,
         goal,
+        goal_impossible,
         key_space: key_space as u64,
         start: 0,
         first_free: 0,
@@ -690,6 +738,10 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     Ok(puzzle)
 }
 
+/// The goal's pieces as (class, anchor index), and why no position can
+/// meet it, if none can (then there are no pieces).
+type ParsedGoal = (Vec<(usize, u16)>, Option<String>);
+
 #[allow(clippy::too_many_arguments)]
 fn parse_goal(
     src: &Source,
@@ -700,8 +752,11 @@ fn parse_goal(
     class_of_piece: &[usize],
     classes: &[Class],
     walls: u64,
-) -> Result<Vec<(usize, u16)>, PuzzleError> {
+) -> Result<ParsedGoal, PuzzleError> {
     let rows = grid_rows(src, value, "goal")?;
+    // A goal no position can meet is not a mistake in the file: `count`
+    // still works, and `solve` says why there is no solution.
+    let mut impossible: Option<String> = None;
     let (height, width) = (board.len(), board[0].cells.len());
     if rows.len() != height {
         return Err(src.error(
@@ -733,11 +788,15 @@ fn parse_goal(
                 '.' => {}
                 '#' if wall => {}
                 _ if wall => {
-                    return Err(src.error(
-                        Some(at),
-                        format!("the goal puts {ch:?} on a wall"),
-                        "walls ('#') cannot be covered; move the goal piece",
+                    let (line, col) = at;
+                    impossible.get_or_insert(format!(
+                        "the goal puts {ch:?} on a wall (line {line}, column {col}), which no piece can cover"
                     ));
+                    // Drawn as part of the piece, for the shape check.
+                    match cells.iter_mut().find(|(l, _, _)| *l == ch) {
+                        Some((_, v, _)) => v.push((r, c)),
+                        None => cells.push((ch, vec![(r, c)], at)),
+                    }
                 }
                 '#' => {
                     return Err(src.error(
@@ -790,11 +849,12 @@ fn parse_goal(
             ));
         }
         let cell = (r0 * width + c0) as u8;
-        let a = class
-            .anchors
-            .iter()
-            .position(|&x| x == cell)
-            .expect("a wall-free in-board shape is admissible");
+        let a = class.anchors.iter().position(|&x| x == cell);
+        if a.is_none() {
+            impossible.get_or_insert(format!(
+                "no piece interchangeable with {label:?} can reach the goal's position (its rails and the walls keep it out)"
+            ));
+        }
         used[ci] += 1;
         if used[ci] > class.count() {
             return Err(src.error(
@@ -807,7 +867,12 @@ fn parse_goal(
                 "mark at most as many goal pieces of a kind as the board has",
             ));
         }
-        goal.push((ci, a as u16));
+        if let Some(a) = a {
+            goal.push((ci, a as u16));
+        }
     }
-    Ok(goal)
+    if impossible.is_some() {
+        goal.clear();
+    }
+    Ok((goal, impossible))
 }

@@ -18,13 +18,17 @@ pub enum StopReason {
         /// The estimated use after the next level, in bytes.
         needed: u64,
     },
-    /// The next level was estimated to need more memory than the machine has
-    /// available (no explicit limit was given).
+    /// The next level was estimated to need more memory than this process
+    /// may still take (no explicit limit was given): the machine's
+    /// available memory, a cgroup limit or `ulimit -v`/`-d`, whichever is
+    /// least.
     MemoryAvailable {
-        /// Bytes available to this process, by the kernel's estimate.
+        /// Bytes this process may still take.
         available: u64,
-        /// The estimated use after the next level, in bytes.
+        /// The estimated growth of the next level, in bytes.
         needed: u64,
+        /// What bounds it.
+        bound: super::memory::Bound,
     },
     /// The caller's stop flag was raised (Ctrl-C, SIGTERM).
     Interrupted,
@@ -42,10 +46,15 @@ impl fmt::Display for StopReason {
                 gib(needed),
                 gib(limit)
             ),
-            StopReason::MemoryAvailable { available, needed } => write!(
+            StopReason::MemoryAvailable {
+                available,
+                needed,
+                bound,
+            } => write!(
                 f,
-                "the next level would need about {:.2} GiB, more than the {:.2} GiB this machine has available (raise it with --memory-limit at your own risk)",
+                "the next level would need about {:.2} GiB more, and {} {:.2} GiB (set --memory-limit to override, at your own risk)",
                 gib(needed),
+                bound.name(),
                 gib(available)
             ),
             StopReason::Interrupted => write!(f, "interrupted"),

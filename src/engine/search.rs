@@ -495,14 +495,14 @@ impl<'a, M: Model> Search<'a, M> {
         if let Some(limit) = self.memory_limit {
             return (needed > limit).then_some(StopReason::MemoryLimit { limit, needed });
         }
-        // Guard only against levels big enough to matter (over 64 MiB).
-        if extra < 64 << 20 {
-            return None;
-        }
-        let available = memory::available_bytes()?;
-        (extra > available / 10 * 9).then_some(StopReason::MemoryAvailable {
-            available: available.saturating_add(rss),
-            needed,
+        // Whatever bounds the process first: the machine, a cgroup, or
+        // `ulimit -v` (which counts address space that the allocator has
+        // reserved, not only what is resident).
+        let (room, bound) = memory::headroom()?;
+        (extra > room / 10 * 9).then_some(StopReason::MemoryAvailable {
+            available: room,
+            needed: extra,
+            bound,
         })
     }
 }

@@ -553,3 +553,22 @@ fn completions_are_generated() {
         assert!(out.contains("max-states"), "{shell}");
     }
 }
+
+#[test]
+fn an_address_space_limit_stops_with_a_partial_report() {
+    // `ulimit -v` used to end `count eleven` with SIGABRT and no report.
+    let bin = assert_cmd::cargo::cargo_bin("reach");
+    let out = StdCommand::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 800000 && exec {} count eleven -j 2 --json",
+            bin.display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["complete"], false);
+    assert!(v["stop_reason"].as_str().unwrap().contains("ulimit -v"), "{v}");
+    assert!(v["states"].as_u64().unwrap() > 1_000_000);
+}

@@ -569,6 +569,9 @@ fn an_address_space_limit_stops_with_a_partial_report() {
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["complete"], false);
-    assert!(v["stop_reason"].as_str().unwrap().contains("ulimit -v"), "{v}");
+    assert!(
+        v["stop_reason"].as_str().unwrap().contains("ulimit -v"),
+        "{v}"
+    );
     assert!(v["states"].as_u64().unwrap() > 1_000_000);
 }

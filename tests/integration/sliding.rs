@@ -449,3 +449,37 @@ fn key_spaces_past_64_bits_are_named_by_their_size() {
     assert!(err.contains("(22 classes)"), "{err}");
     assert!(err.len() < 400, "{err}");
 }
+
+#[test]
+fn invisible_labels_are_refused_and_names_cannot_drive_the_terminal() {
+    // A zero-width space would be a piece nobody can see; a decomposed é
+    // would be two cells.
+    for (board, col) in [("AB.\nC.\u{200b}", 3), ("AB.\nCe\u{301}", 3)] {
+        let text = format!("board = \"\"\"\n{board}\n\"\"\"\n");
+        let err = SlidingPuzzle::from_toml(&text, "t").unwrap_err();
+        assert_eq!(err.location, Some((3, col)), "{err}");
+        assert!(err.help.contains("zero-width"), "{err}");
+    }
+    // A precomposed é is a fine label.
+    assert!(SlidingPuzzle::from_toml("board = \"\"\"\nAé.\n\"\"\"\n", "t").is_ok());
+    let p =
+        SlidingPuzzle::from_toml("name = \"x\\u001b[2Jy\\u0007\"\nboard = \"A.\"\n", "t").unwrap();
+    assert!(!p.name().chars().any(char::is_control), "{:?}", p.name());
+    assert!(p.name().starts_with("x\\u{1b}[2Jy"), "{:?}", p.name());
+}
+
+#[test]
+fn errors_after_escapes_point_at_the_right_place() {
+    // The bad label is the escape at line 3, column 8 of the file.
+    let text = "board = \"\"\"\nAB.\nC\\u00e9\\u200b\n\"\"\"\n";
+    let err = SlidingPuzzle::from_toml(text, "t").unwrap_err();
+    assert_eq!(err.location, Some((3, 8)), "{err}");
+    // The same in a one-line basic string with \n escapes: line 1.
+    let text = "board = \"AB.\\nC\\u00e9\\u200b\"\n";
+    let err = SlidingPuzzle::from_toml(text, "t").unwrap_err();
+    assert_eq!(err.location, Some((1, 22)), "{err}");
+    // A literal string has no escapes: a backslash is a label.
+    let text = "board = '''\nA\\.\n'''\n";
+    let p = SlidingPuzzle::from_toml(text, "t").unwrap();
+    assert_eq!(p.classes().len(), 2);
+}

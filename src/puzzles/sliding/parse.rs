@@ -35,6 +35,11 @@ pub struct PuzzleError {
 impl fmt::Display for PuzzleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.location {
+            Some((line, 0)) => write!(
+                f,
+                "{}:{line}: {} (the position within the string is approximate)",
+                self.origin, self.message
+            )?,
             Some((line, col)) => write!(f, "{}:{line}:{col}: {}", self.origin, self.message)?,
             None => write!(f, "{}: {}", self.origin, self.message)?,
         }
@@ -86,12 +91,16 @@ impl Source<'_> {
     }
 
     /// The characters of a string value with the file position of each.
-    /// Positions are exact for strings without escapes (the usual case);
-    /// otherwise they point at the value's start.
+    /// Escapes in basic strings (`\u00e9`, `\n`, a line-ending backslash)
+    /// are followed, so each character points at its own place in the
+    /// file (an escaped one at its backslash). Should the file's text
+    /// somehow not decode to the value, the positions are marked
+    /// approximate (column 0) rather than wrong.
     fn chars_of(&self, value: &Spanned<String>) -> Vec<(char, (usize, usize))> {
         let span = value.span();
         let raw = &self.text[span.clone()];
-        let (quote, multi) = if raw.starts_with("\"\"\"") || raw.starts_with("'''") {
+        let literal = raw.starts_with('\'');
+        let (quote, multi) = if raw.starts_with("\"\"\"") || raw.starts_with("\'\'\'") {
             (3, true)
         } else {
             (1, false)
@@ -104,21 +113,98 @@ impl Source<'_> {
                 base += 1;
             }
         }
-        let exact = !raw.contains('\\');
-        let (mut line, mut col) = self.line_col(base);
-        let start = (line, col);
-        let mut out = Vec::new();
-        for ch in value.get_ref().chars() {
-            out.push((ch, if exact { (line, col) } else { start }));
-            if ch == '\n' {
-                line += 1;
-                col = 1;
-            } else {
-                col += 1;
-            }
+        let body = &self.text[base..span.end.saturating_sub(quote).max(base)];
+        let (line, col) = self.line_col(base);
+        let decoded = if literal {
+            positions_plain(body, line, col)
+        } else {
+            positions_basic(body, line, col)
+        };
+        match decoded {
+            Some(v) if v.iter().map(|&(c, _)| c).eq(value.get_ref().chars()) => v,
+            _ => value.get_ref().chars().map(|ch| (ch, (line, 0))).collect(),
         }
-        out
     }
+}
+
+/// Each character of `body` (a literal string's text) with its line and
+/// column, starting at (`line`, `col`).
+fn positions_plain(body: &str, line: usize, col: usize) -> Option<Vec<(char, (usize, usize))>> {
+    let (mut line, mut col) = (line, col);
+    let mut out = Vec::new();
+    for ch in body.chars() {
+        out.push((ch, (line, col)));
+        if ch == '\n' {
+            (line, col) = (line + 1, 1);
+        } else {
+            col += 1;
+        }
+    }
+    Some(out)
+}
+
+/// The characters a basic string's text `body` decodes to, each with the
+/// line and column of its source (an escape's backslash); `None` for an
+/// escape this does not know.
+fn positions_basic(body: &str, line: usize, col: usize) -> Option<Vec<(char, (usize, usize))>> {
+    let (mut line, mut col) = (line, col);
+    let mut out = Vec::new();
+    let mut chars = body.chars().peekable();
+    let step = |ch: char, line: &mut usize, col: &mut usize| {
+        if ch == '\n' {
+            (*line, *col) = (*line + 1, 1);
+        } else {
+            *col += 1;
+        }
+    };
+    while let Some(ch) = chars.next() {
+        let at = (line, col);
+        step(ch, &mut line, &mut col);
+        if ch != '\\' {
+            out.push((ch, at));
+            continue;
+        }
+        let esc = chars.next()?;
+        step(esc, &mut line, &mut col);
+        let decoded = match esc {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'e' => '\u{1b}',
+            '"' => '"',
+            '\\' => '\\',
+            'u' | 'U' | 'x' => {
+                let n = match esc {
+                    'u' => 4,
+                    'U' => 8,
+                    _ => 2,
+                };
+                let mut code = 0u32;
+                for _ in 0..n {
+                    let d = chars.next()?;
+                    step(d, &mut line, &mut col);
+                    code = code * 16 + d.to_digit(16)?;
+                }
+                char::from_u32(code)?
+            }
+            c if c.is_whitespace() => {
+                // A line-ending backslash drops the whitespace after it.
+                while let Some(&w) = chars.peek() {
+                    if !w.is_whitespace() {
+                        break;
+                    }
+                    step(w, &mut line, &mut col);
+                    chars.next();
+                }
+                continue;
+            }
+            _ => return None,
+        };
+        out.push((decoded, at));
+    }
+    Some(out)
 }
 
 /// One row of a board or goal grid: its characters and where each is.
@@ -196,8 +282,30 @@ fn grid_rows(src: &Source, value: &Spanned<String>, what: &str) -> Result<Vec<Ro
     Ok(rows)
 }
 
+/// `text` with control characters (escape sequences, the bell) written as
+/// escapes, so that printing a name cannot drive the terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+/// A label is one visible character: not blank, not a control, not `.`
+/// or `#`, and not of zero width (a zero-width space, a combining accent:
+/// they would make pieces no one can see, or split one letter in two).
 fn valid_label(ch: char) -> bool {
-    !ch.is_whitespace() && !ch.is_control() && ch != '.' && ch != '#'
+    use unicode_width::UnicodeWidthChar;
+    !ch.is_whitespace()
+        && !ch.is_control()
+        && ch != '.'
+        && ch != '#'
+        && ch.width().is_some_and(|w| w > 0)
 }
 
 struct Piece {
@@ -350,8 +458,8 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
                 ch => {
                     return Err(src.error(
                         Some(at),
-                        format!("{ch:?} cannot label a piece"),
-                        "labels are printable characters other than space, '.' and '#'",
+                        format!("{:?} (U+{:04X}) cannot label a piece", ch, ch as u32),
+                        "labels are single visible characters other than space, '.' and '#' (no zero-width or combining characters: write é as one character, not e plus an accent)",
                     ));
                 }
             }
@@ -706,7 +814,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         slots,
         floor,
         neighbour,
-        name: raw.name.unwrap_or_else(|| src.origin.to_string()),
+        name: printable(&raw.name.unwrap_or_else(|| src.origin.to_string())),
         rows: height,
         cols: width,
         walls,

@@ -244,7 +244,7 @@ impl Model for Sawtooth {
 
 /// Input that does not follow the ZOJ 3814 format.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: case {case}: {message}\n  help: {help}")]
+#[error("line {line}: {}{message}\n  help: {help}", if *case > 0 { format!("case {case}: ") } else { String::new() })]
 pub struct SawtoothInputError {
     /// 1-based line of the input.
     pub line: usize,
@@ -267,6 +267,12 @@ pub fn parse_input(text: &str) -> Result<Vec<Case>, SawtoothInputError> {
         case: 0,
     };
     let t = reader.integer("the number of cases T")?;
+    if t == 0 {
+        return Err(reader.error(
+            "T is 0: there are no cases".into(),
+            "the first line is the number of cases that follow, at least 1",
+        ));
+    }
     let mut cases = Vec::new();
     for case in 1..=t {
         reader.case = case as usize;
@@ -298,6 +304,12 @@ pub fn parse_input(text: &str) -> Result<Vec<Case>, SawtoothInputError> {
             target,
             edges,
         });
+    }
+    if !reader.at_end() {
+        return Err(reader.error(
+            format!("more input follows the {t} case(s) that T announces"),
+            "make T the number of cases, or remove what follows the last case",
+        ));
     }
     Ok(cases)
 }
@@ -349,6 +361,15 @@ impl Reader<'_> {
             return Err(self.error(
                 format!("the input ends where {what} should be"),
                 "the input is cut short",
+            ));
+        }
+        if let Some(digits) = word.strip_prefix('-')
+            && !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            return Err(self.error(
+                format!("{word} is negative (expected {what})"),
+                "T and the edge types are non-negative: T at least 1, edges 0 or 1",
             ));
         }
         word.parse().map_err(|_| {

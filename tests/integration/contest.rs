@@ -345,6 +345,21 @@ fn sawtooth_input_errors() {
     assert!(e.message.contains("number of cases"), "{e}");
     let e = sawtooth::parse_input("x").unwrap_err();
     assert!(e.message.contains("not a number"), "{e}");
+
+    // T = -1 is negative, not "not a number"; errors in T name no case.
+    let e = sawtooth::parse_input("-1\n").unwrap_err();
+    assert!(e.message.contains("-1 is negative"), "{e}");
+    assert!(!e.to_string().contains("case 0"), "{e}");
+    assert!(e.to_string().starts_with("line 1: "), "{e}");
+    let e = sawtooth::parse_input("0\n").unwrap_err();
+    assert!(e.message.contains("no cases"), "{e}");
+    // More cases than T: refused, at the line where the extra input starts.
+    let two = sample.clone() + &sample[sample.find('\n').unwrap() + 1..];
+    let e = sawtooth::parse_input(&two).unwrap_err();
+    assert!(e.message.contains("more input follows"), "{e}");
+    assert!(e.line > 60, "{e}");
+    let trailing = sample.clone() + "\n\n  \n";
+    assert_eq!(sawtooth::parse_input(&trailing).unwrap().len(), 1);
 }
 
 mod fuzz {

@@ -87,8 +87,9 @@ pub enum Command {
         #[arg(long)]
         count: bool,
 
-        #[command(flatten)]
-        run: RunArgs,
+        /// Worker threads for --count (default: one per core).
+        #[arg(long, short = 'j', short_alias = 't', value_name = "N", value_parser = parse_threads)]
+        threads: Option<usize>,
     },
 }
 

@@ -150,7 +150,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Clocks { codes } => clocks_command(codes, json),
-        Command::Sawtooth { count, run } => sawtooth_command(count, &Settings::new(&run, json)),
+        Command::Sawtooth { count, threads } => {
+            let run = RunArgs {
+                threads,
+                verbose: false,
+            };
+            sawtooth_command(count, &Settings::new(&run, json))
+        }
     }
 }
 

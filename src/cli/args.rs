@@ -61,6 +61,8 @@ pub enum Command {
     Count(CountArgs),
     /// A shortest solution from the start to the goal.
     Solve(SolveArgs),
+    /// The positions farthest from the goal, within the start's component.
+    Hardest(HardestArgs),
     /// The puzzle as the engine sees it: board, classes, key space.
     Show {
         /// A built-in name (see `reach list`) or a puzzle file.
@@ -135,6 +137,27 @@ pub struct SolveArgs {
     /// Print the board after each move.
     #[arg(long)]
     pub boards: bool,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct HardestArgs {
+    /// A built-in name (see `reach list`) or a puzzle file with a goal.
+    pub puzzle: String,
+
+    /// What counts as one move [default: step].
+    #[arg(long, value_enum)]
+    pub metric: Option<MetricArg>,
+
+    /// How many of the hardest positions to print (those with the
+    /// smallest keys, so the choice is the same on every run).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub top: usize,
 
     #[command(flatten)]
     pub run: RunArgs,

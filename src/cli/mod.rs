@@ -1,6 +1,7 @@
 //! The command line: turns arguments into library calls and reports.
 
 mod args;
+mod hardest;
 mod output;
 
 use std::io::Read;
@@ -125,6 +126,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let mut settings = Settings::new(&a.run, json);
             settings.limits = a.limits.clone();
             solve(&a, &settings)
+        }
+        Command::Hardest(a) => {
+            let mut settings = Settings::new(&a.run, json);
+            settings.limits = a.limits.clone();
+            hardest::hardest(&a, &settings)
         }
         Command::Show { puzzle } => show(&puzzle, json),
         Command::List => {

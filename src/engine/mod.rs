@@ -13,5 +13,5 @@ mod visited;
 pub use model::Model;
 pub use partition::MAX_PARTITIONS;
 pub use report::{Outcome, Progress, Report, StopReason};
-pub use search::{Search, SearchError, Solution};
+pub use search::{Hardest, Search, SearchError, Solution};
 pub use visited::{BITMAP_MAX_KEYS, MixHasher, VisitedKind, mix64};

@@ -84,6 +84,70 @@ pub struct Search<'a, M: Model> {
     progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
 }
 
+/// What [`Search::hardest`] found.
+#[derive(Clone, Debug)]
+pub struct Hardest {
+    /// States in the start's component.
+    pub component: u64,
+    /// Goal states in the component (0: no goal can be reached).
+    pub goal_states: u64,
+    /// The largest distance from a position of the component to its
+    /// nearest goal position.
+    pub distance: u32,
+    /// The positions at that distance, sorted by key.
+    pub positions: Vec<u64>,
+    /// The start's distance to its nearest goal position.
+    pub start_distance: Option<u32>,
+    /// The report of the search from the goals (its levels: how many
+    /// positions lie at each distance from the goal), or of the count of
+    /// the component when that was cut short or found no goal.
+    pub report: Report,
+}
+
+/// A complete level, as a [`Search`] shows it to its own passes.
+struct LevelView<'v, M: Model> {
+    depth: u32,
+    parts: &'v [Partition],
+    slots: &'v Slots<M::State>,
+    router: Router,
+    threads: usize,
+    model: &'v M,
+}
+
+impl<M: Model> LevelView<'_, M> {
+    /// Whether `key` is in this level.
+    fn contains(&self, key: u64) -> bool {
+        self.parts[self.router.route(key)].frontier().contains(&key)
+    }
+
+    /// The goal states of this level.
+    fn goals(&self) -> Vec<u64> {
+        let (model, slots) = (self.model, self.slots);
+        let scan = |chunk: &[u64]| -> Vec<u64> {
+            let mut slot = lock(my_slot(slots));
+            chunk
+                .iter()
+                .copied()
+                .filter(|&key| {
+                    model.decode(key, &mut slot.state);
+                    model.is_goal(&slot.state)
+                })
+                .collect()
+        };
+        if self.threads == 1 {
+            self.parts.iter().flat_map(|p| scan(p.frontier())).collect()
+        } else {
+            let width: usize = self.parts.iter().map(|p| p.frontier().len()).sum();
+            let len = chunk_len(width, self.threads);
+            self.parts
+                .par_iter()
+                .flat_map(|p| p.frontier().par_chunks(len))
+                .flat_map_iter(scan)
+                .collect()
+        }
+    }
+}
+
 /// A shortest path found by [`Search::solve`].
 #[derive(Clone, Debug)]
 pub struct Solution {
@@ -236,6 +300,49 @@ impl<'a, M: Model> Search<'a, M> {
         Ok(Solution { report, path })
     }
 
+    /// Within the start's component, the positions farthest from every
+    /// goal position: every goal state of the component is found (a count
+    /// that checks each level), then a breadth-first search from all of
+    /// them at once gives each position its distance to the nearest goal.
+    /// Needs reversible moves (so that the distance from the goals is the
+    /// distance to them); costs about two counts.
+    pub fn hardest(self) -> Result<Hardest, SearchError> {
+        if !self.model.has_goal() {
+            return Err(SearchError::NoGoal);
+        }
+        if !self.model.reversible() {
+            return Err(SearchError::NotReversible);
+        }
+        let model = self.model;
+        let mut goals: Vec<u64> = Vec::new();
+        let (component, _) = self.run_with(Mode::Count, vec![model.start()], &mut |level| {
+            goals.extend(level.goals());
+        })?;
+        let mut hardest = Hardest {
+            component: component.states(),
+            goal_states: goals.len() as u64,
+            distance: 0,
+            positions: Vec::new(),
+            start_distance: None,
+            report: component,
+        };
+        if !hardest.report.is_complete() || goals.is_empty() {
+            return Ok(hardest);
+        }
+        let start = model.start();
+        let mut start_distance = None;
+        let (report, _) = self.run_with(Mode::Count, goals, &mut |level| {
+            if start_distance.is_none() && level.contains(start) {
+                start_distance = Some(level.depth);
+            }
+        })?;
+        hardest.distance = report.depth();
+        hardest.positions = report.last_level.clone();
+        hardest.start_distance = start_distance;
+        hardest.report = report;
+        Ok(hardest)
+    }
+
     fn thread_count(&self) -> usize {
         if self.threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -245,6 +352,17 @@ impl<'a, M: Model> Search<'a, M> {
     }
 
     fn run(&self, mode: Mode) -> Result<(Report, Option<Vec<u64>>), SearchError> {
+        self.run_with(mode, vec![self.model.start()], &mut |_| {})
+    }
+
+    /// A search from `sources` (level 0; several for a multi-source
+    /// search), calling `visit` after every complete level.
+    fn run_with(
+        &self,
+        mode: Mode,
+        sources: Vec<u64>,
+        visit: &mut (dyn FnMut(&LevelView<'_, M>) + Send),
+    ) -> Result<(Report, Option<Vec<u64>>), SearchError> {
         let threads = self.thread_count();
         let key_space = self.model.key_space();
         if self.visited == VisitedKind::Bitmap && key_space > BITMAP_HARD_MAX_KEYS {
@@ -268,14 +386,14 @@ impl<'a, M: Model> Search<'a, M> {
             // No pool: the one worker is the calling thread, and every level
             // takes the sequential path, so no parallel iterator can reach
             // rayon's global pool.
-            return Ok(self.run_levels(mode, 1));
+            return Ok(self.run_levels(mode, 1, sources, visit));
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("reach-worker-{i}"))
             .build()
             .map_err(|source| SearchError::ThreadPool { threads, source })?;
-        Ok(pool.install(|| self.run_levels(mode, threads)))
+        Ok(pool.install(|| self.run_levels(mode, threads, sources, visit)))
     }
 
     /// The partition count: as asked, or a few per worker, so that the
@@ -299,7 +417,13 @@ impl<'a, M: Model> Search<'a, M> {
     /// The level loop: expand the frontier (workers route successors to
     /// their owners' partitions), settle every partition's share of the
     /// next level, check the limits, report.
-    fn run_levels(&self, mode: Mode, threads: usize) -> (Report, Option<Vec<u64>>) {
+    fn run_levels(
+        &self,
+        mode: Mode,
+        threads: usize,
+        mut sources: Vec<u64>,
+        visit: &mut (dyn FnMut(&LevelView<'_, M>) + Send),
+    ) -> (Report, Option<Vec<u64>>) {
         let started = Instant::now();
         let model = self.model;
         let visited = Visited::new(self.visited, model.key_space(), model.reversible(), threads);
@@ -331,22 +455,20 @@ impl<'a, M: Model> Search<'a, M> {
             (_, false) => 1,
         };
 
-        let start = model.start();
-        visited.insert(start);
-        let mut parts: Vec<Partition> = (0..router.partitions())
-            .map(|p| {
-                Partition::with_level(if router.route(start) == p {
-                    vec![start]
-                } else {
-                    vec![]
-                })
-            })
-            .collect();
+        sources.sort_unstable();
+        sources.dedup();
+        let mut shares = vec![Vec::new(); router.partitions()];
+        for &key in &sources {
+            visited.insert(key);
+            shares[router.route(key)].push(key);
+        }
+        let mut parts: Vec<Partition> = shares.into_iter().map(Partition::with_level).collect();
         // incoming[p][w]: worker w's candidates for partition p, moved out
         // of the workers' slots for the settle step and back after it.
         let mut incoming: Vec<Vec<Vec<u64>>> = vec![Vec::new(); router.partitions()];
-        let mut levels = vec![1u64];
-        let mut total = 1u64;
+        let mut levels = vec![sources.len() as u64];
+        let mut total = sources.len() as u64;
+        drop(sources);
         let mut outcome = Outcome::Complete;
 
         if mode != Mode::Count
@@ -354,6 +476,14 @@ impl<'a, M: Model> Search<'a, M> {
         {
             outcome = Outcome::Goal { depth: 0, key };
         }
+        visit(&LevelView {
+            depth: 0,
+            parts: &parts,
+            slots: &slots,
+            router,
+            threads: 1,
+            model,
+        });
         self.report_progress(&levels, total, started);
 
         while outcome == Outcome::Complete {
@@ -411,6 +541,14 @@ impl<'a, M: Model> Search<'a, M> {
                     key,
                 };
             }
+            visit(&LevelView {
+                depth: depth + 1,
+                parts: &parts,
+                slots: &slots,
+                router,
+                threads: threads_now,
+                model,
+            });
             self.report_progress(&levels, total, started);
         }
         drop(incoming);

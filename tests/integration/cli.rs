@@ -575,3 +575,36 @@ fn an_address_space_limit_stops_with_a_partial_report() {
     );
     assert!(v["states"].as_u64().unwrap() > 1_000_000);
 }
+
+#[test]
+fn hardest_prints_the_distance_and_examples() {
+    let v = json_of(
+        &[
+            "hardest", "klotski", "--metric", "piece", "--top", "5", "--json",
+        ],
+        0,
+    );
+    assert_eq!(v["component"], 25955);
+    assert_eq!(v["goal_states"], 964);
+    assert_eq!(v["distance"], 93);
+    assert_eq!(v["count"], 2);
+    assert_eq!(v["start_distance"], 81);
+    assert_eq!(v["examples"].as_array().unwrap().len(), 2);
+    let text = stdout_of(&["hardest", "rush-hour", "--metric", "slide"], 0);
+    assert_eq!(text.lines().next(), Some("49"));
+    assert!(text.contains("BBBCDE"), "{text}");
+    reach()
+        .args(["hardest", "pe766"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no goal"));
+    let file = temp_file(
+        "blocked-hardest.toml",
+        "board = \"\"\"\nAB.\n\"\"\"\ndistinct = \"*\"\ngoal = \"\"\"\n..A\n\"\"\"\n",
+    );
+    reach()
+        .args(["hardest", file.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout("no goal\n");
+}

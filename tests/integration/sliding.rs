@@ -483,3 +483,115 @@ fn errors_after_escapes_point_at_the_right_place() {
     let p = SlidingPuzzle::from_toml(text, "t").unwrap();
     assert_eq!(p.classes()[0].labels, ['A', '\\']);
 }
+
+/// Each state's distance to the nearest goal state, by its own BFS: the
+/// brute force that `hardest`'s multi-source search must agree with.
+fn brute_force_hardest(p: &SlidingPuzzle) -> (u32, usize, Option<u32>, usize) {
+    use std::collections::{HashSet, VecDeque};
+    let successors = |key: u64| {
+        let mut state = p.new_state();
+        let mut out = Vec::new();
+        p.decode(key, &mut state);
+        p.successors(&mut state, &mut out);
+        out
+    };
+    let is_goal = |key: u64| {
+        let mut state = p.new_state();
+        p.decode(key, &mut state);
+        p.is_goal(&state)
+    };
+    // The component.
+    let mut component = vec![p.start()];
+    let mut seen = HashSet::from([p.start()]);
+    let mut i = 0;
+    while i < component.len() {
+        for s in successors(component[i]) {
+            if seen.insert(s) {
+                component.push(s);
+            }
+        }
+        i += 1;
+    }
+    let distance_of = |from: u64| -> u32 {
+        let mut seen = HashSet::from([from]);
+        let mut queue = VecDeque::from([(from, 0)]);
+        while let Some((k, d)) = queue.pop_front() {
+            if is_goal(k) {
+                return d;
+            }
+            for s in successors(k) {
+                if seen.insert(s) {
+                    queue.push_back((s, d + 1));
+                }
+            }
+        }
+        unreachable!("the component holds a goal")
+    };
+    let distances: Vec<u32> = component.iter().map(|&k| distance_of(k)).collect();
+    let max = *distances.iter().max().unwrap();
+    let count = distances.iter().filter(|&&d| d == max).count();
+    let goals = component.iter().filter(|&&k| is_goal(k)).count();
+    (max, count, Some(distances[0]), goals)
+}
+
+#[test]
+fn hardest_positions_agree_with_a_brute_force() {
+    let holes = "board = \"\"\"\naab\nc.d\nefg\n\"\"\"\ndistinct = \"b\"\ngoal = \"\"\"\n..b\n...\n...\n\"\"\"\n";
+    let example =
+        "board = \"\"\"\n.AAb\n.Acd\nefgh\n\"\"\"\ngoal = \"\"\"\nAA..\nA...\n....\n\"\"\"\n";
+    let rails = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/rush-hour-17.toml"
+    ))
+    .unwrap();
+    for (name, text) in [("holes", holes), ("example", example), ("rails", &rails)] {
+        for metric in [Metric::Step, Metric::Slide, Metric::Piece] {
+            let p = SlidingPuzzle::from_toml(text, name)
+                .unwrap()
+                .with_metric(metric);
+            let (distance, count, start, goals) = brute_force_hardest(&p);
+            for threads in [1, 2, 3] {
+                let h = Search::new(&p).threads(threads).hardest().unwrap();
+                let what = format!("{name} {metric:?} {threads} threads");
+                assert_eq!(h.distance, distance, "{what}");
+                assert_eq!(h.positions.len(), count, "{what}");
+                assert_eq!(h.start_distance, start, "{what}");
+                assert_eq!(h.goal_states, goals as u64, "{what}");
+                assert!(h.positions.windows(2).all(|w| w[0] < w[1]), "{what}");
+                assert!(h.distance >= h.start_distance.unwrap(), "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn hardest_of_the_builtins() {
+    // Rush Hour's card is its own hardest position: 93 steps, 49 slides.
+    let p = builtin::sliding("rush-hour").unwrap();
+    let h = Search::new(&p).threads(2).hardest().unwrap();
+    assert_eq!((h.distance, h.start_distance), (93, Some(93)));
+    assert_eq!(h.positions, [p.start()]);
+    let h = Search::new(&p.clone().with_metric(Metric::Slide))
+        .threads(2)
+        .hardest()
+        .unwrap();
+    assert_eq!(
+        (h.distance, h.start_distance, h.positions.len()),
+        (49, Some(49), 2)
+    );
+    // Klotski in piece moves: the start is 81 from the goal, the hardest 93.
+    let p = builtin::sliding("klotski")
+        .unwrap()
+        .with_metric(Metric::Piece);
+    let h = Search::new(&p).threads(2).hardest().unwrap();
+    assert_eq!((h.component, h.goal_states), (25955, 964));
+    assert_eq!(
+        (h.distance, h.start_distance, h.positions.len()),
+        (93, Some(81), 2)
+    );
+    // No goal in the component: reported as none.
+    let text = "board = \"\"\"\nAB.\n\"\"\"\ndistinct = \"*\"\ngoal = \"\"\"\n..A\n\"\"\"\n";
+    let p = SlidingPuzzle::from_toml(text, "blocked").unwrap();
+    let h = Search::new(&p).threads(2).hardest().unwrap();
+    assert_eq!((h.goal_states, h.component), (0, 3));
+}

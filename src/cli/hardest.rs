@@ -1,0 +1,117 @@
+//! `reach hardest`: the positions of a puzzle farthest from its goal.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use serde_json::json;
+
+use reach::puzzles::sliding::Metric;
+
+use super::args::HardestArgs;
+use super::output::{ProgressLine, say, stdout};
+use super::{EXIT_NO_SOLUTION, Loaded, Settings, Signals, load, search, stop_text, stopped_code};
+
+pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
+    let puzzle = match load(&a.puzzle)? {
+        Loaded::Sliding(p) => p,
+        Loaded::Clocks(_) => bail!(
+            "the clocks have no goal position to measure from\n  help: `reach count clocks` gives the depth from all at 12"
+        ),
+    };
+    if !puzzle.goal_given() {
+        bail!(
+            "{} has no goal to measure from\n  help: give a puzzle file with a goal = \"\"\"...\"\"\" board (`reach show {}` prints a built-in's board to copy)",
+            puzzle.name(),
+            a.puzzle
+        );
+    }
+    let puzzle = puzzle.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
+    let metric = puzzle.metric().name();
+    if let Some(reason) = puzzle.goal_impossible() {
+        say!("no goal position in the start's component: {reason}");
+        if s.json {
+            stdout(&format!(
+                "{}\n",
+                json!({"puzzle": puzzle.name(), "metric": metric, "goal_states": 0, "reason": reason})
+            ))?;
+        } else {
+            stdout("no goal\n")?;
+        }
+        return Ok(ExitCode::from(EXIT_NO_SOLUTION));
+    }
+    let signals = Signals::install();
+    let line = ProgressLine::new(s.verbose);
+    let progress = |p: &reach::engine::Progress| line.update(p);
+    let found = search(&puzzle, s, &signals, &progress).hardest()?;
+    line.finish();
+    let report = &found.report;
+    if let Some(code) = stopped_code(report, &signals) {
+        let reason = stop_text(report, &signals).unwrap_or_default();
+        say!(
+            "PARTIAL: stopped ({reason}) after {} states to depth {}; no distance is known",
+            report.states(),
+            report.depth()
+        );
+        if s.json {
+            stdout(&format!(
+                "{}\n",
+                json!({"puzzle": puzzle.name(), "metric": metric, "complete": false, "stop_reason": reason})
+            ))?;
+        }
+        return Ok(ExitCode::from(code));
+    }
+    if found.goal_states == 0 {
+        say!(
+            "no goal position in the start's component ({} states): no position has a distance to the goal",
+            found.component
+        );
+        if s.json {
+            stdout(&format!(
+                "{}\n",
+                json!({"puzzle": puzzle.name(), "metric": metric, "component": found.component, "goal_states": 0})
+            ))?;
+        } else {
+            stdout("no goal\n")?;
+        }
+        return Ok(ExitCode::from(EXIT_NO_SOLUTION));
+    }
+    let examples: Vec<String> = found
+        .positions
+        .iter()
+        .take(a.top)
+        .map(|&k| puzzle.render(k))
+        .collect();
+    say!(
+        "{}: {} states in the start's component, {} goal position(s); {} position(s) at the largest distance, {} {metric} move(s); the start is {} move(s) from the goal",
+        puzzle.name(),
+        found.component,
+        found.goal_states,
+        found.positions.len(),
+        found.distance,
+        found
+            .start_distance
+            .map_or("?".to_string(), |d| d.to_string())
+    );
+    if s.json {
+        let v = json!({
+            "puzzle": puzzle.name(),
+            "metric": metric,
+            "component": found.component,
+            "goal_states": found.goal_states,
+            "distance": found.distance,
+            "count": found.positions.len(),
+            "start_distance": found.start_distance,
+            "examples": examples,
+            "levels": report.levels,
+        });
+        stdout(&format!("{v}\n"))?;
+    } else {
+        let mut out = format!("{}\n", found.distance);
+        for board in &examples {
+            out.push('\n');
+            out.push_str(board);
+        }
+        stdout(&out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

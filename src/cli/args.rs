@@ -118,6 +118,10 @@ pub struct CountOptions {
     #[arg(long, value_enum, default_value_t = VisitedArg::Auto)]
     pub visited: VisitedArg,
 
+    /// Draw the level profile (linear and log scale) into an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<std::path::PathBuf>,
+
     #[command(flatten)]
     pub run: RunArgs,
 
@@ -137,6 +141,15 @@ pub struct SolveArgs {
     /// Print the board after each move.
     #[arg(long)]
     pub boards: bool,
+
+    /// Write a page that plays the solution (self-contained HTML: open it
+    /// in any browser, no network needed).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
+
+    /// Write the start and goal boards side by side as SVG.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<std::path::PathBuf>,
 
     #[command(flatten)]
     pub run: RunArgs,

@@ -3,6 +3,8 @@
 mod args;
 mod hardest;
 mod output;
+mod plot;
+mod watch;
 
 use std::io::Read;
 use std::path::Path;
@@ -300,6 +302,9 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         }
     };
     line.finish();
+    if let Some(file) = &a.options.plot {
+        plot::profile(file, &name, metric.map(Metric::name), &report)?;
+    }
     print_count(
         &name,
         metric,
@@ -506,6 +511,25 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_NO_SOLUTION));
     };
     let steps = puzzle.steps(path);
+    let write = |file: &Path, text: String| -> Result<()> {
+        std::fs::write(file, text)
+            .map_err(OutputError)
+            .with_context(|| format!("writing {}", file.display()))
+    };
+    let start_board = puzzle.render(path[0]);
+    if let Some(file) = &a.html {
+        write(
+            file,
+            watch::solution_page(&puzzle, metric, &start_board, &steps),
+        )?;
+    }
+    if let Some(file) = &a.svg {
+        let goal = puzzle.goal_board();
+        write(
+            file,
+            watch::start_and_goal_svg(&puzzle, &start_board, goal.as_deref()),
+        )?;
+    }
     say!(
         "solved {} in {} {metric} move(s): {} states searched in {:.3} s, {} thread(s)",
         puzzle.name(),

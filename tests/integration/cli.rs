@@ -608,3 +608,55 @@ fn hardest_prints_the_distance_and_examples() {
         .code(1)
         .stdout("no goal\n");
 }
+
+#[test]
+fn solutions_and_profiles_to_look_at() {
+    let dir = std::env::temp_dir().join(format!("reach-watch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (html, svg, plot) = (dir.join("k.html"), dir.join("k.svg"), dir.join("p.svg"));
+    reach()
+        .args(["solve", "klotski", "--metric", "piece", "--html"])
+        .arg(&html)
+        .arg("--svg")
+        .arg(&svg)
+        .assert()
+        .code(0);
+    let page = std::fs::read_to_string(&html).unwrap();
+    // Self-contained: no script, style, font or image from elsewhere.
+    for needle in ["src=\"http", "href=\"http", "@import", "url("] {
+        assert!(!page.contains(needle), "{needle}");
+    }
+    assert!(
+        page.contains("\"I right 1\"") || page.contains("right 1"),
+        "moves in words"
+    );
+    assert_eq!(page.matches("\"boards\":[").count(), 1);
+    let boards = page
+        .split("\"boards\":[")
+        .nth(1)
+        .unwrap()
+        .split("],")
+        .next()
+        .unwrap();
+    assert_eq!(
+        boards.matches("\\n\"").count(),
+        82,
+        "the start and 81 boards"
+    );
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<rect").count(), 40, "two boards of 20 cells");
+    reach()
+        .args(["count", "klotski", "--plot"])
+        .arg(&plot)
+        .assert()
+        .code(0);
+    let plot = std::fs::read_to_string(&plot).unwrap();
+    assert!(plot.contains("25955 states, depth 167"), "the title");
+    assert!(plot.contains("log scale"));
+    // A file that cannot be written is an output error.
+    reach()
+        .args(["solve", "klotski", "--html", "/nonexistent/dir/k.html"])
+        .assert()
+        .code(4);
+}

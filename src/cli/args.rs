@@ -8,7 +8,7 @@ use reach::puzzles::sliding::Metric;
 pub const EXIT_CODES: &str = "\
 Exit codes:
   0    done
-  1    solve: no solution
+  1    solve: no solution; hardest: no goal in the start's component
   2    bad input or usage
   3    stopped by a limit (--max-states, --max-depth, --memory-limit, available memory); the report is partial
   4    the output could not be written (disk full, I/O error)

@@ -9,7 +9,7 @@ use reach::puzzles::sliding::Metric;
 
 use super::args::HardestArgs;
 use super::output::{ProgressLine, say, stdout};
-use super::{EXIT_NO_SOLUTION, Loaded, Settings, Signals, load, search, stop_text, stopped_code};
+use super::{Loaded, Settings, Signals, load, report_stopped, search, unsolvable};
 
 pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     let puzzle = match load(&a.puzzle)? {
@@ -28,16 +28,12 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     let puzzle = puzzle.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
     let metric = puzzle.metric().name();
     if let Some(reason) = puzzle.goal_impossible() {
-        say!("no goal position in the start's component: {reason}");
-        if s.json {
-            stdout(&format!(
-                "{}\n",
-                json!({"puzzle": puzzle.name(), "metric": metric, "goal_states": 0, "reason": reason})
-            ))?;
-        } else {
-            stdout("no goal\n")?;
-        }
-        return Ok(ExitCode::from(EXIT_NO_SOLUTION));
+        return unsolvable(
+            s.json,
+            &format!("no goal position in the start's component: {reason}"),
+            json!({"puzzle": puzzle.name(), "metric": metric, "goal_states": 0, "reason": reason}),
+            "no goal",
+        );
     }
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose);
@@ -45,35 +41,26 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     let found = search(&puzzle, s, &signals, &progress).hardest()?;
     line.finish();
     let report = &found.report;
-    if let Some(code) = stopped_code(report, &signals) {
-        let reason = stop_text(report, &signals).unwrap_or_default();
-        say!(
-            "PARTIAL: stopped ({reason}) after {} states to depth {}; no distance is known",
-            report.states(),
-            report.depth()
-        );
-        if s.json {
-            stdout(&format!(
-                "{}\n",
-                json!({"puzzle": puzzle.name(), "metric": metric, "complete": false, "stop_reason": reason})
-            ))?;
-        }
-        return Ok(ExitCode::from(code));
+    if let Some(code) = report_stopped(
+        report,
+        &signals,
+        s,
+        puzzle.name(),
+        metric,
+        "so no distance is known",
+    )? {
+        return Ok(code);
     }
     if found.goal_states == 0 {
-        say!(
-            "no goal position in the start's component ({} states): no position has a distance to the goal",
-            found.component
+        return unsolvable(
+            s.json,
+            &format!(
+                "no goal position in the start's component ({} states): no position has a distance to the goal",
+                found.component
+            ),
+            json!({"puzzle": puzzle.name(), "metric": metric, "component": found.component, "goal_states": 0}),
+            "no goal",
         );
-        if s.json {
-            stdout(&format!(
-                "{}\n",
-                json!({"puzzle": puzzle.name(), "metric": metric, "component": found.component, "goal_states": 0})
-            ))?;
-        } else {
-            stdout("no goal\n")?;
-        }
-        return Ok(ExitCode::from(EXIT_NO_SOLUTION));
     }
     let examples: Vec<String> = found
         .positions

@@ -267,6 +267,48 @@ fn stopped_code(report: &Report, signals: &Signals) -> Option<u8> {
     }
 }
 
+/// A search that a limit or a signal cut short: says so on stderr (and in
+/// JSON on stdout, with the puzzle, metric and what is left unknown) and
+/// gives the exit code; `None` if the search was not cut short.
+fn report_stopped(
+    report: &Report,
+    signals: &Signals,
+    s: &Settings,
+    puzzle: &str,
+    metric: &str,
+    unknown: &str,
+) -> Result<Option<ExitCode>> {
+    let Some(code) = stopped_code(report, signals) else {
+        return Ok(None);
+    };
+    let reason = stop_text(report, signals).unwrap_or_default();
+    say!(
+        "PARTIAL: stopped ({reason}) after {} states to depth {}, {unknown}",
+        report.states(),
+        report.depth()
+    );
+    if s.json {
+        stdout(&format!(
+            "{}\n",
+            json!({"puzzle": puzzle, "metric": metric, "complete": false,
+                   "stop_reason": reason, "states": report.states(), "depth": report.depth()})
+        ))?;
+    }
+    Ok(Some(ExitCode::from(code)))
+}
+
+/// No solution, or no goal to measure from: `message` on stderr, `value`
+/// (with `--json`) or the line `text` on stdout, exit code 1.
+fn unsolvable(json: bool, message: &str, value: serde_json::Value, text: &str) -> Result<ExitCode> {
+    say!("{message}");
+    if json {
+        stdout(&format!("{value}\n"))?;
+    } else {
+        stdout(&format!("{text}\n"))?;
+    }
+    Ok(ExitCode::from(EXIT_NO_SOLUTION))
+}
+
 /// A count's puzzle name, metric, report and board renderer.
 type Counted = (String, Option<Metric>, Report, Box<dyn Fn(u64) -> String>);
 
@@ -459,16 +501,12 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         );
     }
     if let Some(reason) = puzzle.goal_impossible() {
-        say!("no solution: {reason}");
-        if json {
-            stdout(&format!(
-                "{}\n",
-                json!({"puzzle": puzzle.name(), "length": null, "moves": [], "reason": reason})
-            ))?;
-        } else {
-            stdout("no solution\n")?;
-        }
-        return Ok(ExitCode::from(EXIT_NO_SOLUTION));
+        return unsolvable(
+            json,
+            &format!("no solution: {reason}"),
+            json!({"puzzle": puzzle.name(), "length": null, "moves": [], "reason": reason}),
+            "no solution",
+        );
     }
     let puzzle = puzzle.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
     let signals = Signals::install();
@@ -479,36 +517,26 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     let report = &solution.report;
     let metric = puzzle.metric().name();
     let Some(path) = &solution.path else {
-        if let Some(code) = stopped_code(report, &signals) {
-            let r = stop_text(report, &signals).unwrap_or_default();
-            say!(
-                "PARTIAL: stopped ({r}) after {} states to depth {}, without reaching the goal",
+        if let Some(code) = report_stopped(
+            report,
+            &signals,
+            s,
+            puzzle.name(),
+            metric,
+            "without reaching the goal",
+        )? {
+            return Ok(code);
+        }
+        return unsolvable(
+            json,
+            &format!(
+                "no solution: the goal cannot be reached ({} states searched, depth {})",
                 report.states(),
                 report.depth()
-            );
-            if s.json {
-                stdout(&format!(
-                    "{}\n",
-                    json!({"puzzle": puzzle.name(), "metric": metric, "complete": false,
-                           "stop_reason": r, "states": report.states(), "depth": report.depth()})
-                ))?;
-            }
-            return Ok(ExitCode::from(code));
-        }
-        say!(
-            "no solution: the goal cannot be reached ({} states searched, depth {})",
-            report.states(),
-            report.depth()
+            ),
+            json!({"puzzle": puzzle.name(), "metric": metric, "length": null, "moves": [], "states": report.states()}),
+            "no solution",
         );
-        if s.json {
-            stdout(&format!(
-                "{}\n",
-                json!({"puzzle": puzzle.name(), "metric": metric, "length": null, "moves": [], "states": report.states()})
-            ))?;
-        } else {
-            stdout("no solution\n")?;
-        }
-        return Ok(ExitCode::from(EXIT_NO_SOLUTION));
     };
     let steps = puzzle.steps(path);
     let write = |file: &Path, text: String| -> Result<()> {

@@ -99,12 +99,15 @@ pub struct Hardest {
     /// The start's distance to its nearest goal position.
     pub start_distance: Option<u32>,
     /// The report of the search from the goals (its levels: how many
-    /// positions lie at each distance from the goal), or of the count of
-    /// the component when that was cut short or found no goal.
+    /// positions lie at each distance from the goal; its last level moved
+    /// into `positions`), or of the count of the component when that was
+    /// cut short or found no goal.
     pub report: Report,
 }
 
-/// A complete level, as a [`Search`] shows it to its own passes.
+/// The newest complete level, with what a pass over it needs: the
+/// partitions (each one's share of the level is its frontier), the workers'
+/// slots, and the threads to use (one for a thin level).
 struct LevelView<'v, M: Model> {
     depth: u32,
     parts: &'v [Partition],
@@ -118,6 +121,90 @@ impl<M: Model> LevelView<'_, M> {
     /// Whether `key` is in this level.
     fn contains(&self, key: u64) -> bool {
         self.parts[self.router.route(key)].frontier().contains(&key)
+    }
+
+    /// The length of a chunk for a parallel pass over the level: about 16
+    /// chunks per worker, so that uneven chunks even out, and not so small
+    /// that taking a slot dominates.
+    fn chunk_len(&self) -> usize {
+        let width: usize = self.parts.iter().map(|p| p.frontier().len()).sum();
+        (width / (self.threads * 16)).clamp(64, 1 << 16)
+    }
+
+    /// Runs `f` over chunks of the level, on the calling thread when there
+    /// is one worker, in parallel otherwise (chunks of all partitions are
+    /// stolen freely); the smallest of the results.
+    fn min_over_chunks<R: Ord + Send>(
+        &self,
+        f: impl Fn(&mut Slot<M::State>, &[u64]) -> Option<R> + Sync + Send,
+    ) -> Option<R> {
+        let slots = self.slots;
+        let f = |chunk: &[u64]| f(&mut lock(my_slot(slots)), chunk);
+        if self.threads == 1 {
+            self.parts.iter().filter_map(|p| f(p.frontier())).min()
+        } else {
+            let len = self.chunk_len();
+            self.parts
+                .par_iter()
+                .flat_map(|p| p.frontier().par_chunks(len))
+                .filter_map(f)
+                .min()
+        }
+    }
+
+    /// Expands the level: each worker decodes keys, generates their
+    /// successors and appends each one that `visited` had not seen (all of
+    /// them, under frontier search) to its own buffer for the successor's
+    /// partition. A raised `stop` flag abandons the level (the caller drops
+    /// it).
+    fn expand(&self, visited: &Visited, stop: Option<&AtomicBool>) {
+        let (model, router) = (self.model, self.router);
+        // Frontier search takes every successor as a candidate and never
+        // asks the visited set (whose answer would always be yes).
+        let frontier_search = matches!(visited, Visited::Frontier);
+        self.min_over_chunks(|slot, chunk| {
+            if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return None::<()>;
+            }
+            let Slot {
+                state,
+                successors,
+                out,
+            } = slot;
+            for &key in chunk {
+                for &next in successors_of(model, state, successors, key) {
+                    if frontier_search || visited.insert(next) {
+                        out[router.route(next)].push(next);
+                    }
+                }
+            }
+            None
+        });
+    }
+
+    /// Whether some state of the level has a successor the search has not
+    /// seen: a look at the next level that keeps none of it.
+    fn has_new_successor(&self, visited: &Visited) -> bool {
+        let (model, parts, router) = (self.model, self.parts, self.router);
+        let frontier_search = matches!(visited, Visited::Frontier);
+        self.min_over_chunks(|slot, chunk| {
+            let Slot {
+                state, successors, ..
+            } = slot;
+            chunk.iter().find_map(|&key| {
+                successors_of(model, state, successors, key)
+                    .iter()
+                    .any(|&next| {
+                        if frontier_search {
+                            !parts[router.route(next)].holds_recent(next)
+                        } else {
+                            !visited.contains(next)
+                        }
+                    })
+                    .then_some(())
+            })
+        })
+        .is_some()
     }
 
     /// The goal states of this level.
@@ -137,8 +224,7 @@ impl<M: Model> LevelView<'_, M> {
         if self.threads == 1 {
             self.parts.iter().flat_map(|p| scan(p.frontier())).collect()
         } else {
-            let width: usize = self.parts.iter().map(|p| p.frontier().len()).sum();
-            let len = chunk_len(width, self.threads);
+            let len = self.chunk_len();
             self.parts
                 .par_iter()
                 .flat_map(|p| p.frontier().par_chunks(len))
@@ -331,13 +417,13 @@ impl<'a, M: Model> Search<'a, M> {
         }
         let start = model.start();
         let mut start_distance = None;
-        let (report, _) = self.run_with(Mode::Count, goals, &mut |level| {
+        let (mut report, _) = self.run_with(Mode::Count, goals, &mut |level| {
             if start_distance.is_none() && level.contains(start) {
                 start_distance = Some(level.depth);
             }
         })?;
         hardest.distance = report.depth();
-        hardest.positions = report.last_level.clone();
+        hardest.positions = std::mem::take(&mut report.last_level);
         hardest.start_distance = start_distance;
         hardest.report = report;
         Ok(hardest)
@@ -345,7 +431,7 @@ impl<'a, M: Model> Search<'a, M> {
 
     fn thread_count(&self) -> usize {
         if self.threads == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
+            cores()
         } else {
             self.threads
         }
@@ -407,8 +493,7 @@ impl<'a, M: Model> Search<'a, M> {
         if self.partitions > 0 {
             self.partitions
         } else {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            (threads.min(cores) * PARTITIONS_PER_THREAD)
+            (threads.min(cores()) * PARTITIONS_PER_THREAD)
                 .next_power_of_two()
                 .clamp(MIN_PARTITIONS, MAX_PARTITIONS)
         }
@@ -439,7 +524,7 @@ impl<'a, M: Model> Search<'a, M> {
             .collect();
         // Workers beyond the cores take turns: chunks are sized for those
         // that run at once.
-        let running = threads.min(std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let running = threads.min(cores());
         let frontier_search = matches!(visited, Visited::Frontier);
         let how = if frontier_search {
             Settle::Frontier
@@ -465,51 +550,55 @@ impl<'a, M: Model> Search<'a, M> {
         let mut parts: Vec<Partition> = shares.into_iter().map(Partition::with_level).collect();
         // incoming[p][w]: worker w's candidates for partition p, moved out
         // of the workers' slots for the settle step and back after it.
-        let mut incoming: Vec<Vec<Vec<u64>>> = vec![Vec::new(); router.partitions()];
+        let mut incoming: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); threads]; router.partitions()];
         let mut levels = vec![sources.len() as u64];
         let mut total = sources.len() as u64;
         drop(sources);
         let mut outcome = Outcome::Complete;
+        // Levels too thin to split run on the calling thread.
+        let threads_for = |width: u64| {
+            if width < SEQUENTIAL_BELOW as u64 {
+                1
+            } else {
+                running
+            }
+        };
 
-        if mode != Mode::Count
-            && let Some(key) = first_goal(model, &parts, &slots, 1)
-        {
-            outcome = Outcome::Goal { depth: 0, key };
-        }
-        visit(&LevelView {
-            depth: 0,
-            parts: &parts,
-            slots: &slots,
-            router,
-            threads: 1,
-            model,
-        });
-        self.report_progress(&levels, total, started);
-
-        while outcome == Outcome::Complete {
+        loop {
+            // The newest level is complete: look at it, then expand it.
             let depth = levels.len() as u32 - 1;
-            let width = *levels.last().expect("level 0") as usize;
-            let threads_now = if width < SEQUENTIAL_BELOW { 1 } else { running };
-            if let Some(reason) = self.stop_before_level(depth, width, &levels, &visited, keep) {
+            let width = *levels.last().expect("level 0");
+            let threads_now = threads_for(width);
+            let view = LevelView {
+                depth,
+                parts: &parts,
+                slots: &slots,
+                router,
+                threads: threads_now,
+                model,
+            };
+            if mode != Mode::Count
+                && let Some(key) = view.goals().into_iter().min()
+            {
+                outcome = Outcome::Goal { depth, key };
+            }
+            visit(&view);
+            self.report_progress(&levels, total, started);
+            if outcome != Outcome::Complete {
+                break;
+            }
+            if let Some(reason) =
+                self.stop_before_level(depth, width as usize, &levels, &visited, keep)
+            {
                 // A depth limit at the last level cuts nothing short: the
                 // search is complete if no state of the frontier has a new
                 // successor.
-                let cut = !matches!(reason, StopReason::MaxDepth(_))
-                    || has_new_successor(model, &parts, &slots, &visited, router, threads_now);
-                if cut {
+                if !matches!(reason, StopReason::MaxDepth(_)) || view.has_new_successor(&visited) {
                     outcome = Outcome::Stopped(reason);
                 }
                 break;
             }
-            expand(
-                model,
-                &parts,
-                &slots,
-                &visited,
-                router,
-                threads_now,
-                self.stop,
-            );
+            view.expand(&visited, self.stop);
             let width = settle_all(&mut parts, &slots, &mut incoming, how, threads_now);
             if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 // The level may be cut short by the signal's timing (even to
@@ -533,23 +622,6 @@ impl<'a, M: Model> Search<'a, M> {
             parts.iter_mut().for_each(|p| p.commit(keep));
             total += width as u64;
             levels.push(width as u64);
-            if mode != Mode::Count
-                && let Some(key) = first_goal(model, &parts, &slots, threads_now)
-            {
-                outcome = Outcome::Goal {
-                    depth: depth + 1,
-                    key,
-                };
-            }
-            visit(&LevelView {
-                depth: depth + 1,
-                parts: &parts,
-                slots: &slots,
-                router,
-                threads: threads_now,
-                model,
-            });
-            self.report_progress(&levels, total, started);
         }
         drop(incoming);
         drop(slots);
@@ -662,9 +734,6 @@ fn settle_all<S: Send>(
     for (w, slot) in slots.iter().enumerate() {
         let mut slot = lock(slot);
         for (p, column) in incoming.iter_mut().enumerate() {
-            if column.len() < slots.len() {
-                column.resize_with(slots.len(), Vec::new);
-            }
             std::mem::swap(&mut column[w], &mut slot.out[p]);
         }
     }
@@ -690,6 +759,11 @@ fn settle_all<S: Send>(
     width
 }
 
+/// The cores this process may run on.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Locks `slot`, shrugging off poisoning: a panicking worker's panic reaches
 /// the caller through rayon anyway, and the buffers hold no invariant.
 fn lock<S>(slot: &Mutex<Slot<S>>) -> std::sync::MutexGuard<'_, Slot<S>> {
@@ -704,135 +778,6 @@ fn my_slot<S>(slots: &Slots<S>) -> &Mutex<Slot<S>> {
         .filter(|&i| i < slots.len())
         .unwrap_or(0);
     &slots[i]
-}
-
-/// Chunk length for a parallel pass over `len` keys: about 16 chunks per
-/// worker, so that uneven chunks even out, and not so small that taking a
-/// slot dominates.
-fn chunk_len(len: usize, threads: usize) -> usize {
-    (len / (threads * 16)).clamp(64, 1 << 16)
-}
-
-/// Expands the frontier (every partition's newest level): each worker
-/// decodes keys, generates their successors and appends each one that
-/// `visited` had not seen (all of them, under frontier search) to its own
-/// buffer for the successor's partition.
-fn expand<M: Model>(
-    model: &M,
-    parts: &[Partition],
-    slots: &Slots<M::State>,
-    visited: &Visited,
-    router: Router,
-    threads: usize,
-    stop: Option<&AtomicBool>,
-) {
-    // Frontier search takes every successor as a candidate: that loop is
-    // written without the visited set's (always true) test.
-    let frontier_search = matches!(visited, Visited::Frontier);
-    let work = |chunk: &[u64]| {
-        // A raised stop flag abandons the level: the caller drops it.
-        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            return None::<()>;
-        }
-        let mut slot = lock(my_slot(slots));
-        let Slot {
-            state,
-            successors,
-            out,
-        } = &mut *slot;
-        if frontier_search {
-            for &key in chunk {
-                for &next in successors_of(model, state, successors, key) {
-                    out[router.route(next)].push(next);
-                }
-            }
-        } else {
-            for &key in chunk {
-                for &next in successors_of(model, state, successors, key) {
-                    if visited.insert(next) {
-                        out[router.route(next)].push(next);
-                    }
-                }
-            }
-        }
-        None
-    };
-    over_frontier(parts, threads, work);
-}
-
-/// Runs `f` over chunks of every partition's frontier, on the calling
-/// thread when there is one worker, in parallel otherwise (chunks of all
-/// partitions are stolen freely); the smallest of the results.
-fn over_frontier<R: Ord + Send>(
-    parts: &[Partition],
-    threads: usize,
-    f: impl Fn(&[u64]) -> Option<R> + Sync + Send,
-) -> Option<R> {
-    if threads == 1 {
-        parts.iter().filter_map(|p| f(p.frontier())).min()
-    } else {
-        let width: usize = parts.iter().map(|p| p.frontier().len()).sum();
-        let len = chunk_len(width, threads);
-        parts
-            .par_iter()
-            .flat_map(|p| p.frontier().par_chunks(len))
-            .filter_map(f)
-            .min()
-    }
-}
-
-/// Whether some state of the frontier has a successor the search has not
-/// seen: a look at the next level that keeps none of it.
-fn has_new_successor<M: Model>(
-    model: &M,
-    parts: &[Partition],
-    slots: &Slots<M::State>,
-    visited: &Visited,
-    router: Router,
-    threads: usize,
-) -> bool {
-    let frontier_search = matches!(visited, Visited::Frontier);
-    let probe = |chunk: &[u64]| {
-        let mut slot = lock(my_slot(slots));
-        let Slot {
-            state, successors, ..
-        } = &mut *slot;
-        for &key in chunk {
-            for &next in successors_of(model, state, successors, key) {
-                let seen = if frontier_search {
-                    parts[router.route(next)].holds_recent(next)
-                } else {
-                    visited.contains(next)
-                };
-                if !seen {
-                    return Some(());
-                }
-            }
-        }
-        None
-    };
-    over_frontier(parts, threads, probe).is_some()
-}
-
-/// The smallest goal key in the frontier, if any.
-fn first_goal<M: Model>(
-    model: &M,
-    parts: &[Partition],
-    slots: &Slots<M::State>,
-    threads: usize,
-) -> Option<u64> {
-    let scan = |chunk: &[u64]| {
-        let mut slot = lock(my_slot(slots));
-        let mut best: Option<u64> = None;
-        for &key in chunk {
-            model.decode(key, &mut slot.state);
-            if model.is_goal(&slot.state) && best.is_none_or(|b| key < b) {
-                best = Some(key);
-            }
-        }
-        best
-    };
-    over_frontier(parts, threads, scan)
 }
 
 /// Walks back from `goal`, whose level is every partition's newest, to the

@@ -462,22 +462,15 @@ impl SlidingPuzzle {
     pub(crate) fn encode(&self, pos: &[u16]) -> u64 {
         let mut key = 0u64;
         let mut free = self.floor;
-        for class in self.classes.iter().filter(|c| !c.free_ranked) {
+        let mut cells = vec![0u64; self.classes.len()];
+        for (ci, class) in self.classes.iter().enumerate() {
             let set = &pos[class.offset..class.offset + class.count()];
-            key += combinadic::rank(set) * class.weight;
-            for &a in set {
-                free &= !class.masks[a as usize];
+            cells[ci] = set.iter().fold(0, |m, &a| m | class.masks[a as usize]);
+            if !class.free_ranked {
+                key += combinadic::rank(set) * class.weight;
+                free &= !cells[ci];
             }
         }
-        let cells: Vec<u64> = self
-            .classes
-            .iter()
-            .map(|c| {
-                pos[c.offset..c.offset + c.count()]
-                    .iter()
-                    .fold(0, |m, &a| m | c.masks[a as usize])
-            })
-            .collect();
         key + self.free_part(free, &cells)
     }
 
@@ -493,9 +486,10 @@ impl SlidingPuzzle {
     }
 
     /// The free-ranked classes' share of the key after a move that toggles
-    /// the cells `flip` between free and covered for every free-ranked
-    /// class after `from`, and, if `from` is a free-ranked class, moves its
-    /// piece between the two cells of `flip`.
+    /// the cells `flip` between free and covered: a piece of the free-ranked
+    /// class `moved` going between the two cells of `flip` (the classes
+    /// after it see the change), or with `None` a piece of an anchored class
+    /// (every free-ranked class sees it).
     ///
     /// A piece's term counts the free cells below it. A move vacates as
     /// many cells as it covers, so the count changes only for cells
@@ -503,17 +497,12 @@ impl SlidingPuzzle {
     /// classes with no piece there keep their ranks (for a sideways move,
     /// every class does).
     #[inline(always)]
-    fn free_part_after(&self, state: &SlidingState, from: usize, flip: u64) -> u64 {
+    fn free_part_after(&self, state: &SlidingState, moved: Option<usize>, flip: u64) -> u64 {
         let (lo, hi) = (flip.trailing_zeros(), 63 - flip.leading_zeros());
         let inside = (u64::MAX << lo << 1) & !(u64::MAX << hi);
         let mut key = state.free_key;
-        let start = if from < self.classes.len() {
-            from
-        } else {
-            self.first_free
-        };
-        for ci in start..self.classes.len() {
-            let new = if ci == from {
+        for ci in moved.unwrap_or(self.first_free)..self.classes.len() {
+            let new = if Some(ci) == moved {
                 self.classes[ci].free_rank(state.cells[ci] ^ flip, state.free_at[ci])
             } else if state.cells[ci] & inside != 0 {
                 self.classes[ci].free_rank(state.cells[ci], state.free_at[ci] ^ flip)
@@ -537,7 +526,7 @@ impl SlidingPuzzle {
             // The anchored classes' share stays.
             let from = state.pos[class.offset + i] as usize;
             let flip = class.masks[from] ^ class.masks[to as usize];
-            return state.anchored_key + self.free_part_after(state, ci, flip);
+            return state.anchored_key + self.free_part_after(state, Some(ci), flip);
         }
         let new_rank = if class.count() == 1 {
             u64::from(to)
@@ -575,7 +564,7 @@ impl SlidingPuzzle {
         // cells the free-ranked classes are ranked among.
         let from = state.pos[class.offset + i] as usize;
         let moved = class.masks[from] ^ class.masks[to as usize];
-        multi + self.free_part_after(state, usize::MAX, moved)
+        multi + self.free_part_after(state, None, moved)
     }
 
     /// Pushes every state reachable by moving piece `slot` (class `ci`,

@@ -115,38 +115,24 @@ impl Source<'_> {
         }
         let body = &self.text[base..span.end.saturating_sub(quote).max(base)];
         let (line, col) = self.line_col(base);
-        let decoded = if literal {
-            positions_plain(body, line, col)
-        } else {
-            positions_basic(body, line, col)
-        };
-        match decoded {
+        match positions(body, line, col, !literal) {
             Some(v) if v.iter().map(|&(c, _)| c).eq(value.get_ref().chars()) => v,
             _ => value.get_ref().chars().map(|ch| (ch, (line, 0))).collect(),
         }
     }
 }
 
-/// Each character of `body` (a literal string's text) with its line and
-/// column, starting at (`line`, `col`).
-fn positions_plain(body: &str, line: usize, col: usize) -> Option<Vec<(char, (usize, usize))>> {
-    let (mut line, mut col) = (line, col);
-    let mut out = Vec::new();
-    for ch in body.chars() {
-        out.push((ch, (line, col)));
-        if ch == '\n' {
-            (line, col) = (line + 1, 1);
-        } else {
-            col += 1;
-        }
-    }
-    Some(out)
-}
-
-/// The characters a basic string's text `body` decodes to, each with the
-/// line and column of its source (an escape's backslash); `None` for an
+/// The characters a string's text `body` decodes to, each with the line
+/// and column of its source, starting at (`line`, `col`): in a basic
+/// string (`escapes`) an escape decodes to one character placed at its
+/// backslash; in a literal string a backslash is itself. `None` for an
 /// escape this does not know.
-fn positions_basic(body: &str, line: usize, col: usize) -> Option<Vec<(char, (usize, usize))>> {
+fn positions(
+    body: &str,
+    line: usize,
+    col: usize,
+    escapes: bool,
+) -> Option<Vec<(char, (usize, usize))>> {
     let (mut line, mut col) = (line, col);
     let mut out = Vec::new();
     let mut chars = body.chars().peekable();
@@ -160,7 +146,7 @@ fn positions_basic(body: &str, line: usize, col: usize) -> Option<Vec<(char, (us
     while let Some(ch) = chars.next() {
         let at = (line, col);
         step(ch, &mut line, &mut col);
-        if ch != '\\' {
+        if ch != '\\' || !escapes {
             out.push((ch, at));
             continue;
         }

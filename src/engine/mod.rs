@@ -8,10 +8,12 @@ mod partition;
 pub mod reference;
 mod report;
 mod search;
+mod spill;
 mod visited;
 
 pub use model::Model;
 pub use partition::MAX_PARTITIONS;
 pub use report::{Outcome, Progress, Report, StopReason};
 pub use search::{Hardest, Search, SearchError, Solution};
+pub use spill::{Checkpoint, DiskUse, Spill, SpillError};
 pub use visited::{BITMAP_MAX_KEYS, MixHasher, VisitedKind, mix64};

@@ -52,4 +52,12 @@ pub trait Model: Sync {
     fn reversible(&self) -> bool {
         false
     }
+
+    /// A description that tells this puzzle (and its metric) apart from
+    /// every other one: checkpoints carry its digest and refuse to resume
+    /// another puzzle. Models without one (the default, empty) can be
+    /// spilled but not checkpointed.
+    fn identity(&self) -> String {
+        String::new()
+    }
 }

@@ -32,6 +32,9 @@ pub enum StopReason {
     },
     /// The caller's stop flag was raised (Ctrl-C, SIGTERM).
     Interrupted,
+    /// Spilled levels could not be written or read (a full disk, an I/O
+    /// error, a damaged file): what failed, and how to go on.
+    Storage(String),
 }
 
 impl fmt::Display for StopReason {
@@ -58,6 +61,7 @@ impl fmt::Display for StopReason {
                 gib(available)
             ),
             StopReason::Interrupted => write!(f, "interrupted"),
+            StopReason::Storage(what) => write!(f, "the disk failed: {what}"),
         }
     }
 }
@@ -85,7 +89,11 @@ pub struct Report {
     pub levels: Vec<u64>,
     /// The keys of the deepest complete level (the antipodes when a count is
     /// complete), sorted except after [`crate::engine::Search::find_goal`].
+    /// A spilled search leaves it empty when the level is too large to
+    /// read back (over 4 Mi keys).
     pub last_level: Vec<u64>,
+    /// States in the deepest complete level.
+    pub last_level_states: u64,
     /// How the search ended.
     pub outcome: Outcome,
     /// Wall-clock seconds of the search itself.
@@ -96,6 +104,8 @@ pub struct Report {
     pub visited: VisitedKind,
     /// The partitions the key space was split into.
     pub partitions: usize,
+    /// What a spilled search's files took on disk.
+    pub disk: Option<super::spill::DiskUse>,
 }
 
 impl Report {

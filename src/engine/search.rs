@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use super::frontier::sort_keys;
 use super::memory;
 use super::partition::{MAX_PARTITIONS, Partition, Router, Settle};
+use super::spill::{Checkpoint, Spill};
 use super::visited::{BITMAP_HARD_MAX_KEYS, Visited};
 use super::{Model, Outcome, Progress, Report, StopReason, VisitedKind};
 
@@ -17,7 +18,7 @@ use super::{Model, Outcome, Progress, Report, StopReason, VisitedKind};
 /// fork/join costs microseconds, as much as a hundred expansions (pe766 has
 /// 1369 levels, 936 of them under 1000 states). pe766 at 2 threads, five
 /// runs each, wall seconds: 128: 0.63-0.71, 512: 0.66-0.74, 2048: 0.71-0.75.
-const SEQUENTIAL_BELOW: usize = 128;
+pub(crate) const SEQUENTIAL_BELOW: usize = 128;
 
 /// Errors that keep a search from starting.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +58,25 @@ pub enum SearchError {
     /// `solve` was asked of a model without a goal.
     #[error("this puzzle has no goal to solve for")]
     NoGoal,
+    /// A checkpoint was asked for on a model without an identity.
+    #[error(
+        "this puzzle cannot be checkpointed: its model gives no identity to check a checkpoint against"
+    )]
+    NoIdentity,
+    /// Spilling was asked for where a hash set would hold every key in memory.
+    #[error(
+        "--spill needs frontier search (moves that can be undone) or a key space small enough for a bitmap; this puzzle needs a hash set that holds every state in memory"
+    )]
+    SpillNeedsFrontier,
+    /// Spilling was asked of a search that does not support it.
+    #[error("{0} does not keep its levels on disk; leave out --spill and --checkpoint")]
+    SpillUnsupported(&'static str),
+    /// The spill directory or a checkpoint failed before the search began.
+    #[error(transparent)]
+    Spill(#[from] crate::engine::spill::SpillError),
+    /// A checkpoint was written by another kind of search.
+    #[error("{0}")]
+    Checkpoint(String),
 }
 
 /// A breadth-first search over a [`Model`], configured by a builder:
@@ -72,16 +92,17 @@ pub enum SearchError {
 /// ```
 #[must_use]
 pub struct Search<'a, M: Model> {
-    model: &'a M,
+    pub(crate) model: &'a M,
     threads: usize,
-    partitions: usize,
-    visited: VisitedKind,
-    max_states: Option<u64>,
-    max_depth: Option<u32>,
-    memory_limit: Option<u64>,
+    pub(crate) partitions: usize,
+    pub(crate) visited: VisitedKind,
+    pub(crate) max_states: Option<u64>,
+    pub(crate) max_depth: Option<u32>,
+    pub(crate) memory_limit: Option<u64>,
     memory_guard: bool,
-    stop: Option<&'a AtomicBool>,
+    pub(crate) stop: Option<&'a AtomicBool>,
     progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    spill: Option<Spill>,
 }
 
 /// What [`Search::hardest`] found.
@@ -245,7 +266,7 @@ pub struct Solution {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(crate) enum Mode {
     Count,
     FindGoal,
     Solve,
@@ -272,7 +293,7 @@ struct Slot<S> {
 type Slots<S> = [CachePadded<Mutex<Slot<S>>>];
 
 /// Decodes `key` into `state` and writes its successors into `out`.
-fn successors_of<'o, M: Model>(
+pub(crate) fn successors_of<'o, M: Model>(
     model: &M,
     state: &mut M::State,
     out: &'o mut Vec<u64>,
@@ -299,7 +320,62 @@ impl<'a, M: Model> Search<'a, M> {
             memory_guard: true,
             stop: None,
             progress: None,
+            spill: None,
         }
+    }
+
+    /// Keeps the levels on disk (see [`Spill`]): memory holds a budget of
+    /// candidates, not the levels. Counts, finding and solving support it.
+    pub fn spill(mut self, spill: Spill) -> Self {
+        self.spill = Some(spill);
+        self
+    }
+
+    /// Continues the search saved in `checkpoint` (its puzzle must be this
+    /// search's model, checked by identity), from its last complete level,
+    /// to the report an uninterrupted run would have given; the path too
+    /// when the checkpoint is a solve's. Threads and limits are this
+    /// search's; the partitions and visited set are the checkpoint's.
+    pub fn resume(mut self, checkpoint: &Checkpoint) -> Result<Solution, SearchError> {
+        let mode =
+            crate::engine::spill::mode_from_name(&checkpoint.manifest.mode).ok_or_else(|| {
+                SearchError::Checkpoint(format!(
+                    "unknown kind of search {:?}",
+                    checkpoint.manifest.mode
+                ))
+            })?;
+        let spill = Spill {
+            dir: checkpoint.dir.clone(),
+            checkpoint: true,
+            ..self
+                .spill
+                .take()
+                .unwrap_or_else(|| Spill::new(checkpoint.dir.clone()))
+        };
+        let threads = self.thread_count();
+        let (report, path) = self.in_pool(threads, || {
+            self.run_spilled(mode, threads, &spill, Some(checkpoint))
+        })??;
+        Ok(Solution { report, path })
+    }
+
+    /// Runs `f` in a pool of `threads` workers (on the calling thread when
+    /// there is one: then no parallel iterator may reach rayon's global
+    /// pool, and every level takes the sequential path).
+    fn in_pool<R: Send>(
+        &self,
+        threads: usize,
+        f: impl FnOnce() -> R + Send,
+    ) -> Result<R, SearchError> {
+        if threads == 1 {
+            return Ok(f());
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("reach-worker-{i}"))
+            .build()
+            .map_err(|source| SearchError::ThreadPool { threads, source })?;
+        Ok(pool.install(f))
     }
 
     /// Worker threads; 0 (the default) means one per available core.
@@ -399,6 +475,9 @@ impl<'a, M: Model> Search<'a, M> {
         if !self.model.reversible() {
             return Err(SearchError::NotReversible);
         }
+        if self.spill.is_some() {
+            return Err(SearchError::SpillUnsupported("hardest"));
+        }
         let model = self.model;
         let mut goals: Vec<u64> = Vec::new();
         let (component, _) = self.run_with(Mode::Count, vec![model.start()], &mut |level| {
@@ -468,18 +547,10 @@ impl<'a, M: Model> Search<'a, M> {
                 max: MAX_PARTITIONS,
             });
         }
-        if threads == 1 {
-            // No pool: the one worker is the calling thread, and every level
-            // takes the sequential path, so no parallel iterator can reach
-            // rayon's global pool.
-            return Ok(self.run_levels(mode, 1, sources, visit));
+        if let Some(spill) = &self.spill {
+            return self.in_pool(threads, || self.run_spilled(mode, threads, spill, None))?;
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("reach-worker-{i}"))
-            .build()
-            .map_err(|source| SearchError::ThreadPool { threads, source })?;
-        Ok(pool.install(|| self.run_levels(mode, threads, sources, visit)))
+        self.in_pool(threads, || self.run_levels(mode, threads, sources, visit))
     }
 
     /// The partition count: as asked, or a few per worker, so that the
@@ -490,13 +561,7 @@ impl<'a, M: Model> Search<'a, M> {
     /// every worker keeps a buffer for every partition, and `--threads 1000`
     /// on two cores would otherwise keep four million.
     fn partition_count(&self, threads: usize) -> usize {
-        if self.partitions > 0 {
-            self.partitions
-        } else {
-            (threads.min(cores()) * PARTITIONS_PER_THREAD)
-                .next_power_of_two()
-                .clamp(MIN_PARTITIONS, MAX_PARTITIONS)
-        }
+        partition_count(self.partitions, threads)
     }
 
     /// The level loop: expand the frontier (workers route successors to
@@ -641,17 +706,19 @@ impl<'a, M: Model> Search<'a, M> {
         }
         let report = Report {
             levels,
+            last_level_states: last_level.len() as u64,
             last_level,
             outcome,
             seconds: started.elapsed().as_secs_f64(),
             threads,
             visited: visited.kind(),
             partitions: router.partitions(),
+            disk: None,
         };
         (report, path)
     }
 
-    fn report_progress(&self, levels: &[u64], total: u64, started: Instant) {
+    pub(crate) fn report_progress(&self, levels: &[u64], total: u64, started: Instant) {
         if let Some(progress) = self.progress {
             progress(&Progress {
                 depth: levels.len() as u32 - 1,
@@ -759,8 +826,19 @@ fn settle_all<S: Send>(
     width
 }
 
+/// The partition count: `asked`, or (0) a few per running worker.
+pub(crate) fn partition_count(asked: usize, threads: usize) -> usize {
+    if asked > 0 {
+        asked
+    } else {
+        (threads.min(cores()) * PARTITIONS_PER_THREAD)
+            .next_power_of_two()
+            .clamp(MIN_PARTITIONS, MAX_PARTITIONS)
+    }
+}
+
 /// The cores this process may run on.
-fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 

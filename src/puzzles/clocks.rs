@@ -122,6 +122,10 @@ impl Model for Clocks {
     fn has_goal(&self) -> bool {
         true
     }
+
+    fn identity(&self) -> String {
+        format!("clocks (IOI'94), start key {}", self.start)
+    }
 }
 
 /// Input that is not nine clock readings.

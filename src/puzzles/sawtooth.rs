@@ -200,6 +200,13 @@ impl Model for Sawtooth {
         0
     }
 
+    fn identity(&self) -> String {
+        format!(
+            "sawtooth (ZOJ 3814), meshed {:?}, goal {:?}",
+            self.meshed, self.goal
+        )
+    }
+
     fn key_space(&self) -> u64 {
         1 << 18
     }

@@ -5,3 +5,4 @@ mod contest;
 mod engine;
 mod replay;
 mod sliding;
+mod spill;

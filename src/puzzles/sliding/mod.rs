@@ -626,6 +626,12 @@ impl Model for SlidingPuzzle {
         self.key_space
     }
 
+    /// The description `reach show` prints: board, pieces, key layout,
+    /// metric and goal.
+    fn identity(&self) -> String {
+        self.describe()
+    }
+
     fn new_state(&self) -> SlidingState {
         SlidingState {
             pos: vec![0; self.pieces],

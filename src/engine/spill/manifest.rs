@@ -1,0 +1,170 @@
+//! The checkpoint's manifest: what a resumed search needs besides the
+//! level files it names.
+//!
+//! A TOML document followed by a line `# crc32 XXXXXXXX` over every byte
+//! before it. Written under a temporary name, synced, renamed over the old
+//! one, and the directory synced: the manifest on disk is always a whole
+//! one, and it names only files that were durable before it was written.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Disk, SpillError};
+
+/// The manifest's file name.
+pub(crate) const NAME: &str = "checkpoint.toml";
+/// The manifest format this build writes and reads.
+const FORMAT: u32 = 1;
+
+/// A level kept on disk.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Kept {
+    pub depth: u32,
+    /// Its run files, in partition order.
+    pub files: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Manifest {
+    pub format: u32,
+    /// What the search is: count, find or solve.
+    pub mode: String,
+    /// frontier or bitmap.
+    pub visited: String,
+    pub partitions: u32,
+    /// The digest every file carries, in hex.
+    pub digest: String,
+    /// The model's identity, in full.
+    pub identity: String,
+    /// Every complete level's size.
+    pub levels: Vec<u64>,
+    /// Seconds searched so far.
+    pub seconds: f64,
+    /// The levels on disk, oldest first.
+    pub kept: Vec<Kept>,
+    /// What the caller asked to remember (the command line's settings).
+    pub record: BTreeMap<String, String>,
+}
+
+impl Manifest {
+    /// Writes the manifest durably into `disk`'s directory.
+    pub(crate) fn write(&self, disk: &Disk) -> Result<(), SpillError> {
+        let mut text = toml::to_string(self).expect("a manifest serialises");
+        let crc = crc32fast::hash(text.as_bytes());
+        text.push_str(&format!("# crc32 {crc:08x}\n"));
+        let path = disk.dir().join(NAME);
+        let tmp = disk.dir().join(format!("{NAME}.tmp"));
+        let io = |e| SpillError::io(&tmp, e);
+        disk.charge(text.len() as u64).map_err(io)?;
+        disk.refund(text.len() as u64);
+        let mut file = std::fs::File::create(&tmp).map_err(io)?;
+        file.write_all(text.as_bytes()).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        drop(file);
+        std::fs::rename(&tmp, &path).map_err(|e| SpillError::io(&path, e))?;
+        disk.sync_dir()
+    }
+
+    fn read(dir: &Path) -> Result<Manifest, SpillError> {
+        let path = dir.join(NAME);
+        let damaged = |what: &str| SpillError::Damaged {
+            path: path.clone(),
+            what: what.to_string(),
+        };
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(SpillError::NoCheckpoint {
+                    path: dir.to_path_buf(),
+                });
+            }
+            Err(e) => return Err(SpillError::io(&path, e)),
+        };
+        let text = String::from_utf8(bytes).map_err(|_| damaged("it is not text"))?;
+        let body_end = text.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+        let (body, last) = text.split_at(body_end);
+        let crc = last
+            .trim()
+            .strip_prefix("# crc32 ")
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .ok_or_else(|| damaged("its checksum line is missing (truncated?)"))?;
+        if crc32fast::hash(body.as_bytes()) != crc {
+            return Err(damaged("its checksum does not match"));
+        }
+        #[derive(Deserialize)]
+        struct Version {
+            format: u32,
+        }
+        let version: Version = toml::from_str(body).map_err(|e| damaged(&e.to_string()))?;
+        if version.format > FORMAT {
+            return Err(SpillError::Version {
+                path,
+                found: version.format,
+                supported: FORMAT,
+            });
+        }
+        toml::from_str(body).map_err(|e| damaged(&e.to_string()))
+    }
+
+    pub(crate) fn new() -> Manifest {
+        Manifest {
+            format: FORMAT,
+            mode: String::new(),
+            visited: String::new(),
+            partitions: 0,
+            digest: String::new(),
+            identity: String::new(),
+            levels: Vec::new(),
+            seconds: 0.0,
+            kept: Vec::new(),
+            record: BTreeMap::new(),
+        }
+    }
+}
+
+/// A checkpoint on disk, opened to be resumed with
+/// [`Search::resume`](crate::engine::Search::resume).
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    pub(crate) dir: PathBuf,
+    pub(crate) manifest: Manifest,
+}
+
+impl Checkpoint {
+    /// Reads the manifest in `dir` and checks its checksum and format (the
+    /// level files are checked when the search resumes).
+    pub fn open(dir: impl Into<PathBuf>) -> Result<Checkpoint, SpillError> {
+        let dir = dir.into();
+        let manifest = Manifest::read(&dir)?;
+        Ok(Checkpoint { dir, manifest })
+    }
+
+    /// Whether `dir` holds a checkpoint's manifest.
+    pub fn exists(dir: &Path) -> bool {
+        dir.join(NAME).exists()
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// What the caller recorded when the search began
+    /// ([`Spill::record`](super::Spill::record)).
+    pub fn record(&self) -> &BTreeMap<String, String> {
+        &self.manifest.record
+    }
+
+    /// The puzzle's identity as the model gave it.
+    pub fn identity(&self) -> &str {
+        &self.manifest.identity
+    }
+
+    /// The complete levels' sizes.
+    pub fn levels(&self) -> &[u64] {
+        &self.manifest.levels
+    }
+}

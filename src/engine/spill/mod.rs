@@ -1,0 +1,307 @@
+//! Levels on disk: spilling, checkpoints, resuming.
+//!
+//! With a [`Spill`], every partition's share of a level is written as
+//! Rice-coded blocks of sorted keys into run files (one file per group of
+//! partitions settled by one task, so that a thin level costs one file,
+//! not one per partition), and read back as streams: expanding a level
+//! reads its blocks, settling a partition merges its candidates with its
+//! shares of the two previous levels as streams. Workers whose candidate
+//! buffers pass their share of the memory budget sort them and write them
+//! as candidate runs. Memory is then the budget, not the level.
+//!
+//! With a checkpoint, each level's files are synced and renamed into place,
+//! then a manifest naming them is written the same way, after every level:
+//! a crash at any moment leaves the last manifest and every file it names
+//! whole. See `README.md` in the engine's directory for the design.
+
+mod codec;
+mod file;
+mod manifest;
+mod search;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub use manifest::Checkpoint;
+pub(crate) use search::mode_from_name;
+
+/// Where and how a search keeps its levels on disk.
+///
+/// ```
+/// use reach::engine::{Search, Spill};
+/// use reach::puzzles::builtin;
+///
+/// let dir = std::env::temp_dir().join(format!("reach-doc-{}", std::process::id()));
+/// let puzzle = builtin::sliding("pe766-example").unwrap();
+/// let report = Search::new(&puzzle).spill(Spill::new(&dir)).count().unwrap();
+/// assert_eq!(report.states(), 208);
+/// # std::fs::remove_dir_all(&dir).ok();
+/// ```
+#[derive(Clone, Debug)]
+pub struct Spill {
+    pub(crate) dir: PathBuf,
+    pub(crate) checkpoint: bool,
+    pub(crate) keep: bool,
+    pub(crate) fail_after: Option<u64>,
+    pub(crate) memory_threshold: usize,
+    pub(crate) record: std::collections::BTreeMap<String, String>,
+}
+
+/// Runs smaller than this stay in memory unless the run is checkpointed.
+const MEMORY_THRESHOLD: usize = 1 << 20;
+
+impl Spill {
+    /// Levels in run files under `dir` (created if missing).
+    pub fn new(dir: impl Into<PathBuf>) -> Spill {
+        Spill {
+            dir: dir.into(),
+            checkpoint: false,
+            keep: false,
+            fail_after: None,
+            memory_threshold: MEMORY_THRESHOLD,
+            record: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Settings the caller wants back when the search is resumed (the
+    /// command line's options): kept in the checkpoint's manifest, and read
+    /// with [`Checkpoint::record`].
+    pub fn record(mut self, record: std::collections::BTreeMap<String, String>) -> Spill {
+        self.record = record;
+        self
+    }
+
+    /// Makes every level durable as it completes, with a manifest that
+    /// [`Search::resume`](crate::engine::Search::resume) continues from.
+    /// The files stay when the search stops early (a limit, a signal, a
+    /// storage fault), so that it can be resumed.
+    pub fn checkpoint(mut self, on: bool) -> Spill {
+        self.checkpoint = on;
+        self
+    }
+
+    /// Keeps the files when the search ends.
+    pub fn keep(mut self, on: bool) -> Spill {
+        self.keep = on;
+        self
+    }
+
+    /// Fault injection, for tests: every write after the first `bytes`
+    /// bytes fails as a full disk would.
+    pub fn fail_after_bytes(mut self, bytes: Option<u64>) -> Spill {
+        self.fail_after = bytes;
+        self
+    }
+
+    /// Runs under `bytes` stay in memory when the search is not
+    /// checkpointed (default 1 MiB): a thin level costs no file. 0 sends
+    /// everything to disk.
+    pub fn in_memory_below(mut self, bytes: usize) -> Spill {
+        self.memory_threshold = bytes;
+        self
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// A storage failure, or a file that cannot be trusted.
+#[derive(Debug, thiserror::Error)]
+pub enum SpillError {
+    /// Reading or writing failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
+    /// The file is damaged: truncated, or its checksum does not match.
+    #[error("{} is damaged: {what}", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// The file belongs to another search (another puzzle or metric, other
+    /// partitions).
+    #[error("{} does not belong to this search: {what}", path.display())]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// What differs.
+        what: String,
+    },
+    /// The file was written by a newer version of reach.
+    #[error("{} was written by a newer reach (format {found}; this one reads format {supported} and older)", path.display())]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its format.
+        found: u32,
+        /// The newest format this build reads.
+        supported: u32,
+    },
+    /// The directory holds no checkpoint.
+    #[error(
+        "{} holds no checkpoint (no {}): a checkpointed run that finished removes it",
+        path.display(),
+        manifest::NAME
+    )]
+    NoCheckpoint {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// A new checkpointed run was started in a directory that holds one.
+    #[error(
+        "{} holds a checkpoint already\n  help: continue it with `reach resume {}`, or remove the directory to start over",
+        path.display(),
+        path.display()
+    )]
+    CheckpointExists {
+        /// The directory.
+        path: PathBuf,
+    },
+}
+
+impl SpillError {
+    pub(crate) fn io(path: &Path, source: io::Error) -> SpillError {
+        SpillError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// How much disk a spilled search used.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DiskUse {
+    /// The most bytes the search's files held at once.
+    pub peak_bytes: u64,
+    /// Bytes written, in all.
+    pub written_bytes: u64,
+    /// Bytes a key took in the level files written (headers, indexes and
+    /// checksums included).
+    pub bytes_per_key: f64,
+}
+
+/// The spill directory, and what its files cost.
+///
+/// The counters are statistics and a fault-injection budget: each is
+/// updated with one relaxed read-modify-write, which is atomic whatever
+/// the ordering, and nothing else is published through them.
+pub(crate) struct Disk {
+    dir: PathBuf,
+    durable: bool,
+    threshold: usize,
+    fail_after: Option<u64>,
+    written: AtomicU64,
+    in_use: AtomicU64,
+    peak: AtomicU64,
+    level_bytes: AtomicU64,
+    level_keys: AtomicU64,
+}
+
+impl Disk {
+    pub(crate) fn new(spill: &Spill) -> Result<Disk, SpillError> {
+        std::fs::create_dir_all(&spill.dir).map_err(|e| SpillError::io(&spill.dir, e))?;
+        Ok(Disk {
+            dir: spill.dir.clone(),
+            durable: spill.checkpoint,
+            threshold: if spill.checkpoint {
+                0
+            } else {
+                spill.memory_threshold
+            },
+            fail_after: spill.fail_after,
+            written: AtomicU64::new(0),
+            in_use: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
+            level_bytes: AtomicU64::new(0),
+            level_keys: AtomicU64::new(0),
+        })
+    }
+
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub(crate) fn durable(&self) -> bool {
+        self.durable
+    }
+
+    pub(crate) fn memory_threshold(&self) -> usize {
+        self.threshold
+    }
+
+    /// Accounts for `n` bytes about to be written; fails as a full disk
+    /// would once an injected fault's budget is spent.
+    pub(crate) fn charge(&self, n: u64) -> io::Result<()> {
+        let before = self.written.fetch_add(n, Ordering::Relaxed);
+        if let Some(limit) = self.fail_after
+            && before + n > limit
+        {
+            self.written.fetch_sub(n, Ordering::Relaxed);
+            return Err(io::Error::new(
+                io::ErrorKind::StorageFull,
+                "no space left on device (injected fault)",
+            ));
+        }
+        let now = self.in_use.fetch_add(n, Ordering::Relaxed) + n;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Accounts for `n` bytes no longer on disk.
+    pub(crate) fn refund(&self, n: u64) {
+        self.in_use.fetch_sub(n, Ordering::Relaxed);
+    }
+
+    /// Counts a level file toward the bytes a key costs.
+    pub(crate) fn count_level(&self, file: &file::RunFile) {
+        self.level_bytes.fetch_add(file.bytes(), Ordering::Relaxed);
+        self.level_keys.fetch_add(file.keys(), Ordering::Relaxed);
+    }
+
+    /// Deletes a run file (a no-op for a run kept in memory).
+    pub(crate) fn remove(&self, file: file::RunFile) {
+        if file.on_disk() && std::fs::remove_file(file.path()).is_ok() {
+            self.refund(file.bytes());
+        }
+    }
+
+    /// Makes the directory's entries (renames, removals) durable.
+    pub(crate) fn sync_dir(&self) -> Result<(), SpillError> {
+        if !self.durable {
+            return Ok(());
+        }
+        std::fs::File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| SpillError::io(&self.dir, e))
+    }
+
+    pub(crate) fn usage(&self) -> DiskUse {
+        let keys = self.level_keys.load(Ordering::Relaxed);
+        DiskUse {
+            peak_bytes: self.peak.load(Ordering::Relaxed),
+            written_bytes: self.written.load(Ordering::Relaxed),
+            bytes_per_key: if keys == 0 {
+                0.0
+            } else {
+                self.level_bytes.load(Ordering::Relaxed) as f64 / keys as f64
+            },
+        }
+    }
+}
+
+/// A 64-bit digest of a puzzle's identity (FNV-1a): what every file of a
+/// search carries, so that files of another puzzle are refused.
+pub(crate) fn digest(identity: &str) -> u64 {
+    identity.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

@@ -1,0 +1,914 @@
+//! The level loop with levels on disk.
+//!
+//! The same loop as the in-memory one (expand, settle, commit), over run
+//! files: a level is a list of files, each covering a contiguous range of
+//! partitions; expanding reads its blocks in parallel; settling is one task
+//! per group of partitions, each writing one file; each partition's
+//! candidates (sorted runs in the workers' buffers, and candidate files
+//! flushed when the buffers passed their budget) are merged as streams with
+//! the partition's shares of the two previous levels.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use crossbeam_utils::CachePadded;
+use rayon::prelude::*;
+
+use super::file::{Header, Kind, PartReader, RunFile, RunWriter};
+use super::manifest::{Kept, Manifest};
+use super::{Checkpoint, Disk, Spill, SpillError, digest};
+use crate::engine::frontier::sort_keys;
+use crate::engine::partition::Router;
+use crate::engine::search::{
+    Mode, SEQUENTIAL_BELOW, Search, SearchError, cores, partition_count, successors_of,
+};
+use crate::engine::visited::Visited;
+use crate::engine::{Model, Outcome, Report, StopReason, VisitedKind};
+
+/// A report's last level is read back from disk when it has at most this
+/// many keys (32 MiB); past that only its size is reported.
+const LAST_LEVEL_MAX: u64 = 1 << 22;
+
+/// One worker's reusable buffers.
+struct Worker<S> {
+    state: S,
+    successors: Vec<u64>,
+    /// Candidates for the next level, one buffer per partition.
+    out: Vec<Vec<u64>>,
+    /// Keys in `out`.
+    buffered: usize,
+    /// A decoded block of the level being expanded.
+    keys: Vec<u64>,
+    scratch: Vec<u8>,
+}
+
+type Workers<S> = [CachePadded<Mutex<Worker<S>>>];
+
+fn lock<S>(w: &Mutex<Worker<S>>) -> std::sync::MutexGuard<'_, Worker<S>> {
+    w.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The worker running this code (any other caller shares worker 0, which
+/// its mutex keeps correct).
+fn mine<S>(workers: &Workers<S>) -> &Mutex<Worker<S>> {
+    let i = rayon::current_thread_index()
+        .filter(|&i| i < workers.len())
+        .unwrap_or(0);
+    &workers[i]
+}
+
+/// One level on disk: its run files in partition order.
+struct Level {
+    files: Vec<RunFile>,
+}
+
+impl Level {
+    fn file_of(&self, p: usize) -> &RunFile {
+        let i = self.files.partition_point(|f| f.covers().end as usize <= p);
+        &self.files[i]
+    }
+
+    /// Every block, as (file, block) pairs: the units of a parallel pass.
+    fn blocks(&self) -> Vec<(usize, usize)> {
+        self.files
+            .iter()
+            .enumerate()
+            .flat_map(|(f, file)| (0..file.block_count()).map(move |b| (f, b)))
+            .collect()
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.files
+            .iter()
+            .map(|f| {
+                f.path()
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            })
+            .collect()
+    }
+}
+
+/// The first storage failure of a parallel step; once one is recorded the
+/// other tasks skip their work. The flag is a hint read with `Relaxed`
+/// (a task that misses it only does work that is thrown away); the error
+/// itself is handed over under the mutex.
+#[derive(Default)]
+struct Failure {
+    failed: AtomicBool,
+    error: Mutex<Option<SpillError>>,
+}
+
+impl Failure {
+    fn set(&self, e: SpillError) {
+        self.failed.store(true, Ordering::Relaxed);
+        let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(e);
+    }
+
+    fn failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    fn take(self) -> Result<(), SpillError> {
+        match self.error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Unique names for candidate files.
+static CANDIDATES: AtomicU64 = AtomicU64::new(0);
+
+/// A sorted stream of candidates.
+enum Source<'a> {
+    Mem(std::slice::Iter<'a, u64>),
+    Disk(PartReader<'a>),
+}
+
+impl Source<'_> {
+    #[inline]
+    fn next_key(&mut self) -> Result<Option<u64>, SpillError> {
+        match self {
+            Source::Mem(it) => Ok(it.next().copied()),
+            Source::Disk(r) => r.next_key(),
+        }
+    }
+}
+
+/// A previous level's share, as a cursor that a merge advances.
+struct Previous<'a> {
+    reader: PartReader<'a>,
+    head: Option<u64>,
+}
+
+impl Previous<'_> {
+    /// Whether `key` (at least every key asked before) is in the share.
+    #[inline]
+    fn holds(&mut self, key: u64) -> Result<bool, SpillError> {
+        while let Some(h) = self.head {
+            if h >= key {
+                return Ok(h == key);
+            }
+            self.head = self.reader.next_key()?;
+        }
+        Ok(false)
+    }
+}
+
+/// Merges sorted `sources` into `out`, once each, leaving out keys that
+/// `previous` hold.
+fn merge_into(
+    mut sources: Vec<Source<'_>>,
+    previous: &mut [Previous<'_>],
+    out: &mut RunWriter<'_>,
+) -> Result<(), SpillError> {
+    let mut last = None;
+    let mut emit = |key: u64| -> Result<(), SpillError> {
+        if last == Some(key) {
+            return Ok(());
+        }
+        last = Some(key);
+        for prev in previous.iter_mut() {
+            if prev.holds(key)? {
+                return Ok(());
+            }
+        }
+        out.push(key)
+    };
+    if let [only] = &mut sources[..] {
+        while let Some(key) = only.next_key()? {
+            emit(key)?;
+        }
+        return Ok(());
+    }
+    let mut heap = BinaryHeap::with_capacity(sources.len());
+    for (i, s) in sources.iter_mut().enumerate() {
+        if let Some(key) = s.next_key()? {
+            heap.push(Reverse((key, i)));
+        }
+    }
+    while let Some(Reverse((key, i))) = heap.pop() {
+        if let Some(next) = sources[i].next_key()? {
+            heap.push(Reverse((next, i)));
+        }
+        emit(key)?;
+    }
+    Ok(())
+}
+
+/// The name of depth `depth`'s file starting at partition `first`.
+fn level_name(depth: u32, first: usize) -> String {
+    format!("L{depth:06}-p{first:05}.run")
+}
+
+/// How a spilled search is set up, shared by its steps.
+struct Run<'r, M: Model> {
+    model: &'r M,
+    disk: &'r Disk,
+    router: Router,
+    visited: &'r Visited,
+    frontier: bool,
+    digest: u64,
+    workers: &'r Workers<M::State>,
+    /// A worker writes its candidates to disk when it holds this many.
+    flush_at: usize,
+    stop: Option<&'r AtomicBool>,
+}
+
+impl<M: Model> Run<'_, M> {
+    fn header(&self, kind: Kind, depth: u32, first: usize, count: usize) -> Header {
+        Header {
+            kind,
+            digest: self.digest,
+            depth,
+            partitions: self.router.partitions() as u32,
+            first: first as u32,
+            count: count as u32,
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// Runs `f` on every block of `level` (in parallel unless `threads` is
+    /// 1) with the running worker's buffers and the block's keys.
+    fn for_each_block(
+        &self,
+        level: &Level,
+        threads: usize,
+        failure: &Failure,
+        f: impl Fn(&mut Worker<M::State>, &[u64]) -> Result<(), SpillError> + Sync,
+    ) {
+        let tasks = level.blocks();
+        let body = |&(file, block): &(usize, usize)| {
+            if failure.failed() || self.stopped() {
+                return;
+            }
+            let mut w = lock(mine(self.workers));
+            let mut keys = std::mem::take(&mut w.keys);
+            keys.clear();
+            let read = level.files[file].read_block(block, &mut w.scratch, &mut keys);
+            let result = read.and_then(|()| f(&mut w, &keys));
+            w.keys = keys;
+            if let Err(e) = result {
+                failure.set(e);
+            }
+        };
+        if threads == 1 {
+            tasks.iter().for_each(body);
+        } else {
+            tasks.par_iter().for_each(body);
+        }
+    }
+
+    /// The smallest goal key of `level`.
+    fn goal(&self, level: &Level, threads: usize) -> Result<Option<u64>, SpillError> {
+        let failure = Failure::default();
+        let best = AtomicU64::new(u64::MAX);
+        let model = self.model;
+        self.for_each_block(level, threads, &failure, |w, keys| {
+            for &key in keys {
+                model.decode(key, &mut w.state);
+                if model.is_goal(&w.state) {
+                    // A minimum: fetch_min is one atomic read-modify-write,
+                    // and the result is read after the pass's join.
+                    best.fetch_min(key, Ordering::Relaxed);
+                    break;
+                }
+            }
+            Ok(())
+        });
+        failure.take()?;
+        let best = best.into_inner();
+        Ok((best != u64::MAX).then_some(best))
+    }
+
+    /// Expands `level` (at `depth`) into the workers' buffers, and into the
+    /// candidate files returned where the buffers overflowed.
+    fn expand(
+        &self,
+        level: &Level,
+        depth: u32,
+        threads: usize,
+    ) -> Result<Vec<RunFile>, SpillError> {
+        let failure = Failure::default();
+        let flushed = Mutex::new(Vec::new());
+        let (model, router, visited, frontier) =
+            (self.model, self.router, self.visited, self.frontier);
+        self.for_each_block(level, threads, &failure, |w, keys| {
+            let Worker {
+                state,
+                successors,
+                out,
+                buffered,
+                ..
+            } = w;
+            for &key in keys {
+                for &next in successors_of(model, state, successors, key) {
+                    if frontier || visited.insert(next) {
+                        out[router.route(next)].push(next);
+                        *buffered += 1;
+                    }
+                }
+            }
+            if w.buffered >= self.flush_at {
+                let file = self.flush(w, depth + 1)?;
+                flushed.lock().unwrap_or_else(|e| e.into_inner()).push(file);
+            }
+            Ok(())
+        });
+        let flushed = flushed.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = failure.take() {
+            flushed.into_iter().for_each(|f| self.disk.remove(f));
+            return Err(e);
+        }
+        Ok(flushed)
+    }
+
+    /// Writes a worker's buffers as one candidate file, each partition's
+    /// keys sorted and distinct, and empties them.
+    fn flush(&self, w: &mut Worker<M::State>, depth: u32) -> Result<RunFile, SpillError> {
+        let p = self.router.partitions();
+        let name = format!(
+            "C{depth:06}-{}-{}.run",
+            std::process::id(),
+            CANDIDATES.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut writer =
+            RunWriter::new(self.disk, &name, self.header(Kind::Candidates, depth, 0, p))?;
+        for (i, buf) in w.out.iter_mut().enumerate() {
+            if buf.is_empty() {
+                continue;
+            }
+            buf.sort_unstable();
+            buf.dedup();
+            writer.partition(i)?;
+            writer.push_all(buf)?;
+            buf.clear();
+        }
+        w.buffered = 0;
+        writer.finish()
+    }
+
+    /// Settles the next level (`depth`) from the workers' buffers and the
+    /// candidate files, against `current` and `previous` under frontier
+    /// search: one task per group of partitions, each writing one file.
+    fn settle(
+        &self,
+        incoming: &mut [Vec<Vec<u64>>],
+        candidates: &[RunFile],
+        current: &Level,
+        previous: Option<&Level>,
+        depth: u32,
+        threads: usize,
+    ) -> Result<(Vec<RunFile>, u64), SpillError> {
+        // Transpose the workers' buffers into incoming[p][w].
+        for (w, worker) in self.workers.iter().enumerate() {
+            let mut worker = lock(worker);
+            for (p, column) in incoming.iter_mut().enumerate() {
+                std::mem::swap(&mut column[w], &mut worker.out[p]);
+            }
+            worker.buffered = 0;
+        }
+        let p = self.router.partitions();
+        let groups = threads.next_power_of_two().min(p);
+        let per_group = p / groups;
+        let settle_group = |(g, runs): (usize, &mut [Vec<Vec<u64>>])| {
+            let first = g * per_group;
+            let header = self.header(Kind::Level, depth, first, per_group);
+            let mut writer = RunWriter::new(self.disk, &level_name(depth, first), header)?;
+            for (i, runs) in runs.iter_mut().enumerate() {
+                let part = first + i;
+                writer.partition(part)?;
+                for run in runs.iter_mut() {
+                    run.sort_unstable();
+                }
+                let mut sources: Vec<Source<'_>> = runs
+                    .iter()
+                    .filter(|r| !r.is_empty())
+                    .map(|r| Source::Mem(r.iter()))
+                    .collect();
+                for c in candidates {
+                    if c.keys_in(part) > 0 {
+                        sources.push(Source::Disk(PartReader::new(c, part)));
+                    }
+                }
+                let mut prev = Vec::new();
+                if self.frontier {
+                    for level in std::iter::once(current).chain(previous) {
+                        let file = level.file_of(part);
+                        if file.keys_in(part) > 0 {
+                            let mut reader = PartReader::new(file, part);
+                            let head = reader.next_key()?;
+                            prev.push(Previous { reader, head });
+                        }
+                    }
+                }
+                merge_into(sources, &mut prev, &mut writer)?;
+                for run in runs.iter_mut() {
+                    run.clear();
+                }
+            }
+            writer.finish()
+        };
+        let results: Vec<Result<RunFile, SpillError>> = if threads == 1 {
+            incoming
+                .chunks_mut(per_group)
+                .enumerate()
+                .map(settle_group)
+                .collect()
+        } else {
+            incoming
+                .par_chunks_mut(per_group)
+                .enumerate()
+                .map(settle_group)
+                .collect()
+        };
+        // The buffers go back to the workers, with their capacity.
+        for (w, worker) in self.workers.iter().enumerate() {
+            let mut worker = lock(worker);
+            for (p, column) in incoming.iter_mut().enumerate() {
+                column[w].clear();
+                std::mem::swap(&mut column[w], &mut worker.out[p]);
+            }
+        }
+        let mut files = Vec::with_capacity(results.len());
+        let mut error = None;
+        for r in results {
+            match r {
+                Ok(f) => files.push(f),
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(e) = error {
+            files.into_iter().for_each(|f| self.disk.remove(f));
+            return Err(e);
+        }
+        let width = files.iter().map(RunFile::keys).sum();
+        Ok((files, width))
+    }
+
+    /// Every key of `level`, in partition order.
+    fn read_all(&self, level: &Level) -> Result<Vec<u64>, SpillError> {
+        let mut keys = Vec::new();
+        let mut scratch = Vec::new();
+        for file in &level.files {
+            for b in 0..file.block_count() {
+                file.read_block(b, &mut scratch, &mut keys)?;
+            }
+        }
+        Ok(keys)
+    }
+
+    /// Walks back from `goal` (in the newest of `levels`, which hold every
+    /// level from 0) to the start, as the in-memory rebuild does: the
+    /// smallest key of each level that has the current one as a successor.
+    fn rebuild_path(&self, levels: &VecDeque<Level>, goal: u64) -> Result<Vec<u64>, SpillError> {
+        let model = self.model;
+        let mut state = model.new_state();
+        let (mut successors, mut scratch, mut keys) = (Vec::new(), Vec::new(), Vec::new());
+        let mut path = vec![goal];
+        let mut current = goal;
+        for d in (0..levels.len() - 1).rev() {
+            let level = &levels[d];
+            let mut found = None;
+            if model.reversible() {
+                let candidates =
+                    successors_of(model, &mut state, &mut successors, current).to_vec();
+                for k in candidates {
+                    let p = self.router.route(k);
+                    if found.is_none_or(|f| k < f)
+                        && level.file_of(p).contains(p, k, &mut scratch, &mut keys)?
+                    {
+                        found = Some(k);
+                    }
+                }
+            } else {
+                let mut block = Vec::new();
+                for file in &level.files {
+                    for b in 0..file.block_count() {
+                        block.clear();
+                        file.read_block(b, &mut scratch, &mut block)?;
+                        for &k in &block {
+                            if found.is_none_or(|f| k < f)
+                                && successors_of(model, &mut state, &mut successors, k)
+                                    .contains(&current)
+                            {
+                                found = Some(k);
+                            }
+                        }
+                    }
+                }
+            }
+            current = found.ok_or_else(|| SpillError::Damaged {
+                path: level.files[0].path().to_path_buf(),
+                what: "a state has no predecessor in the level before it".into(),
+            })?;
+            path.push(current);
+        }
+        path.reverse();
+        Ok(path)
+    }
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Count => "count",
+        Mode::FindGoal => "find",
+        Mode::Solve => "solve",
+    }
+}
+
+pub(crate) fn mode_from_name(name: &str) -> Option<Mode> {
+    match name {
+        "count" => Some(Mode::Count),
+        "find" => Some(Mode::FindGoal),
+        "solve" => Some(Mode::Solve),
+        _ => None,
+    }
+}
+
+impl<M: Model> Search<'_, M> {
+    /// The search with its levels on disk (see the module's notes);
+    /// `resume` continues a checkpoint instead of starting from the start.
+    pub(crate) fn run_spilled(
+        &self,
+        mode: Mode,
+        threads: usize,
+        spill: &Spill,
+        resume: Option<&Checkpoint>,
+    ) -> Result<(Report, Option<Vec<u64>>), SearchError> {
+        let started = Instant::now();
+        let model = self.model;
+        let identity = model.identity();
+        if spill.checkpoint && identity.is_empty() {
+            return Err(SearchError::NoIdentity);
+        }
+        let digest = digest(&identity);
+        let visited_kind = match resume {
+            Some(cp) if cp.manifest.visited == "bitmap" => VisitedKind::Bitmap,
+            Some(_) => VisitedKind::Frontier,
+            None => self.visited,
+        };
+        let visited = Visited::new(visited_kind, model.key_space(), model.reversible(), threads);
+        if matches!(visited, Visited::Dash(_)) {
+            return Err(SearchError::SpillNeedsFrontier);
+        }
+        let frontier = matches!(visited, Visited::Frontier);
+        let created = !spill.dir.exists();
+        let disk = Disk::new(spill)?;
+        if resume.is_none() && spill.checkpoint && Checkpoint::exists(&spill.dir) {
+            return Err(SpillError::CheckpointExists {
+                path: spill.dir.clone(),
+            }
+            .into());
+        }
+        let partitions = match resume {
+            Some(cp) => cp.manifest.partitions as usize,
+            None => partition_count(self.partitions, threads),
+        };
+        let router = Router::new(partitions);
+        let running = threads.min(cores());
+        // Half the memory budget for the candidates the workers hold, with
+        // room for their buffers' growth by doubling.
+        let budget = self
+            .memory_limit
+            .or_else(|| crate::engine::memory::headroom().map(|(room, _)| room / 2))
+            .unwrap_or(1 << 30);
+        let flush_at = ((budget / 2 / 8 / 2) as usize / threads).max(1 << 16);
+        let workers: Vec<CachePadded<Mutex<Worker<M::State>>>> = (0..threads)
+            .map(|_| {
+                CachePadded::new(Mutex::new(Worker {
+                    state: model.new_state(),
+                    successors: Vec::new(),
+                    out: vec![Vec::new(); partitions],
+                    buffered: 0,
+                    keys: Vec::new(),
+                    scratch: Vec::new(),
+                }))
+            })
+            .collect();
+        let run = Run {
+            model,
+            disk: &disk,
+            router,
+            visited: &visited,
+            frontier,
+            digest,
+            workers: &workers,
+            flush_at,
+            stop: self.stop,
+        };
+        // Levels kept: all to rebuild a path (and, with a bitmap, to
+        // rebuild the bitmap on resume); the last two for frontier search.
+        let keep = match (mode, frontier, spill.checkpoint) {
+            (Mode::Solve, _, _) | (_, false, true) => 0,
+            (_, true, _) => 2,
+            (_, false, false) => 1,
+        };
+        let mut manifest = Manifest::new();
+        manifest.mode = mode_name(mode).into();
+        manifest.visited = visited.kind().name().into();
+        manifest.partitions = partitions as u32;
+        manifest.digest = format!("{digest:016x}");
+        manifest.identity = identity.clone();
+        manifest.record = spill.record.clone();
+        let mut kept: VecDeque<Level> = VecDeque::new();
+        let mut levels: Vec<u64>;
+        let mut seconds_before = 0.0;
+        match resume {
+            Some(cp) => {
+                let m = &cp.manifest;
+                if m.identity != identity || m.digest != manifest.digest {
+                    return Err(SpillError::Foreign {
+                        path: cp.dir.join(super::manifest::NAME),
+                        what: "it was written for another puzzle or metric".into(),
+                    }
+                    .into());
+                }
+                levels = m.levels.clone();
+                seconds_before = m.seconds;
+                manifest.record = m.record.clone();
+                for k in &m.kept {
+                    let mut files = Vec::new();
+                    let mut first = 0usize;
+                    for name in &k.files {
+                        let path = cp.dir.join(name);
+                        // Each file says which partitions it covers; the
+                        // header must agree with where it sits in the list.
+                        let count = count_of(name, &path, first, partitions)?;
+                        let file =
+                            RunFile::open(&path, &run.header(Kind::Level, k.depth, first, count))?;
+                        file.verify()?;
+                        first += count;
+                        files.push(file);
+                    }
+                    let keys: u64 = files.iter().map(RunFile::keys).sum();
+                    if first != partitions || levels.get(k.depth as usize) != Some(&keys) {
+                        return Err(SpillError::Damaged {
+                            path: cp.dir.join(super::manifest::NAME),
+                            what: format!("its level {} does not match its files", k.depth),
+                        }
+                        .into());
+                    }
+                    kept.push_back(Level { files });
+                }
+                let newest = kept.len() as u32;
+                if newest == 0
+                    || m.kept.last().map(|k| k.depth as usize + 1) != Some(levels.len())
+                    || (keep == 0 && newest as usize != levels.len())
+                {
+                    return Err(SpillError::Damaged {
+                        path: cp.dir.join(super::manifest::NAME),
+                        what: "it does not name the levels a resumed search needs".into(),
+                    }
+                    .into());
+                }
+                if !frontier {
+                    for level in &kept {
+                        for key in run.read_all(level)? {
+                            visited.insert(key);
+                        }
+                    }
+                }
+            }
+            None => {
+                let start = model.start();
+                visited.insert(start);
+                let mut writer = RunWriter::new(
+                    &disk,
+                    &level_name(0, 0),
+                    run.header(Kind::Level, 0, 0, partitions),
+                )?;
+                writer.partition(router.route(start))?;
+                writer.push(start)?;
+                let file = writer.finish()?;
+                disk.count_level(&file);
+                kept.push_back(Level { files: vec![file] });
+                levels = vec![1];
+                if spill.checkpoint {
+                    manifest.levels = levels.clone();
+                    manifest.kept = vec![Kept {
+                        depth: 0,
+                        files: kept[0].names(),
+                    }];
+                    disk.sync_dir()?;
+                    manifest.write(&disk)?;
+                }
+            }
+        }
+        let mut total: u64 = levels.iter().sum();
+        let mut incoming: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); threads]; partitions];
+        let mut outcome = Outcome::Complete;
+        let mut failure: Option<SpillError> = None;
+
+        loop {
+            let depth = levels.len() as u32 - 1;
+            let width = *levels.last().expect("level 0");
+            let threads_now = if width < SEQUENTIAL_BELOW as u64 {
+                1
+            } else {
+                running
+            };
+            let current = kept.back().expect("the newest level");
+            if mode != Mode::Count {
+                match run.goal(current, threads_now) {
+                    Ok(Some(key)) => outcome = Outcome::Goal { depth, key },
+                    Ok(None) => {}
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+            self.report_progress(&levels, total, started);
+            if outcome != Outcome::Complete {
+                break;
+            }
+            // A depth limit is checked by settling the next level and
+            // dropping it: at the true depth it is empty and the search
+            // is complete.
+            let mut probe = None;
+            if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                outcome = Outcome::Stopped(StopReason::Interrupted);
+                break;
+            }
+            if let Some(max) = self.max_depth
+                && depth >= max
+            {
+                probe = Some(StopReason::MaxDepth(max));
+            }
+            let candidates = match run.expand(current, depth, threads_now) {
+                Ok(c) => c,
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            };
+            let previous = kept.len().checked_sub(2).map(|i| &kept[i]);
+            let settled = run.settle(
+                &mut incoming,
+                &candidates,
+                current,
+                previous,
+                depth + 1,
+                threads_now,
+            );
+            candidates.into_iter().for_each(|f| disk.remove(f));
+            let (files, width) = match settled {
+                Ok(s) => s,
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            };
+            let discard = |files: Vec<RunFile>| files.into_iter().for_each(|f| disk.remove(f));
+            if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                discard(files);
+                outcome = Outcome::Stopped(StopReason::Interrupted);
+                break;
+            }
+            if width == 0 {
+                discard(files);
+                break;
+            }
+            if let Some(reason) = probe {
+                discard(files);
+                outcome = Outcome::Stopped(reason);
+                break;
+            }
+            if let Some(max) = self.max_states
+                && total + width > max
+            {
+                discard(files);
+                outcome = Outcome::Stopped(StopReason::MaxStates(max));
+                break;
+            }
+            files.iter().for_each(|f| disk.count_level(f));
+            kept.push_back(Level { files });
+            levels.push(width);
+            total += width;
+            let mut dropped = Vec::new();
+            while keep > 0 && kept.len() > keep {
+                dropped.push(kept.pop_front().expect("a kept level"));
+            }
+            if spill.checkpoint {
+                let first_kept = levels.len() - kept.len();
+                manifest.levels = levels.clone();
+                manifest.seconds = seconds_before + started.elapsed().as_secs_f64();
+                manifest.kept = kept
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| Kept {
+                        depth: (first_kept + i) as u32,
+                        files: l.names(),
+                    })
+                    .collect();
+                if let Err(e) = disk.sync_dir().and_then(|()| manifest.write(&disk)) {
+                    failure = Some(e);
+                    // The old manifest still names the dropped levels.
+                    break;
+                }
+            }
+            for level in dropped {
+                level.files.into_iter().for_each(|f| disk.remove(f));
+            }
+        }
+        drop(incoming);
+        if let Some(e) = failure {
+            let resume_hint = if spill.checkpoint {
+                format!(
+                    "; the last checkpoint is whole: continue with `reach resume {}` once the cause is fixed",
+                    spill.dir.display()
+                )
+            } else {
+                String::new()
+            };
+            outcome = Outcome::Stopped(StopReason::Storage(format!("{e}{resume_hint}")));
+        }
+
+        let newest = kept.back().expect("the newest level");
+        let last_level_states = *levels.last().expect("level 0");
+        let mut last_level = if last_level_states <= LAST_LEVEL_MAX {
+            run.read_all(newest).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        if mode == Mode::Count {
+            sort_keys(&mut last_level, threads);
+        }
+        let path = match (&outcome, mode) {
+            (Outcome::Goal { key, .. }, Mode::Solve) => match run.rebuild_path(&kept, *key) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    outcome = Outcome::Stopped(StopReason::Storage(e.to_string()));
+                    None
+                }
+            },
+            _ => None,
+        };
+        let disk_use = disk.usage();
+        let stopped = matches!(outcome, Outcome::Stopped(_));
+        if !spill.keep && !(spill.checkpoint && stopped) {
+            for level in kept {
+                level.files.into_iter().for_each(|f| disk.remove(f));
+            }
+            if spill.checkpoint {
+                let _ = std::fs::remove_file(spill.dir.join(super::manifest::NAME));
+            }
+            // A directory this search made, or a checkpoint's, goes too if
+            // nothing else is in it.
+            if created || spill.checkpoint {
+                let _ = std::fs::remove_dir(&spill.dir);
+            }
+        }
+        let report = Report {
+            levels,
+            last_level,
+            last_level_states,
+            outcome,
+            seconds: seconds_before + started.elapsed().as_secs_f64(),
+            threads,
+            visited: visited.kind(),
+            partitions,
+            disk: Some(disk_use),
+        };
+        Ok((report, path))
+    }
+}
+
+/// How many partitions the file `name` of a checkpoint covers: read from
+/// its header, and checked against where it sits (starting at `first`).
+fn count_of(
+    name: &str,
+    path: &std::path::Path,
+    first: usize,
+    partitions: usize,
+) -> Result<usize, SpillError> {
+    let bad = |what: &str| SpillError::Damaged {
+        path: path.to_path_buf(),
+        what: what.to_string(),
+    };
+    if name.contains('/') || name.contains("..") {
+        return Err(bad("the manifest names a file outside the checkpoint"));
+    }
+    let mut head = [0u8; 40];
+    let file = std::fs::File::open(path).map_err(|e| SpillError::io(path, e))?;
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(&mut head, 0)
+        .map_err(|_| bad("too short to be a run file (truncated?)"))?;
+    let at = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().expect("4 bytes")) as usize;
+    let (start, count) = (at(32), at(36));
+    if start != first || count == 0 || first + count > partitions {
+        return Err(bad("it covers other partitions than the manifest says"));
+    }
+    Ok(count)
+}

@@ -10,7 +10,8 @@ Exit codes:
   0    done
   1    solve: no solution; hardest: no goal in the start's component
   2    bad input or usage
-  3    stopped by a limit (--max-states, --max-depth, --memory-limit, available memory); the report is partial
+  3    stopped by a limit (--max-states, --max-depth, --memory-limit, available memory) or a storage
+       fault (--spill, --checkpoint: full disk, I/O error); the report is partial
   4    the output could not be written (disk full, I/O error)
   101  internal error (a bug: please report it)
   130  interrupted by Ctrl-C (SIGINT); 143 terminated by SIGTERM; the report is partial";
@@ -76,6 +77,10 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Continues a checkpointed count or solve (`--checkpoint DIR`) from its
+    /// last complete level, and prints the report the run would have
+    /// printed had it not been stopped.
+    Resume(ResumeArgs),
     /// The Clocks (IOI'94): reads nine clocks on stdin, prints the fewest moves.
     Clocks {
         /// Read IOI'94 codes (0 = 12, 1 = 3, 2 = 6, 3 = 9 o'clock) instead of hours.
@@ -127,6 +132,50 @@ pub struct CountOptions {
 
     #[command(flatten)]
     pub limits: LimitArgs,
+
+    #[command(flatten)]
+    pub storage: StorageArgs,
+}
+
+/// Where levels go when they do not fit in memory, or must survive a crash.
+#[derive(Args, Debug, Clone, Default)]
+pub struct StorageArgs {
+    /// Keep the levels on disk in DIR, as sorted, compressed runs (about
+    /// 2-3 bytes a state): memory holds a budget of candidates (half of
+    /// --memory-limit, or of what is available), the disk the rest.
+    #[arg(long, value_name = "DIR")]
+    pub spill: Option<std::path::PathBuf>,
+
+    /// Make every level durable in DIR as it completes (the levels are kept
+    /// on disk there, as with --spill); an interrupted, killed or stopped
+    /// run goes on with `reach resume DIR`. Removed when the run finishes.
+    #[arg(long, value_name = "DIR")]
+    pub checkpoint: Option<std::path::PathBuf>,
+
+    /// Keep the files of --spill or --checkpoint when the run ends.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ResumeArgs {
+    /// The directory given to --checkpoint.
+    pub dir: std::path::PathBuf,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Stop before the count would pass N states (default: as the run was started).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_states: Option<u64>,
+
+    /// Stop before a level deeper than D (default: as the run was started).
+    #[arg(long, value_name = "D")]
+    pub max_depth: Option<u32>,
+
+    /// The memory budget (default: as the run was started).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_limit: Option<u64>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -156,6 +205,9 @@ pub struct SolveArgs {
 
     #[command(flatten)]
     pub limits: LimitArgs,
+
+    #[command(flatten)]
+    pub storage: StorageArgs,
 }
 
 #[derive(Args, Debug, Clone)]

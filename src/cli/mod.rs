@@ -12,17 +12,19 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, Parser};
 use serde_json::json;
 
-use reach::engine::{Model, Outcome, Report, Search, StopReason, VisitedKind, memory};
+use reach::engine::{
+    Checkpoint, Model, Outcome, Report, Search, Solution, Spill, StopReason, VisitedKind, memory,
+};
 use reach::puzzles::builtin::{self, Kind};
 use reach::puzzles::clocks::{self, Clocks};
 use reach::puzzles::sawtooth::{self, Sawtooth};
 use reach::puzzles::sliding::{Metric, SlidingPuzzle};
 
-use args::{Cli, Command, CountArgs, LimitArgs, RunArgs, SolveArgs};
+use args::{Cli, Command, CountArgs, LimitArgs, ResumeArgs, RunArgs, SolveArgs, StorageArgs};
 use output::{OutputError, ProgressLine, bytes, say, stdout};
 
 /// An error that is the user's input (exit code 2) rather than a failure.
@@ -97,6 +99,11 @@ struct Settings {
     verbose: bool,
     limits: LimitArgs,
     visited: VisitedKind,
+    storage: StorageArgs,
+    /// The checkpoint `reach resume` continues.
+    resume: Option<Checkpoint>,
+    /// A resumed run's puzzle file, as it was when the run began.
+    puzzle_text: Option<String>,
 }
 
 impl Settings {
@@ -107,7 +114,157 @@ impl Settings {
             verbose: run.verbose,
             limits: LimitArgs::default(),
             visited: VisitedKind::Auto,
+            storage: StorageArgs::default(),
+            resume: None,
+            puzzle_text: None,
         }
+    }
+
+    /// Where the levels go on disk, if anywhere; `puzzle` is the name or
+    /// file the command line gave, recorded with the command line itself
+    /// so that `reach resume` can start the same run again.
+    fn spill(&self, puzzle: &str) -> Result<Option<Spill>> {
+        let st = &self.storage;
+        if let Some(cp) = &self.resume {
+            return Ok(Some(Spill::new(cp.dir()).keep(st.keep)));
+        }
+        let (dir, checkpoint) = match (&st.spill, &st.checkpoint) {
+            (None, None) => {
+                if st.keep {
+                    bail!("--keep keeps the files of --spill or --checkpoint; give one of them");
+                }
+                return Ok(None);
+            }
+            (Some(s), Some(c)) if s != c => bail!(
+                "--spill {} and --checkpoint {} name two directories; a checkpointed run keeps its levels in its checkpoint\n  help: give --checkpoint alone",
+                s.display(),
+                c.display()
+            ),
+            (_, Some(c)) => (c, true),
+            (Some(s), None) => (s, false),
+        };
+        let mut record = std::collections::BTreeMap::new();
+        if checkpoint {
+            let argv: Vec<String> = std::env::args().skip(1).collect();
+            record.insert("argv".to_string(), argv.join("\u{1f}"));
+            if builtin::find(puzzle).is_none() {
+                let text = read_bounded(Path::new(puzzle))?;
+                record.insert("puzzle_text".to_string(), text);
+            }
+        }
+        Ok(Some(
+            Spill::new(dir)
+                .checkpoint(checkpoint)
+                .keep(st.keep)
+                .record(record),
+        ))
+    }
+
+    /// Says how to go on from a checkpoint that a limit, a signal or a
+    /// storage fault left behind.
+    fn checkpoint_hint(&self, report: &Report) {
+        let dir = match (&self.resume, &self.storage.checkpoint) {
+            (Some(cp), _) => cp.dir().to_path_buf(),
+            (None, Some(dir)) => dir.clone(),
+            (None, None) => return,
+        };
+        if !report.is_complete() && Checkpoint::exists(&dir) {
+            say!(
+                "checkpoint: levels 0 to {} are saved in {}; continue with `reach resume {}`",
+                report.depth(),
+                dir.display(),
+                dir.display()
+            );
+        }
+    }
+}
+
+/// A puzzle file's text, read as `load` reads it (bounded).
+fn read_bounded(path: &Path) -> Result<String> {
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_PUZZLE_BYTES).read_to_string(&mut text))
+        .with_context(|| format!("reading {}", path.display()))?;
+    Ok(text)
+}
+
+/// The largest puzzle file recorded in a checkpoint.
+const MAX_PUZZLE_BYTES: u64 = 1 << 20;
+
+/// `search` with its levels on disk, if `spill` says so.
+fn spilled<'a, M: Model>(search: Search<'a, M>, spill: &Option<Spill>) -> Search<'a, M> {
+    match spill {
+        Some(spill) => search.spill(spill.clone()),
+        None => search,
+    }
+}
+
+/// Counts, or resumes the checkpointed count.
+fn run_count<M: Model>(search: Search<'_, M>, s: &Settings) -> Result<Report> {
+    Ok(match &s.resume {
+        Some(cp) => search.resume(cp)?.report,
+        None => search.count()?,
+    })
+}
+
+/// Solves, or resumes the checkpointed solve.
+fn run_solve<M: Model>(search: Search<'_, M>, s: &Settings) -> Result<Solution> {
+    Ok(match &s.resume {
+        Some(cp) => search.resume(cp)?,
+        None => search.solve()?,
+    })
+}
+
+/// `reach resume DIR`: the checkpointed command again, from its checkpoint.
+fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
+    let cp = Checkpoint::open(&a.dir)?;
+    let argv: Vec<String> = cp
+        .record()
+        .get("argv")
+        .ok_or_else(|| {
+            anyhow!(
+                "{} was not written by the reach command line (no command recorded)\n  help: resume it through the library, with Search::resume",
+                a.dir.display()
+            )
+        })?
+        .split('\u{1f}')
+        .map(String::from)
+        .collect();
+    let cli = Cli::try_parse_from(std::iter::once("reach".to_string()).chain(argv))
+        .map_err(|e| anyhow!("the checkpoint's command line does not parse: {e}"))?;
+    let json = json || cli.json;
+    let command = cli.command.unwrap_or(Command::Count(CountArgs {
+        puzzle: "pe766".into(),
+        options: cli.bare,
+    }));
+    let text = cp.record().get("puzzle_text").cloned();
+    let settings = |run: &RunArgs, limits: &LimitArgs, storage: &StorageArgs| {
+        let mut s = Settings::new(run, json);
+        if a.run.threads.is_some() {
+            s.threads = a.run.threads.unwrap_or(0);
+        }
+        s.verbose |= a.run.verbose;
+        s.limits = limits.clone();
+        s.limits.max_states = a.max_states.or(limits.max_states);
+        s.limits.max_depth = a.max_depth.or(limits.max_depth);
+        s.limits.memory_limit = a.memory_limit.or(limits.memory_limit);
+        s.storage = storage.clone();
+        s.puzzle_text = text.clone();
+        s
+    };
+    match command {
+        Command::Count(c) => {
+            let mut s = settings(&c.options.run, &c.options.limits, &c.options.storage);
+            s.visited = c.options.visited.kind();
+            s.resume = Some(cp);
+            count(&c, &s)
+        }
+        Command::Solve(c) => {
+            let mut s = settings(&c.run, &c.limits, &c.storage);
+            s.resume = Some(cp);
+            solve(&c, &s)
+        }
+        _ => bail!("{} holds no count or solve to resume", a.dir.display()),
     }
 }
 
@@ -122,13 +279,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let mut settings = Settings::new(&a.options.run, json);
             settings.limits = a.options.limits.clone();
             settings.visited = a.options.visited.kind();
+            settings.storage = a.options.storage.clone();
             count(&a, &settings)
         }
         Command::Solve(a) => {
             let mut settings = Settings::new(&a.run, json);
             settings.limits = a.limits.clone();
+            settings.storage = a.storage.clone();
             solve(&a, &settings)
         }
+        Command::Resume(a) => resume_command(a, json),
         Command::Hardest(a) => {
             let mut settings = Settings::new(&a.run, json);
             settings.limits = a.limits.clone();
@@ -217,6 +377,17 @@ fn show(name: &str, json: bool) -> Result<ExitCode> {
 enum Loaded {
     Sliding(SlidingPuzzle),
     Clocks(Clocks),
+}
+
+/// A built-in by name, or else a puzzle file (or, for a resumed run, the
+/// file's text as it was when the run began).
+fn load_for(name: &str, s: &Settings) -> Result<Loaded> {
+    match &s.puzzle_text {
+        Some(text) if builtin::find(name).is_none() => {
+            Ok(Loaded::Sliding(SlidingPuzzle::from_toml(text, name)?))
+        }
+        _ => load(name),
+    }
 }
 
 /// A built-in by name, or else a puzzle file.
@@ -313,14 +484,15 @@ fn unsolvable(json: bool, message: &str, value: serde_json::Value, text: &str) -
 type Counted = (String, Option<Metric>, Report, Box<dyn Fn(u64) -> String>);
 
 fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
-    let loaded = load(&a.puzzle)?;
+    let loaded = load_for(&a.puzzle, s)?;
+    let spill = s.spill(&a.puzzle)?;
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose);
     let progress = |p: &reach::engine::Progress| line.update(p);
     let (name, metric, report, render): Counted = match loaded {
         Loaded::Sliding(p) => {
             let p = p.with_metric(a.options.metric.map_or(Metric::Step, |m| m.metric()));
-            let report = search(&p, s, &signals, &progress).count()?;
+            let report = run_count(spilled(search(&p, s, &signals, &progress), &spill), s)?;
             let name = p.name().to_string();
             let metric = p.metric();
             (name, Some(metric), report, Box::new(move |k| p.render(k)))
@@ -331,7 +503,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
                     "--metric applies to sliding-block puzzles; the clocks have one kind of move"
                 );
             }
-            let report = search(&c, s, &signals, &progress).count()?;
+            let report = run_count(spilled(search(&c, s, &signals, &progress), &spill), s)?;
             let render = |k: u64| {
                 let dial = clocks::decode(k);
                 let hours = dial.map(|t| if t == 0 { 12 } else { 3 * t });
@@ -356,6 +528,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         s,
         &signals,
     )?;
+    s.checkpoint_hint(&report);
     Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)))
 }
 
@@ -412,7 +585,7 @@ fn print_count(
             "states": report.states(),
             "depth": report.depth(),
             "levels": report.levels,
-            "antipodes": report.last_level.len(),
+            "antipodes": report.last_level_states,
             "complete": complete,
             "stop_reason": reason,
             "threads": report.threads,
@@ -422,6 +595,11 @@ fn print_count(
             "visited": report.visited.name(),
             "partitions": report.partitions,
         });
+        if let Some(disk) = &report.disk {
+            v["disk_peak_bytes"] = json!(disk.peak_bytes);
+            v["disk_written_bytes"] = json!(disk.written_bytes);
+            v["disk_bytes_per_state"] = json!(disk.bytes_per_key);
+        }
         if antipodes {
             v["antipode_boards"] = json!(
                 report
@@ -449,7 +627,7 @@ fn print_count(
         "depth       {} ({} levels), {} state(s) at depth {}\n",
         report.depth(),
         report.levels.len(),
-        report.last_level.len(),
+        report.last_level_states,
         report.depth()
     ));
     err.push_str(&format!("levels      {}\n", short_profile(&report.levels)));
@@ -462,6 +640,14 @@ fn print_count(
     ));
     if let Some(p) = peak {
         err.push_str(&format!("peak memory {}\n", bytes(p)));
+    }
+    if let Some(disk) = &report.disk {
+        err.push_str(&format!(
+            "disk        peak {}, {} written, {:.2} bytes a state in level files\n",
+            bytes(disk.peak_bytes),
+            bytes(disk.written_bytes),
+            disk.bytes_per_key
+        ));
     }
     output::stderr(&err);
     let mut out = String::new();
@@ -481,7 +667,7 @@ fn print_count(
 
 fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     let json = s.json;
-    let puzzle = match load(&a.puzzle)? {
+    let puzzle = match load_for(&a.puzzle, s)? {
         Loaded::Sliding(p) => p,
         Loaded::Clocks(_) => {
             bail!("to solve the clocks, pipe the nine readings into `reach clocks`")
@@ -512,8 +698,10 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose);
     let progress = |p: &reach::engine::Progress| line.update(p);
-    let solution = search(&puzzle, s, &signals, &progress).solve()?;
+    let spill = s.spill(&a.puzzle)?;
+    let solution = run_solve(spilled(search(&puzzle, s, &signals, &progress), &spill), s)?;
     line.finish();
+    s.checkpoint_hint(&solution.report);
     let report = &solution.report;
     let metric = puzzle.metric().name();
     let Some(path) = &solution.path else {

@@ -45,7 +45,7 @@ impl fmt::Display for StopReason {
             StopReason::MaxDepth(d) => write!(f, "the next level would exceed --max-depth {d}"),
             StopReason::MemoryLimit { limit, needed } => write!(
                 f,
-                "the next level would need about {:.2} GiB, over --memory-limit {:.2} GiB",
+                "the next level would need about {:.2} GiB, over --memory-limit {:.2} GiB (--spill DIR keeps the levels on disk instead)",
                 gib(needed),
                 gib(limit)
             ),
@@ -55,7 +55,7 @@ impl fmt::Display for StopReason {
                 bound,
             } => write!(
                 f,
-                "the next level would need about {:.2} GiB more, and {} {:.2} GiB (set --memory-limit to override, at your own risk)",
+                "the next level would need about {:.2} GiB more, and {} {:.2} GiB (--spill DIR keeps the levels on disk instead; or set --memory-limit to override, at your own risk)",
                 gib(needed),
                 bound.name(),
                 gib(available)

@@ -4,5 +4,6 @@ mod cli;
 mod contest;
 mod engine;
 mod replay;
+mod resume;
 mod sliding;
 mod spill;

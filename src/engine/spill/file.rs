@@ -491,13 +491,13 @@ impl<'d> RunWriter<'d> {
             keys: 0,
         };
         if disk.durable() {
-            w.to_file()?;
+            w.spill_to_file()?;
         }
         w.write(&header.bytes())?;
         Ok(w)
     }
 
-    fn to_file(&mut self) -> Result<(), SpillError> {
+    fn spill_to_file(&mut self) -> Result<(), SpillError> {
         // Read back after the rename, so opened for both.
         let file = std::fs::OpenOptions::new()
             .read(true)
@@ -527,7 +527,7 @@ impl<'d> RunWriter<'d> {
             Sink::Mem(v) => {
                 v.extend_from_slice(bytes);
                 if v.len() > self.disk.memory_threshold() {
-                    self.to_file()?;
+                    self.spill_to_file()?;
                 }
             }
             Sink::File(f) => f

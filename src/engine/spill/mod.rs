@@ -81,7 +81,8 @@ impl Spill {
         self
     }
 
-    /// Keeps the files when the search ends.
+    /// Keeps the files when the search ends (every level then goes to
+    /// disk, however thin).
     pub fn keep(mut self, on: bool) -> Spill {
         self.keep = on;
         self
@@ -212,7 +213,8 @@ impl Disk {
         Ok(Disk {
             dir: spill.dir.clone(),
             durable: spill.checkpoint,
-            threshold: if spill.checkpoint {
+            // Files to keep or to resume from must all be files.
+            threshold: if spill.checkpoint || spill.keep {
                 0
             } else {
                 spill.memory_threshold
@@ -254,6 +256,13 @@ impl Disk {
         let now = self.in_use.fetch_add(n, Ordering::Relaxed) + n;
         self.peak.fetch_max(now, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Accounts for a file of an earlier run (a resumed checkpoint's),
+    /// which this one will delete.
+    pub(crate) fn adopt(&self, file: &file::RunFile) {
+        let now = self.in_use.fetch_add(file.bytes(), Ordering::Relaxed) + file.bytes();
+        self.peak.fetch_max(now, Ordering::Relaxed);
     }
 
     /// Accounts for `n` bytes no longer on disk.

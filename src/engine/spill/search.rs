@@ -648,6 +648,7 @@ impl<M: Model> Search<'_, M> {
                         let file =
                             RunFile::open(&path, &run.header(Kind::Level, k.depth, first, count))?;
                         file.verify()?;
+                        disk.adopt(&file);
                         first += count;
                         files.push(file);
                     }
@@ -661,6 +662,7 @@ impl<M: Model> Search<'_, M> {
                     }
                     kept.push_back(Level { files });
                 }
+                remove_orphans(&cp.dir, &m.kept);
                 let newest = kept.len() as u32;
                 if newest == 0
                     || m.kept.last().map(|k| k.depth as usize + 1) != Some(levels.len())
@@ -857,7 +859,8 @@ impl<M: Model> Search<'_, M> {
         };
         let disk_use = disk.usage();
         let stopped = matches!(outcome, Outcome::Stopped(_));
-        if !spill.keep && !(spill.checkpoint && stopped) {
+        let keep_files = spill.keep || (spill.checkpoint && stopped);
+        if !keep_files {
             for level in kept {
                 level.files.into_iter().for_each(|f| disk.remove(f));
             }
@@ -882,6 +885,30 @@ impl<M: Model> Search<'_, M> {
             disk: Some(disk_use),
         };
         Ok((report, path))
+    }
+}
+
+/// Removes what a killed run left in a checkpoint besides the files its
+/// manifest names: temporary files, candidate runs, and level files written
+/// after the manifest (the resumed search writes them again). Only names
+/// of this format are touched.
+fn remove_orphans(dir: &std::path::Path, kept: &[Kept]) {
+    let named: std::collections::HashSet<&str> = kept
+        .iter()
+        .flat_map(|k| k.files.iter().map(String::as_str))
+        .collect();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let ours = (name.starts_with('L') || name.starts_with('C'))
+            && (name.ends_with(".run") || name.ends_with(".tmp"))
+            || name == "checkpoint.toml.tmp";
+        if ours && !named.contains(name) {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }
 

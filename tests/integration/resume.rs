@@ -1,0 +1,301 @@
+//! `--spill`, `--checkpoint` and `reach resume` through the binary: runs
+//! killed at random moments resume to the uninterrupted report; damaged
+//! checkpoints are refused with exit 2; a full filesystem ends with exit 3
+//! and a checkpoint that resumes once there is room.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use assert_cmd::cargo::CommandCargoExt;
+
+fn reach() -> Command {
+    Command::cargo_bin("reach").unwrap()
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("reach-resume-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn json(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))
+}
+
+/// The fields that must not depend on how the run was cut up.
+fn essentials(v: &serde_json::Value) -> (serde_json::Value, serde_json::Value, serde_json::Value) {
+    (v["states"].clone(), v["depth"].clone(), v["levels"].clone())
+}
+
+/// Starts `args`, kills it with SIGKILL after `after`; the JSON it printed
+/// if it finished first.
+fn run_killed(args: &[&str], after: Duration) -> Option<serde_json::Value> {
+    let mut child = StdCommand::cargo_bin("reach")
+        .unwrap()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while started.elapsed() < after {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(status.code(), Some(0), "{args:?}");
+            return Some(json(&out.stdout));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    None
+}
+
+#[test]
+fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_count() {
+    let dir = TempDir::new("kill");
+    let cp = dir.join("cp");
+    let cp = cp.to_str().unwrap();
+    let reference = reach()
+        .args(["count", "mas", "--json", "-j", "2"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let reference = json(&reference);
+    // Moments from a seeded generator, printed on failure.
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    let mut x = seed | 1;
+    let mut next_ms = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        20 + x % 400
+    };
+    let mut kills = 0;
+    let mut finished = None;
+    let mut moments = Vec::new();
+    for _ in 0..5 {
+        let ms = next_ms();
+        moments.push(ms);
+        let args: Vec<&str> = if Path::new(cp).join("checkpoint.toml").exists() {
+            vec!["resume", cp, "--json"]
+        } else {
+            // Killed before its first checkpoint: start again.
+            let _ = std::fs::remove_dir_all(cp);
+            vec!["count", "mas", "--checkpoint", cp, "--json", "-j", "2"]
+        };
+        if let Some(v) = run_killed(&args, Duration::from_millis(ms)) {
+            finished = Some(v);
+            break;
+        }
+        kills += 1;
+    }
+    let last = match finished {
+        Some(v) => v,
+        None => {
+            let args: Vec<&str> = if Path::new(cp).join("checkpoint.toml").exists() {
+                vec!["resume", cp, "--json"]
+            } else {
+                let _ = std::fs::remove_dir_all(cp);
+                vec!["count", "mas", "--checkpoint", cp, "--json", "-j", "2"]
+            };
+            json(&reach().args(&args).assert().success().get_output().stdout)
+        }
+    };
+    assert_eq!(
+        essentials(&last),
+        essentials(&reference),
+        "seed {seed}, kills at {moments:?} ms"
+    );
+    assert!(kills >= 1, "no run was killed: moments {moments:?}");
+    assert!(!Path::new(cp).exists(), "a finished checkpoint is removed");
+}
+
+#[test]
+fn resume_says_how_and_refuses_what_it_cannot_trust() {
+    let dir = TempDir::new("refuse");
+    let cp = dir.join("cp");
+    let cp_s = cp.to_str().unwrap();
+    // A depth limit leaves a checkpoint and says how to go on.
+    reach()
+        .args([
+            "count",
+            "klotski",
+            "--checkpoint",
+            cp_s,
+            "--max-depth",
+            "30",
+        ])
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains(format!("reach resume {cp_s}")));
+    // The same limit is kept on resume; a larger one goes on to the end.
+    reach().args(["resume", cp_s]).assert().code(3);
+    let resumed = json(
+        &reach()
+            .args(["resume", cp_s, "--max-depth", "1000", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(resumed["states"], 25955);
+
+    // Damaged: a level file with a flipped byte, exit 2 and its name.
+    reach()
+        .args([
+            "count",
+            "klotski",
+            "--checkpoint",
+            cp_s,
+            "--max-depth",
+            "30",
+        ])
+        .assert()
+        .code(3);
+    let level = std::fs::read_dir(&cp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "run"))
+        .unwrap();
+    let mut bytes = std::fs::read(&level).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&level, &bytes).unwrap();
+    reach()
+        .args(["resume", cp_s])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            level.file_name().unwrap().to_str().unwrap(),
+        ))
+        .stderr(predicates::str::contains("damaged"));
+
+    // No checkpoint at all.
+    reach()
+        .args(["resume", dir.join("nothing").to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("holds no checkpoint"));
+
+    // Two directories, and --keep alone, are usage errors.
+    reach()
+        .args(["count", "mas", "--spill", "a", "--checkpoint", "b"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("two directories"));
+    reach().args(["count", "mas", "--keep"]).assert().code(2);
+}
+
+#[test]
+fn a_spilled_count_reports_its_disk_and_leaves_nothing_behind() {
+    let dir = TempDir::new("spill");
+    let spill = dir.join("levels");
+    let v = json(
+        &reach()
+            .args([
+                "count",
+                "pe766",
+                "--spill",
+                spill.to_str().unwrap(),
+                "--json",
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(v["states"], 2_613_742);
+    assert!(v["disk_bytes_per_state"].as_f64().unwrap() > 0.0);
+    assert!(!spill.exists());
+    // --keep keeps the files.
+    reach()
+        .args(["count", "mas", "--spill", spill.to_str().unwrap(), "--keep"])
+        .assert()
+        .success();
+    assert!(std::fs::read_dir(&spill).unwrap().count() > 0);
+}
+
+/// A filesystem of `size` mounted at `dir`, if this test may mount one.
+fn tmpfs(dir: &Path, size: &str) -> bool {
+    StdCommand::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(dir)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn a_full_filesystem_ends_with_exit_3_and_resumes_once_there_is_room() {
+    let dir = TempDir::new("enospc");
+    let mount = dir.join("small");
+    std::fs::create_dir_all(&mount).unwrap();
+    if !tmpfs(&mount, "64k") {
+        eprintln!("skipped: cannot mount a tmpfs here");
+        return;
+    }
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = StdCommand::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(mount.clone());
+    let cp = mount.join("cp");
+    let cp_s = cp.to_str().unwrap();
+    let out = reach()
+        .args(["count", "pe766", "--checkpoint", cp_s, "--json", "-j", "2"])
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    let partial = json(&out.stdout);
+    let reason = partial["stop_reason"].as_str().unwrap();
+    assert!(reason.contains("No space left on device"), "{reason}");
+    assert!(reason.contains("reach resume"), "{reason}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("reach resume"), "{stderr}");
+    assert!(partial["states"].as_u64().unwrap() < 2_613_742);
+    // Room again: the checkpoint resumes to the full count.
+    assert!(
+        StdCommand::new("mount")
+            .args(["-o", "remount,size=16m"])
+            .arg(&mount)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let v = json(
+        &reach()
+            .args(["resume", cp_s, "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(v["states"], 2_613_742);
+    assert_eq!(v["depth"], 1368);
+}

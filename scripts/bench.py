@@ -3,6 +3,7 @@
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -179,6 +180,61 @@ for name in ["pe766"] + (["eleven"] if MODE == "full" else []):
                              mib(peak), f"{peak / v['states']:.1f}"])
 print("### Visited sets side by side\n")
 table(["puzzle", "visited set", "threads", "wall s", "states/s", "peak RSS", "bytes/state"], rows)
+
+# Levels on disk: in memory vs --spill (and --checkpoint, which syncs every
+# level), interleaved, every count checked. eleven (full mode) at two memory
+# budgets: the budget bounds the candidates held, the disk holds the rest.
+def spilled(name, extra, threads=2):
+    d = tempfile.mkdtemp(prefix="reach-bench-")
+    target = os.path.join(d, "levels")
+    args = ["count", name, "--threads", str(threads), "--json"] + [a.replace("DIR", target) for a in extra]
+    proc, wall = run(args)
+    v = json.loads(proc.stdout) if proc.returncode == 0 else {}
+    states, depth, profile = PUBLISHED[name]
+    if v.get("states") != states or v.get("depth") != depth or (profile and v.get("levels") != profile):
+        failures.append(f"`reach {' '.join(args)}`: {v.get('states')} states, depth {v.get('depth')}")
+    if "--keep" in extra:
+        shutil.rmtree(target, ignore_errors=True)
+    elif os.path.exists(target):
+        failures.append(f"`reach {' '.join(args)}` left {target} behind")
+    os.rmdir(d)
+    return v, wall
+
+
+rows = []
+configs = [("in memory", []), ("--spill", ["--spill", "DIR"]),
+           ("--spill --keep (every level a file)", ["--spill", "DIR", "--keep"]),
+           ("--checkpoint (every level synced)", ["--checkpoint", "DIR"])]
+cases = [("pe766", configs, 3)]
+if MODE == "full":
+    cases.append(("eleven", [("in memory", []),
+                             ("--spill, --memory-limit 1G", ["--spill", "DIR", "--memory-limit", "1G"]),
+                             ("--spill, --memory-limit 256M", ["--spill", "DIR", "--memory-limit", "256M"])], 1))
+for name, confs, repeats in cases:
+    walls = {label: [] for label, _ in confs}
+    last = {}
+    for _ in range(repeats):
+        for label, extra in confs:
+            v, wall = spilled(name, extra)
+            if v:
+                walls[label].append(wall)
+                last[label] = v
+    base = median(walls["in memory"]) if walls["in memory"] else None
+    for label, _ in confs:
+        if label not in last:
+            continue
+        v, wall = last[label], median(walls[label])
+        peak = v.get("peak_rss_bytes") or 0
+        disk = v.get("disk_peak_bytes")
+        rows.append([name, label, f"{wall:.3f}", f"{wall / base:.2f}x" if base else "?", mib(peak),
+                     mib(disk) if disk is not None else "-",
+                     f"{v['disk_bytes_per_state']:.2f}" if disk is not None else "-",
+                     f"{disk / v['states']:.2f}" if disk else "-"])
+print("### Levels on disk (2 threads; medians of interleaved runs)\n")
+print("bytes/state in level files: what a key costs on disk (Rice-coded blocks, index and checksums included);")
+print("peak disk / state: the most the files held at once (levels and candidate runs) over all states.\n")
+table(["puzzle", "storage", "wall s", "vs memory", "peak RSS", "peak disk", "bytes/state in level files",
+       "peak disk / state"], rows)
 
 # The contest commands: official samples, then a file of 100 cases.
 sample = open(os.path.join(DATA, "sawtooth.sample.in")).read()

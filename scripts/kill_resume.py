@@ -33,8 +33,8 @@ try:
         else:
             shutil.rmtree(cp, ignore_errors=True)
             args = [BIN, "count", PUZZLE, "--checkpoint", cp, "--json", "-j", "2"]
-        # A moment within the first ~60 % of what is left of a full run.
-        moment = rng.uniform(0.05, 0.6) * full if i < KILLS else None
+        # A moment within the first quarter of an uninterrupted run's time.
+        moment = rng.uniform(0.03, 0.25) * full if i < KILLS else None
         t0 = time.perf_counter()
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:

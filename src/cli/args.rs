@@ -13,6 +13,7 @@ Exit codes:
   3    stopped by a limit (--max-states, --max-depth, --memory-limit, available memory) or a storage
        fault (--spill, --checkpoint: full disk, I/O error); the report is partial
   4    the output could not be written (disk full, I/O error)
+  5    cluster (--cluster, --local-processes): a process was lost, never came up, or runs another search
   101  internal error (a bug: please report it)
   130  interrupted by Ctrl-C (SIGINT); 143 terminated by SIGTERM; the report is partial";
 
@@ -135,6 +136,41 @@ pub struct CountOptions {
 
     #[command(flatten)]
     pub storage: StorageArgs,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+/// Running one count across several processes (timely-dataflow).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ClusterArgs {
+    /// Run as one process of a cluster: HOSTFILE lists every process's
+    /// host:port, one a line (blank lines and # comments are skipped). Every
+    /// process runs the same puzzle and options, with its own --process.
+    #[arg(
+        long,
+        value_name = "HOSTFILE",
+        requires = "process",
+        conflicts_with = "local_processes"
+    )]
+    pub cluster: Option<std::path::PathBuf>,
+
+    /// This process's line in the hostfile, from 0; process 0 prints the report.
+    #[arg(long, value_name = "I")]
+    pub process: Option<usize>,
+
+    /// Start N processes of reach on this machine, on free loopback ports,
+    /// as a cluster, and report as its process 0.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub local_processes: Option<u64>,
+
+    /// Give up when not every process has connected after SECS seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub connect_timeout: u64,
+
+    /// The addresses of a --local-processes cluster (set by its process 0).
+    #[arg(long, hide = true, value_delimiter = ',', requires = "process")]
+    pub cluster_addresses: Option<Vec<String>>,
 }
 
 /// Where levels go when they do not fit in memory, or must survive a crash.

@@ -1,6 +1,7 @@
 //! The command line: turns arguments into library calls and reports.
 
 mod args;
+mod cluster;
 mod hardest;
 mod output;
 mod plot;
@@ -33,6 +34,8 @@ const EXIT_NO_SOLUTION: u8 = 1;
 const EXIT_LIMIT: u8 = 3;
 /// Stdout could not be written (full disk, I/O error).
 const EXIT_OUTPUT: u8 = 4;
+/// A cluster lost a process, never came up, or its processes disagree.
+const EXIT_CLUSTER: u8 = 5;
 const EXIT_SIGINT: u8 = 130;
 const EXIT_SIGTERM: u8 = 143;
 
@@ -104,6 +107,8 @@ struct Settings {
     resume: Option<Checkpoint>,
     /// A resumed run's puzzle file, as it was when the run began.
     puzzle_text: Option<String>,
+    /// Processes and workers a process, when the count ran on a cluster.
+    cluster: Option<(usize, usize)>,
 }
 
 impl Settings {
@@ -117,6 +122,7 @@ impl Settings {
             storage: StorageArgs::default(),
             resume: None,
             puzzle_text: None,
+            cluster: None,
         }
     }
 
@@ -484,6 +490,13 @@ fn unsolvable(json: bool, message: &str, value: serde_json::Value, text: &str) -
 type Counted = (String, Option<Metric>, Report, Box<dyn Fn(u64) -> String>);
 
 fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
+    let c = &a.options.cluster;
+    if c.cluster.is_some() || c.local_processes.is_some() || c.cluster_addresses.is_some() {
+        return cluster::count(a, s);
+    }
+    if c.process.is_some() {
+        bail!("--process needs --cluster HOSTFILE");
+    }
     let loaded = load_for(&a.puzzle, s)?;
     let spill = s.spill(&a.puzzle)?;
     let signals = Signals::install();
@@ -595,6 +608,10 @@ fn print_count(
             "visited": report.visited.name(),
             "partitions": report.partitions,
         });
+        if let Some((processes, workers)) = s.cluster {
+            v["processes"] = json!(processes);
+            v["workers_per_process"] = json!(workers);
+        }
         if let Some(disk) = &report.disk {
             v["disk_peak_bytes"] = json!(disk.peak_bytes);
             v["disk_written_bytes"] = json!(disk.written_bytes);
@@ -640,6 +657,12 @@ fn print_count(
     ));
     if let Some(p) = peak {
         err.push_str(&format!("peak memory {}\n", bytes(p)));
+    }
+
+    if let Some((processes, workers)) = s.cluster {
+        err.push_str(&format!(
+            "cluster     {processes} process(es) x {workers} worker(s); peak memory above is process 0's\n"
+        ));
     }
     if let Some(disk) = &report.disk {
         err.push_str(&format!(

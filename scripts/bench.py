@@ -9,17 +9,13 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 BIN, MODE, THREADS = sys.argv[1], sys.argv[2], [int(t) for t in sys.argv[3:]]
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "tests", "data")
 
-ELEVEN_PROFILE = [
-    1, 2, 4, 9, 20, 37, 63, 122, 232, 431, 781, 1392, 2494, 4442, 7854, 13899, 24215, 41802,
-    71167, 119888, 198363, 323206, 515778, 811000, 1248011, 1885279, 2782396, 4009722, 5621354,
-    7647872, 10065800, 12760413, 15570786, 18171606, 20299876, 21587248, 21841159, 20906905,
-    18899357, 16058335, 12772603, 9515217, 6583181, 4242753, 2503873, 1350268, 643245, 270303,
-    92311, 27116, 5390, 1115, 86, 18,
-]
+from bench_profiles import ELEVEN_PROFILE  # noqa: E402
 
 # name -> (states, depth, full level profile or None)
 PUBLISHED = {

@@ -1,6 +1,7 @@
 //! Integration tests, in one binary to keep link times down.
 
 mod cli;
+mod cluster;
 mod contest;
 mod engine;
 mod replay;

@@ -1,0 +1,247 @@
+//! The count across processes on loopback (timely-dataflow): exact at 1, 2
+//! and 3 processes of 1 or 2 workers, reversible or not; limits and signals
+//! end every process with process 0's partial report; a lost or absent
+//! peer ends the others with exit 5 and its name.
+
+use std::io::Write;
+use std::process::{Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use assert_cmd::cargo::CommandCargoExt;
+
+fn reach() -> Command {
+    Command::cargo_bin("reach").unwrap()
+}
+
+fn json(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))
+}
+
+fn count(args: &[&str], code: i32) -> serde_json::Value {
+    let out = reach().args(args).arg("--json").assert().code(code).get_output().clone();
+    json(&out.stdout)
+}
+
+#[test]
+fn every_configuration_counts_exactly() {
+    // klotski under frontier search (reversible) and with a bitmap; the
+    // clocks, whose moves cannot be undone, with a visited set per worker.
+    for (puzzle, visited) in [("klotski", "frontier"), ("klotski", "bitmap"), ("clocks", "auto")] {
+        let memory = count(&["count", puzzle, "--visited", visited], 0);
+        for processes in ["1", "2", "3"] {
+            for workers in ["1", "2"] {
+                let v = count(
+                    &[
+                        "count",
+                        puzzle,
+                        "--visited",
+                        visited,
+                        "--local-processes",
+                        processes,
+                        "-j",
+                        workers,
+                    ],
+                    0,
+                );
+                let what = format!("{puzzle} {visited} {processes}x{workers}");
+                assert_eq!(v["levels"], memory["levels"], "{what}");
+                assert_eq!(v["states"], memory["states"], "{what}");
+                assert_eq!(v["antipodes"], memory["antipodes"], "{what}");
+                assert_eq!(v["processes"].to_string(), processes, "{what}");
+                assert_eq!(v["workers_per_process"].to_string(), workers, "{what}");
+            }
+        }
+    }
+    // The antipode boards are gathered to process 0.
+    let v = count(&["count", "mas", "--local-processes", "2", "--antipodes"], 0);
+    let m = count(&["count", "mas", "--antipodes"], 0);
+    assert_eq!(v["antipode_boards"], m["antipode_boards"]);
+}
+
+#[test]
+fn limits_stop_every_process_at_the_same_level() {
+    for limit in [["--max-states", "5000"], ["--max-depth", "40"]] {
+        let memory = count(&["count", "klotski", limit[0], limit[1]], 3);
+        let v = count(
+            &["count", "klotski", limit[0], limit[1], "--local-processes", "2"],
+            3,
+        );
+        assert_eq!(v["levels"], memory["levels"], "{limit:?}");
+        assert_eq!(v["stop_reason"], memory["stop_reason"], "{limit:?}");
+    }
+    // A depth limit at the true depth cuts nothing short.
+    count(&["count", "klotski", "--max-depth", "167", "--local-processes", "2"], 0);
+}
+
+/// A hostfile of `n` loopback addresses on free ports.
+fn hostfile(n: usize) -> tempfile_path::Path {
+    tempfile_path::Path::hosts(n)
+}
+
+mod tempfile_path {
+    pub struct Path(pub std::path::PathBuf);
+
+    impl Path {
+        pub fn hosts(n: usize) -> Path {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let path = std::env::temp_dir().join(format!(
+                "reach-hosts-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            let listeners: Vec<_> = (0..n)
+                .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+                .collect();
+            let text: String = listeners
+                .iter()
+                .map(|l| format!("127.0.0.1:{}\n", l.local_addr().unwrap().port()))
+                .collect();
+            std::fs::write(&path, format!("# test cluster\n\n{text}")).unwrap();
+            Path(path)
+        }
+
+        pub fn as_str(&self) -> &str {
+            self.0.to_str().unwrap()
+        }
+    }
+
+    impl Drop for Path {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+}
+
+#[test]
+fn a_hostfile_cluster_reports_on_process_0_only() {
+    let hosts = hostfile(2);
+    let peer = StdCommand::cargo_bin("reach")
+        .unwrap()
+        .args(["count", "mas", "--cluster", hosts.as_str(), "--process", "1", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let v = count(&["count", "mas", "--cluster", hosts.as_str(), "--process", "0"], 0);
+    assert_eq!(v["states"], 110804);
+    let out = peer.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "process 1 printed {:?}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn a_lost_peer_ends_the_others_with_exit_5_naming_it() {
+    let hosts = hostfile(2);
+    let mut peer = StdCommand::cargo_bin("reach")
+        .unwrap()
+        .args(["count", "eleven", "--cluster", hosts.as_str(), "--process", "1", "-j", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let zero = StdCommand::cargo_bin("reach")
+        .unwrap()
+        .args(["count", "eleven", "--cluster", hosts.as_str(), "--process", "0", "-j", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    peer.kill().unwrap();
+    peer.wait().unwrap();
+    let killed = Instant::now();
+    let out = zero.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(killed.elapsed() < Duration::from_secs(10), "{stderr}");
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("lost process 1"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_peer_that_never_comes_up_times_out_with_exit_5() {
+    let hosts = hostfile(2);
+    let started = Instant::now();
+    let out = reach()
+        .args(["count", "mas", "--cluster", hosts.as_str(), "--process", "0"])
+        .args(["--connect-timeout", "2"])
+        .assert()
+        .code(5)
+        .get_output()
+        .clone();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not every process"), "{stderr}");
+    assert!(out.stdout.is_empty(), "timely's chatter reached stdout");
+}
+
+#[test]
+fn sigterm_on_process_0_stops_the_cluster_with_a_partial_report() {
+    let mut zero = StdCommand::cargo_bin("reach")
+        .unwrap()
+        .args(["count", "eleven", "--local-processes", "2", "-j", "1", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(3000));
+    StdCommand::new("kill")
+        .args(["-TERM", &zero.id().to_string()])
+        .status()
+        .unwrap();
+    let mut stdout = String::new();
+    use std::io::Read;
+    zero.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    let status = zero.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    let v = json(stdout.as_bytes());
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["stop_reason"], "terminated");
+    let levels = v["levels"].as_array().unwrap();
+    assert!(!levels.is_empty());
+}
+
+#[test]
+fn processes_with_different_puzzles_are_refused() {
+    let hosts = hostfile(2);
+    let peer = StdCommand::cargo_bin("reach")
+        .unwrap()
+        .args(["count", "mas", "--cluster", hosts.as_str(), "--process", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    reach()
+        .args(["count", "klotski", "--cluster", hosts.as_str(), "--process", "0"])
+        .assert()
+        .code(5)
+        .stderr(predicates::str::contains("process 1 runs another puzzle"));
+    assert_eq!(peer.wait_with_output().unwrap().status.code(), Some(5));
+}
+
+#[test]
+fn bad_hostfiles_and_options_are_usage_errors() {
+    let dir = std::env::temp_dir().join(format!("reach-badhosts-{}", std::process::id()));
+    let mut f = std::fs::File::create(&dir).unwrap();
+    writeln!(f, "127.0.0.1:2101\nnot-an-address").unwrap();
+    drop(f);
+    reach()
+        .args(["count", "mas", "--cluster", dir.to_str().unwrap(), "--process", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(":2: \"not-an-address\" is not host:port"));
+    std::fs::write(&dir, "127.0.0.1:2101\n").unwrap();
+    reach()
+        .args(["count", "mas", "--cluster", dir.to_str().unwrap(), "--process", "3"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--process 3 is not a line"));
+    reach()
+        .args(["count", "mas", "--local-processes", "2", "--spill", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("do not work with a cluster"));
+    let _ = std::fs::remove_file(&dir);
+}

@@ -89,8 +89,9 @@ pub enum ClusterError {
 }
 
 /// A round's control record: the worker's share of the new level, flags,
-/// the digest of its search, and the worker's process.
-type Control = (u64, u64, u64, u64);
+/// the digest of its search, the worker's process, and the bytes its
+/// process would reach with the next level when that passes its limit.
+type Control = (u64, u64, u64, u64, u64);
 
 /// The last level's keys are gathered when there are at most this many.
 const LAST_LEVEL_MAX: u64 = 1 << 22;
@@ -103,6 +104,8 @@ struct Totals {
     width: u64,
     flags: u64,
     mismatch: Option<usize>,
+    /// The largest memory estimate over a limit.
+    needed: u64,
 }
 
 fn totals(records: &[Control]) -> Totals {
@@ -110,13 +113,15 @@ fn totals(records: &[Control]) -> Totals {
         width: 0,
         flags: 0,
         mismatch: None,
+        needed: 0,
     };
     // Every worker compares against process 0's digest, so that all name
     // the same process.
     let reference = records.iter().find(|r| r.3 == 0).map(|r| r.2);
-    for &(width, flags, d, process) in records {
+    for &(width, flags, d, process, needed) in records {
         t.width += width;
         t.flags |= flags;
+        t.needed = t.needed.max(needed);
         if Some(d) != reference {
             let p = process as usize;
             t.mismatch = Some(t.mismatch.map_or(p, |m| m.min(p)));
@@ -284,10 +289,11 @@ fn run_worker<M: Model>(
         {
             flags |= STOP;
         }
-        if over_memory(search, workers, part.frontier().len() as u64, width) {
+        let needed = over_memory(search, workers, part.frontier().len() as u64, width);
+        if needed.is_some() {
             flags |= MEMORY;
         }
-        control.send((width, flags, digest, process));
+        control.send((width, flags, digest, process, needed.unwrap_or(0)));
         control.advance_to(time);
         while ctl_probe.less_than(control.time()) {
             worker.step_or_park(None);
@@ -334,7 +340,7 @@ fn run_worker<M: Model>(
             let limit = search.memory_limit.unwrap_or(0);
             outcome = Outcome::Stopped(StopReason::MemoryLimit {
                 limit,
-                needed: limit,
+                needed: t.needed,
             });
             break;
         }
@@ -399,20 +405,17 @@ fn run_worker<M: Model>(
     }))
 }
 
-/// Whether this process would pass its memory limit with the next level,
-/// estimated from this one's growth (each worker's share is about the
-/// same, so one worker's growth stands for its process's).
-fn over_memory(search: &ClusterSearch, workers: u64, before: u64, width: u64) -> bool {
-    let Some(limit) = search.memory_limit else {
-        return false;
-    };
+/// The bytes this process would reach with the next level, if that
+/// passes its memory limit: estimated from this level's growth (each
+/// worker's share is about the same, so one worker's stands for its
+/// process's).
+fn over_memory(search: &ClusterSearch, workers: u64, before: u64, width: u64) -> Option<u64> {
+    let limit = search.memory_limit?;
     let growth = (width as f64 / before.max(1) as f64).clamp(1.0, 64.0);
     let next = (width as f64 * growth) as u64;
     // Candidates (8 bytes) and the level (8), a few per state, times the
     // workers of this process, which run alike.
     let extra = next.saturating_mul(24);
-    let Some(rss) = memory::current_rss_bytes() else {
-        return false;
-    };
-    rss.saturating_add(extra.saturating_mul(workers)) > limit
+    let needed = memory::current_rss_bytes()?.saturating_add(extra.saturating_mul(workers));
+    (needed > limit).then_some(needed)
 }

@@ -19,7 +19,13 @@ fn json(out: &[u8]) -> serde_json::Value {
 }
 
 fn count(args: &[&str], code: i32) -> serde_json::Value {
-    let out = reach().args(args).arg("--json").assert().code(code).get_output().clone();
+    let out = reach()
+        .args(args)
+        .arg("--json")
+        .assert()
+        .code(code)
+        .get_output()
+        .clone();
     json(&out.stdout)
 }
 
@@ -27,7 +33,11 @@ fn count(args: &[&str], code: i32) -> serde_json::Value {
 fn every_configuration_counts_exactly() {
     // klotski under frontier search (reversible) and with a bitmap; the
     // clocks, whose moves cannot be undone, with a visited set per worker.
-    for (puzzle, visited) in [("klotski", "frontier"), ("klotski", "bitmap"), ("clocks", "auto")] {
+    for (puzzle, visited) in [
+        ("klotski", "frontier"),
+        ("klotski", "bitmap"),
+        ("clocks", "auto"),
+    ] {
         let memory = count(&["count", puzzle, "--visited", visited], 0);
         for processes in ["1", "2", "3"] {
             for workers in ["1", "2"] {
@@ -54,7 +64,10 @@ fn every_configuration_counts_exactly() {
         }
     }
     // The antipode boards are gathered to process 0.
-    let v = count(&["count", "mas", "--local-processes", "2", "--antipodes"], 0);
+    let v = count(
+        &["count", "mas", "--local-processes", "2", "--antipodes"],
+        0,
+    );
     let m = count(&["count", "mas", "--antipodes"], 0);
     assert_eq!(v["antipode_boards"], m["antipode_boards"]);
 }
@@ -64,14 +77,50 @@ fn limits_stop_every_process_at_the_same_level() {
     for limit in [["--max-states", "5000"], ["--max-depth", "40"]] {
         let memory = count(&["count", "klotski", limit[0], limit[1]], 3);
         let v = count(
-            &["count", "klotski", limit[0], limit[1], "--local-processes", "2"],
+            &[
+                "count",
+                "klotski",
+                limit[0],
+                limit[1],
+                "--local-processes",
+                "2",
+            ],
             3,
         );
         assert_eq!(v["levels"], memory["levels"], "{limit:?}");
         assert_eq!(v["stop_reason"], memory["stop_reason"], "{limit:?}");
     }
     // A depth limit at the true depth cuts nothing short.
-    count(&["count", "klotski", "--max-depth", "167", "--local-processes", "2"], 0);
+    count(
+        &[
+            "count",
+            "klotski",
+            "--max-depth",
+            "167",
+            "--local-processes",
+            "2",
+        ],
+        0,
+    );
+    // Each process checks its own memory; any one over its limit stops all.
+    let v = count(
+        &[
+            "count",
+            "eleven",
+            "--local-processes",
+            "2",
+            "-j",
+            "1",
+            "--memory-limit",
+            "150M",
+        ],
+        3,
+    );
+    let reason = v["stop_reason"].as_str().unwrap();
+    assert!(reason.contains("--memory-limit"), "{reason}");
+    assert!(v["states"].as_u64().unwrap() < 239_500_800);
+    let levels: Vec<u64> = serde_json::from_value(v["levels"].clone()).unwrap();
+    assert_eq!(levels[..8], [1, 2, 4, 9, 20, 37, 63, 122]);
 }
 
 /// A hostfile of `n` loopback addresses on free ports.
@@ -119,16 +168,38 @@ fn a_hostfile_cluster_reports_on_process_0_only() {
     let hosts = hostfile(2);
     let peer = StdCommand::cargo_bin("reach")
         .unwrap()
-        .args(["count", "mas", "--cluster", hosts.as_str(), "--process", "1", "--json"])
+        .args([
+            "count",
+            "mas",
+            "--cluster",
+            hosts.as_str(),
+            "--process",
+            "1",
+            "--json",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let v = count(&["count", "mas", "--cluster", hosts.as_str(), "--process", "0"], 0);
+    let v = count(
+        &[
+            "count",
+            "mas",
+            "--cluster",
+            hosts.as_str(),
+            "--process",
+            "0",
+        ],
+        0,
+    );
     assert_eq!(v["states"], 110804);
     let out = peer.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(out.stdout.is_empty(), "process 1 printed {:?}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "process 1 printed {:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]
@@ -136,14 +207,32 @@ fn a_lost_peer_ends_the_others_with_exit_5_naming_it() {
     let hosts = hostfile(2);
     let mut peer = StdCommand::cargo_bin("reach")
         .unwrap()
-        .args(["count", "eleven", "--cluster", hosts.as_str(), "--process", "1", "-j", "1"])
+        .args([
+            "count",
+            "eleven",
+            "--cluster",
+            hosts.as_str(),
+            "--process",
+            "1",
+            "-j",
+            "1",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let zero = StdCommand::cargo_bin("reach")
         .unwrap()
-        .args(["count", "eleven", "--cluster", hosts.as_str(), "--process", "0", "-j", "1"])
+        .args([
+            "count",
+            "eleven",
+            "--cluster",
+            hosts.as_str(),
+            "--process",
+            "0",
+            "-j",
+            "1",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -165,7 +254,14 @@ fn a_peer_that_never_comes_up_times_out_with_exit_5() {
     let hosts = hostfile(2);
     let started = Instant::now();
     let out = reach()
-        .args(["count", "mas", "--cluster", hosts.as_str(), "--process", "0"])
+        .args([
+            "count",
+            "mas",
+            "--cluster",
+            hosts.as_str(),
+            "--process",
+            "0",
+        ])
         .args(["--connect-timeout", "2"])
         .assert()
         .code(5)
@@ -181,7 +277,15 @@ fn a_peer_that_never_comes_up_times_out_with_exit_5() {
 fn sigterm_on_process_0_stops_the_cluster_with_a_partial_report() {
     let mut zero = StdCommand::cargo_bin("reach")
         .unwrap()
-        .args(["count", "eleven", "--local-processes", "2", "-j", "1", "--json"])
+        .args([
+            "count",
+            "eleven",
+            "--local-processes",
+            "2",
+            "-j",
+            "1",
+            "--json",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -193,7 +297,11 @@ fn sigterm_on_process_0_stops_the_cluster_with_a_partial_report() {
         .unwrap();
     let mut stdout = String::new();
     use std::io::Read;
-    zero.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    zero.stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
     let status = zero.wait().unwrap();
     assert_eq!(status.code(), Some(143));
     let v = json(stdout.as_bytes());
@@ -208,13 +316,27 @@ fn processes_with_different_puzzles_are_refused() {
     let hosts = hostfile(2);
     let peer = StdCommand::cargo_bin("reach")
         .unwrap()
-        .args(["count", "mas", "--cluster", hosts.as_str(), "--process", "1"])
+        .args([
+            "count",
+            "mas",
+            "--cluster",
+            hosts.as_str(),
+            "--process",
+            "1",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     reach()
-        .args(["count", "klotski", "--cluster", hosts.as_str(), "--process", "0"])
+        .args([
+            "count",
+            "klotski",
+            "--cluster",
+            hosts.as_str(),
+            "--process",
+            "0",
+        ])
         .assert()
         .code(5)
         .stderr(predicates::str::contains("process 1 runs another puzzle"));
@@ -228,13 +350,29 @@ fn bad_hostfiles_and_options_are_usage_errors() {
     writeln!(f, "127.0.0.1:2101\nnot-an-address").unwrap();
     drop(f);
     reach()
-        .args(["count", "mas", "--cluster", dir.to_str().unwrap(), "--process", "0"])
+        .args([
+            "count",
+            "mas",
+            "--cluster",
+            dir.to_str().unwrap(),
+            "--process",
+            "0",
+        ])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains(":2: \"not-an-address\" is not host:port"));
+        .stderr(predicates::str::contains(
+            ":2: \"not-an-address\" is not host:port",
+        ));
     std::fs::write(&dir, "127.0.0.1:2101\n").unwrap();
     reach()
-        .args(["count", "mas", "--cluster", dir.to_str().unwrap(), "--process", "3"])
+        .args([
+            "count",
+            "mas",
+            "--cluster",
+            dir.to_str().unwrap(),
+            "--process",
+            "3",
+        ])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--process 3 is not a line"));

@@ -198,6 +198,9 @@ pub fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
             "--partitions does not apply to a cluster: each worker owns the keys timely sends it"
         );
     }
+    // A puzzle that does not load is this process's error, before any peer
+    // is started.
+    let loaded = load_for(&a.puzzle, s)?;
     let (addresses, process, mut children) =
         match (&c.cluster, &c.cluster_addresses, c.local_processes) {
             (Some(file), _, _) => {
@@ -277,7 +280,6 @@ pub fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         })
         .collect();
 
-    let loaded = load_for(&a.puzzle, s)?;
     let signals = Signals::install();
     let line = Arc::new(ProgressLine::new(s.verbose && process == 0));
     let stdout_guard = Arc::new(StdoutGuard::divert(s.verbose));

@@ -434,6 +434,22 @@ fn foreign_and_future_checkpoints_are_refused() {
     std::fs::write(&manifest, format!("{body}# crc32 {crc:08x}\n")).unwrap();
     assert!(resume_error(&dir).contains("newer reach"));
 
+    // A manifest whose checksum matches but that leaves out level d-1,
+    // which frontier search needs to count right: refused, not resumed.
+    let dir = TempDir::new("doctored");
+    checkpoint(&dir);
+    let manifest = dir.path().join("checkpoint.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let body_end = text.trim_end().rfind('\n').unwrap() + 1;
+    let body = &text[..body_end];
+    let first = body.find("[[kept]]").unwrap();
+    let second = first + 1 + body[first + 1..].find("[[kept]]").unwrap();
+    let body = format!("{}{}", &body[..first], &body[second..]);
+    let crc = crc32(body.as_bytes());
+    std::fs::write(&manifest, format!("{body}# crc32 {crc:08x}\n")).unwrap();
+    let err = resume_error(&dir);
+    assert!(err.contains("does not name the levels"), "{err}");
+
     // A new checkpointed run does not overwrite an old checkpoint.
     let dir = TempDir::new("exists");
     checkpoint(&dir);

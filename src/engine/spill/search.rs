@@ -572,7 +572,17 @@ impl<M: Model> Search<'_, M> {
             .into());
         }
         let partitions = match resume {
-            Some(cp) => cp.manifest.partitions as usize,
+            Some(cp) => {
+                let p = cp.manifest.partitions as usize;
+                if !p.is_power_of_two() || p > crate::engine::MAX_PARTITIONS {
+                    return Err(SpillError::Damaged {
+                        path: cp.dir.join(super::manifest::NAME),
+                        what: format!("{p} partitions is not a power of two up to 65536"),
+                    }
+                    .into());
+                }
+                p
+            }
             None => partition_count(self.partitions, threads),
         };
         let router = Router::new(partitions);
@@ -663,11 +673,17 @@ impl<M: Model> Search<'_, M> {
                     kept.push_back(Level { files });
                 }
                 remove_orphans(&cp.dir, &m.kept);
-                let newest = kept.len() as u32;
-                if newest == 0
-                    || m.kept.last().map(|k| k.depth as usize + 1) != Some(levels.len())
-                    || (keep == 0 && newest as usize != levels.len())
-                {
+                // Exactly the levels this search keeps, ending at the last
+                // complete one: a frontier search resumed without level d-1
+                // would count its keys again.
+                let needed = if keep == 0 {
+                    levels.len()
+                } else {
+                    keep.min(levels.len())
+                };
+                let depths: Vec<usize> = m.kept.iter().map(|k| k.depth as usize).collect();
+                let expected: Vec<usize> = (levels.len() - needed..levels.len()).collect();
+                if levels.is_empty() || depths != expected {
                     return Err(SpillError::Damaged {
                         path: cp.dir.join(super::manifest::NAME),
                         what: "it does not name the levels a resumed search needs".into(),

@@ -303,7 +303,9 @@ fn run_worker<M: Model>(
             error = Some(ClusterError::Mismatch { process: p });
             break;
         }
-        if t.flags & STOP != 0 {
+        // Level 0 (the start) is complete whatever the timing; a stop
+        // raised before it takes effect after it.
+        if t.flags & STOP != 0 && !levels.is_empty() {
             part.discard();
             outcome = Outcome::Stopped(StopReason::Interrupted);
             break;

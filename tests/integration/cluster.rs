@@ -237,7 +237,8 @@ fn a_lost_peer_ends_the_others_with_exit_5_naming_it() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
+    // Connecting takes a second or two (timely retries once a second).
+    std::thread::sleep(Duration::from_millis(5000));
     peer.kill().unwrap();
     peer.wait().unwrap();
     let killed = Instant::now();
@@ -290,7 +291,7 @@ fn sigterm_on_process_0_stops_the_cluster_with_a_partial_report() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(3000));
+    std::thread::sleep(Duration::from_millis(5000));
     StdCommand::new("kill")
         .args(["-TERM", &zero.id().to_string()])
         .status()

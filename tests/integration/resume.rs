@@ -87,11 +87,15 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_count() {
         .unwrap()
         .as_nanos() as u64;
     let mut x = seed | 1;
+    // The first moment is early (a whole checkpointed count of mas takes
+    // about 400 ms here), so that at least one run is killed.
+    let mut first = true;
     let mut next_ms = || {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        20 + x % 400
+        let span = if std::mem::take(&mut first) { 100 } else { 400 };
+        20 + x % span
     };
     let mut kills = 0;
     let mut finished = None;

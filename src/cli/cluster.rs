@@ -238,7 +238,9 @@ pub fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     let addresses = Arc::new(addresses);
     install_panic_hook(Arc::clone(&addresses));
 
-    // Give up when the cluster does not come up in time.
+    // Give up when the cluster does not come up in time. The flag is the
+    // only thing the watchdog reads (Release/Acquire make the stdout
+    // restore happen before it, not that anything depends on it).
     let connected = Arc::new(AtomicBool::new(false));
     {
         let connected = Arc::clone(&connected);
@@ -254,7 +256,9 @@ pub fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
             }
         });
     }
-    // A local peer that exits early (bad input, killed) ends the count.
+    // A local peer that exits early (bad input, killed) ends the count;
+    // the swap makes sure only the first watcher reports (one atomic
+    // read-modify-write; nothing else is published through the flag).
     let failed_child = Arc::new(AtomicBool::new(false));
     let watch: Vec<_> = children
         .drain(..)

@@ -463,7 +463,9 @@ pub(crate) struct RunWriter<'d> {
     keys: u64,
 }
 
-/// Unique temporary names within a process.
+/// Unique temporary names within a process: a relaxed `fetch_add` is
+/// enough, since each call gets a distinct value and nothing else is
+/// published through the counter.
 static TMP: AtomicU64 = AtomicU64::new(0);
 
 impl<'d> RunWriter<'d> {

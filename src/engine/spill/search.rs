@@ -121,7 +121,8 @@ impl Failure {
     }
 }
 
-/// Unique names for candidate files.
+/// Unique names for candidate files (a relaxed `fetch_add`: each call
+/// gets a distinct value, and nothing else is published through it).
 static CANDIDATES: AtomicU64 = AtomicU64::new(0);
 
 /// A sorted stream of candidates.

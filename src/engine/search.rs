@@ -844,12 +844,13 @@ pub(crate) fn cores() -> usize {
 
 /// Locks `slot`, shrugging off poisoning: a panicking worker's panic reaches
 /// the caller through rayon anyway, and the buffers hold no invariant.
-fn lock<S>(slot: &Mutex<Slot<S>>) -> std::sync::MutexGuard<'_, Slot<S>> {
+pub(crate) fn lock<T>(slot: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     slot.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The slot of the worker running this code.
-fn my_slot<S>(slots: &Slots<S>) -> &Mutex<Slot<S>> {
+/// The slot of the worker running this code (of any kind of per-worker
+/// buffers: the spilled search has its own).
+pub(crate) fn my_slot<T>(slots: &[CachePadded<Mutex<T>>]) -> &Mutex<T> {
     // Each pool thread has its own index, so slots are uncontended; any
     // other caller falls back to slot 0, which its mutex keeps correct.
     let i = rayon::current_thread_index()

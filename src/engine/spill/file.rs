@@ -110,6 +110,20 @@ pub(crate) struct RunFile {
 }
 
 impl RunFile {
+    /// The partitions the file at `path` says it covers (first, count),
+    /// read from its header before the file is opened and checked with
+    /// [`RunFile::open`], which needs them.
+    pub(crate) fn covered(path: &Path) -> Result<(usize, usize), SpillError> {
+        let mut head = [0u8; HEADER];
+        let file = File::open(path).map_err(|e| SpillError::io(path, e))?;
+        file.read_exact_at(&mut head, 0)
+            .map_err(|_| SpillError::Damaged {
+                path: path.to_path_buf(),
+                what: "too short to be a run file (truncated?)".into(),
+            })?;
+        Ok((u32_at(&head, 32) as usize, u32_at(&head, 36) as usize))
+    }
+
     /// Opens and checks the file at `path`, which must carry `expect`.
     pub(crate) fn open(path: &Path, expect: &Header) -> Result<RunFile, SpillError> {
         let file = File::open(path).map_err(|e| SpillError::io(path, e))?;

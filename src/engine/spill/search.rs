@@ -23,7 +23,8 @@ use super::{Checkpoint, Disk, Spill, SpillError, digest};
 use crate::engine::frontier::sort_keys;
 use crate::engine::partition::Router;
 use crate::engine::search::{
-    Mode, SEQUENTIAL_BELOW, Search, SearchError, cores, partition_count, successors_of,
+    Mode, SEQUENTIAL_BELOW, Search, SearchError, cores, lock, my_slot, partition_count,
+    successors_of,
 };
 use crate::engine::visited::Visited;
 use crate::engine::{Model, Outcome, Report, StopReason, VisitedKind};
@@ -46,19 +47,6 @@ struct Worker<S> {
 }
 
 type Workers<S> = [CachePadded<Mutex<Worker<S>>>];
-
-fn lock<S>(w: &Mutex<Worker<S>>) -> std::sync::MutexGuard<'_, Worker<S>> {
-    w.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The worker running this code (any other caller shares worker 0, which
-/// its mutex keeps correct).
-fn mine<S>(workers: &Workers<S>) -> &Mutex<Worker<S>> {
-    let i = rayon::current_thread_index()
-        .filter(|&i| i < workers.len())
-        .unwrap_or(0);
-    &workers[i]
-}
 
 /// One level on disk: its run files in partition order.
 struct Level {
@@ -251,7 +239,7 @@ impl<M: Model> Run<'_, M> {
             if failure.failed() || self.stopped() {
                 return;
             }
-            let mut w = lock(mine(self.workers));
+            let mut w = lock(my_slot(self.workers));
             let mut keys = std::mem::take(&mut w.keys);
             keys.clear();
             let read = level.files[file].read_block(block, &mut w.scratch, &mut keys);
@@ -944,13 +932,7 @@ fn count_of(
     if name.contains('/') || name.contains("..") {
         return Err(bad("the manifest names a file outside the checkpoint"));
     }
-    let mut head = [0u8; 40];
-    let file = std::fs::File::open(path).map_err(|e| SpillError::io(path, e))?;
-    use std::os::unix::fs::FileExt;
-    file.read_exact_at(&mut head, 0)
-        .map_err(|_| bad("too short to be a run file (truncated?)"))?;
-    let at = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().expect("4 bytes")) as usize;
-    let (start, count) = (at(32), at(36));
+    let (start, count) = RunFile::covered(path)?;
     if start != first || count == 0 || first + count > partitions {
         return Err(bad("it covers other partitions than the manifest says"));
     }

@@ -11,12 +11,14 @@ use anyhow::{Context, Result, bail};
 
 use reach::engine::Report;
 use reach::engine::cluster::{self, Cluster, ClusterSearch};
-use reach::puzzles::clocks;
 use reach::puzzles::sliding::Metric;
 
 use super::args::CountArgs;
 use super::output::{ProgressLine, say};
-use super::{EXIT_CLUSTER, Loaded, Settings, Signals, load_for, print_count, stopped_code};
+use super::{
+    EXIT_CLUSTER, Loaded, Settings, Signals, clocks_board, load_for, plot, print_count,
+    stopped_code,
+};
 
 /// The most bytes of a hostfile read.
 const MAX_HOSTFILE_BYTES: u64 = 1 << 20;
@@ -342,14 +344,7 @@ pub fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
                     Ok(r) => r,
                     Err(e) => return Ok(failed(&e)),
                 };
-                let render = |k: u64| {
-                    let dial = clocks::decode(k);
-                    dial.map(|t| if t == 0 { 12 } else { 3 * t })
-                        .chunks(3)
-                        .map(|r| format!("{} {} {}\n", r[0], r[1], r[2]))
-                        .collect::<String>()
-                };
-                ("clocks".to_string(), None, report, Box::new(render))
+                ("clocks".to_string(), None, report, Box::new(clocks_board))
             }
         };
     stdout_guard.restore();
@@ -362,6 +357,9 @@ pub fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     }
     if process != 0 {
         return Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)));
+    }
+    if let Some(file) = &a.options.plot {
+        plot::profile(file, &name, metric.map(Metric::name), &report)?;
     }
     let mut s2 = Settings::new(&Default::default(), s.json);
     s2.verbose = s.verbose;

@@ -517,15 +517,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
                 );
             }
             let report = run_count(spilled(search(&c, s, &signals, &progress), &spill), s)?;
-            let render = |k: u64| {
-                let dial = clocks::decode(k);
-                let hours = dial.map(|t| if t == 0 { 12 } else { 3 * t });
-                hours
-                    .chunks(3)
-                    .map(|r| format!("{} {} {}\n", r[0], r[1], r[2]))
-                    .collect::<String>()
-            };
-            ("clocks".to_string(), None, report, Box::new(render))
+            ("clocks".to_string(), None, report, Box::new(clocks_board))
         }
     };
     line.finish();
@@ -543,6 +535,15 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     )?;
     s.checkpoint_hint(&report);
     Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)))
+}
+
+/// The nine clocks of a key, as hours, three to a line.
+fn clocks_board(key: u64) -> String {
+    let hours = clocks::decode(key).map(|t| if t == 0 { 12 } else { 3 * t });
+    hours
+        .chunks(3)
+        .map(|r| format!("{} {} {}\n", r[0], r[1], r[2]))
+        .collect()
 }
 
 /// Why a search stopped early, in words: `terminated` after SIGTERM,

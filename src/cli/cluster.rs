@@ -361,9 +361,10 @@ pub fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     if let Some(file) = &a.options.plot {
         plot::profile(file, &name, metric.map(Metric::name), &report)?;
     }
-    let mut s2 = Settings::new(&Default::default(), s.json);
-    s2.verbose = s.verbose;
-    s2.cluster = Some((processes, workers));
+    let s2 = Settings {
+        cluster: Some((processes, workers)),
+        ..s.clone()
+    };
     print_count(
         &name,
         metric,

@@ -96,6 +96,7 @@ impl Signals {
 }
 
 /// Settings shared by the commands that search.
+#[derive(Clone)]
 struct Settings {
     threads: usize,
     json: bool,

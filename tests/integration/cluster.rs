@@ -123,75 +123,71 @@ fn limits_stop_every_process_at_the_same_level() {
     assert_eq!(levels[..8], [1, 2, 4, 9, 20, 37, 63, 122]);
 }
 
-/// A hostfile of `n` loopback addresses on free ports.
-fn hostfile(n: usize) -> tempfile_path::Path {
-    tempfile_path::Path::hosts(n)
+/// A hostfile of loopback addresses on free ports, removed on drop.
+struct Hosts(std::path::PathBuf);
+
+impl Hosts {
+    fn new(n: usize) -> Hosts {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "reach-hosts-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let listeners: Vec<_> = (0..n)
+            .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+            .collect();
+        let text: String = listeners
+            .iter()
+            .map(|l| format!("127.0.0.1:{}\n", l.local_addr().unwrap().port()))
+            .collect();
+        std::fs::write(&path, format!("# test cluster\n\n{text}")).unwrap();
+        Hosts(path)
+    }
+
+    /// `count PUZZLE` as process `i` of this cluster, then `extra`.
+    fn args<'a>(&'a self, puzzle: &'a str, i: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+        let mut args = vec![
+            "count",
+            puzzle,
+            "--cluster",
+            self.0.to_str().unwrap(),
+            "--process",
+            i,
+        ];
+        args.extend_from_slice(extra);
+        args
+    }
 }
 
-mod tempfile_path {
-    pub struct Path(pub std::path::PathBuf);
-
-    impl Path {
-        pub fn hosts(n: usize) -> Path {
-            use std::sync::atomic::{AtomicUsize, Ordering};
-            static N: AtomicUsize = AtomicUsize::new(0);
-            let path = std::env::temp_dir().join(format!(
-                "reach-hosts-{}-{}",
-                std::process::id(),
-                N.fetch_add(1, Ordering::Relaxed)
-            ));
-            let listeners: Vec<_> = (0..n)
-                .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
-                .collect();
-            let text: String = listeners
-                .iter()
-                .map(|l| format!("127.0.0.1:{}\n", l.local_addr().unwrap().port()))
-                .collect();
-            std::fs::write(&path, format!("# test cluster\n\n{text}")).unwrap();
-            Path(path)
-        }
-
-        pub fn as_str(&self) -> &str {
-            self.0.to_str().unwrap()
-        }
+impl Drop for Hosts {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
+}
 
-    impl Drop for Path {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
-        }
-    }
+/// Starts `reach ARGS` in the background, stdout piped or discarded,
+/// stderr piped.
+fn start(args: &[&str], stdout: bool) -> std::process::Child {
+    StdCommand::cargo_bin("reach")
+        .unwrap()
+        .args(args)
+        .stdout(if stdout {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 #[test]
 fn a_hostfile_cluster_reports_on_process_0_only() {
-    let hosts = hostfile(2);
-    let peer = StdCommand::cargo_bin("reach")
-        .unwrap()
-        .args([
-            "count",
-            "mas",
-            "--cluster",
-            hosts.as_str(),
-            "--process",
-            "1",
-            "--json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let v = count(
-        &[
-            "count",
-            "mas",
-            "--cluster",
-            hosts.as_str(),
-            "--process",
-            "0",
-        ],
-        0,
-    );
+    let hosts = Hosts::new(2);
+    let peer = start(&hosts.args("mas", "1", &["--json"]), true);
+    let v = count(&hosts.args("mas", "0", &[]), 0);
     assert_eq!(v["states"], 110804);
     let out = peer.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -204,39 +200,9 @@ fn a_hostfile_cluster_reports_on_process_0_only() {
 
 #[test]
 fn a_lost_peer_ends_the_others_with_exit_5_naming_it() {
-    let hosts = hostfile(2);
-    let mut peer = StdCommand::cargo_bin("reach")
-        .unwrap()
-        .args([
-            "count",
-            "eleven",
-            "--cluster",
-            hosts.as_str(),
-            "--process",
-            "1",
-            "-j",
-            "1",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let zero = StdCommand::cargo_bin("reach")
-        .unwrap()
-        .args([
-            "count",
-            "eleven",
-            "--cluster",
-            hosts.as_str(),
-            "--process",
-            "0",
-            "-j",
-            "1",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let hosts = Hosts::new(2);
+    let mut peer = start(&hosts.args("eleven", "1", &["-j", "1"]), false);
+    let zero = start(&hosts.args("eleven", "0", &["-j", "1"]), true);
     // Connecting takes a second or two (timely retries once a second).
     std::thread::sleep(Duration::from_millis(5000));
     peer.kill().unwrap();
@@ -252,18 +218,10 @@ fn a_lost_peer_ends_the_others_with_exit_5_naming_it() {
 
 #[test]
 fn a_peer_that_never_comes_up_times_out_with_exit_5() {
-    let hosts = hostfile(2);
+    let hosts = Hosts::new(2);
     let started = Instant::now();
     let out = reach()
-        .args([
-            "count",
-            "mas",
-            "--cluster",
-            hosts.as_str(),
-            "--process",
-            "0",
-        ])
-        .args(["--connect-timeout", "2"])
+        .args(hosts.args("mas", "0", &["--connect-timeout", "2"]))
         .assert()
         .code(5)
         .get_output()
@@ -276,9 +234,8 @@ fn a_peer_that_never_comes_up_times_out_with_exit_5() {
 
 #[test]
 fn sigterm_on_process_0_stops_the_cluster_with_a_partial_report() {
-    let mut zero = StdCommand::cargo_bin("reach")
-        .unwrap()
-        .args([
+    let mut zero = start(
+        &[
             "count",
             "eleven",
             "--local-processes",
@@ -286,11 +243,9 @@ fn sigterm_on_process_0_stops_the_cluster_with_a_partial_report() {
             "-j",
             "1",
             "--json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        ],
+        true,
+    );
     std::thread::sleep(Duration::from_millis(5000));
     StdCommand::new("kill")
         .args(["-TERM", &zero.id().to_string()])
@@ -314,30 +269,10 @@ fn sigterm_on_process_0_stops_the_cluster_with_a_partial_report() {
 
 #[test]
 fn processes_with_different_puzzles_are_refused() {
-    let hosts = hostfile(2);
-    let peer = StdCommand::cargo_bin("reach")
-        .unwrap()
-        .args([
-            "count",
-            "mas",
-            "--cluster",
-            hosts.as_str(),
-            "--process",
-            "1",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let hosts = Hosts::new(2);
+    let peer = start(&hosts.args("mas", "1", &[]), false);
     reach()
-        .args([
-            "count",
-            "klotski",
-            "--cluster",
-            hosts.as_str(),
-            "--process",
-            "0",
-        ])
+        .args(hosts.args("klotski", "0", &[]))
         .assert()
         .code(5)
         .stderr(predicates::str::contains("process 1 runs another puzzle"));

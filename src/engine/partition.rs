@@ -22,29 +22,69 @@ pub const MAX_PARTITIONS: usize = 1 << 16;
 /// Sends keys to partitions.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Router {
-    /// 64 - log2(P); 64 when there is one partition.
+    /// How far a key (or its mix) is shifted right to give its partition.
     shift: u32,
+    /// log2(P).
+    bits: u32,
+    /// Partitions own contiguous ranges of keys (each its share of a
+    /// bitmap) rather than the high bits of the mixed key.
+    ranged: bool,
 }
 
 impl Router {
-    /// A router over `partitions` partitions (a power of two).
+    /// A router over `partitions` partitions (a power of two), by the high
+    /// bits of the mixed key.
     pub(crate) fn new(partitions: usize) -> Router {
         debug_assert!(partitions.is_power_of_two() && partitions <= MAX_PARTITIONS);
+        let bits = partitions.trailing_zeros();
         Router {
-            shift: 64 - partitions.trailing_zeros(),
+            shift: 64 - bits,
+            bits,
+            ranged: false,
+        }
+    }
+
+    /// A router over `partitions` partitions (a power of two) that each
+    /// own a contiguous range of keys below `key_space`: the same number
+    /// of keys each, a multiple of 64 (whole bitmap words), so that each
+    /// partition owns its words of a bitmap alone. Partitions past the key
+    /// space own nothing.
+    pub(crate) fn by_range(partitions: usize, key_space: u64) -> Router {
+        debug_assert!(partitions.is_power_of_two() && partitions <= MAX_PARTITIONS);
+        let bits = partitions.trailing_zeros();
+        // Keys are below 2^needed.
+        let needed = 64 - key_space.saturating_sub(1).leading_zeros();
+        Router {
+            shift: needed.saturating_sub(bits).max(6),
+            bits,
+            ranged: true,
         }
     }
 
     /// The number of partitions.
     pub(crate) fn partitions(self) -> usize {
-        1 << (64 - self.shift)
+        1 << self.bits
+    }
+
+    /// The first key of partition `p` and the number of keys it owns below
+    /// `key_space` (a ranged router's).
+    pub(crate) fn range(self, p: usize, key_space: u64) -> (u64, u64) {
+        debug_assert!(self.ranged);
+        let first = (p as u64).checked_shl(self.shift).unwrap_or(u64::MAX);
+        let len = 1u64 << self.shift;
+        let first = first.min(key_space);
+        (first, len.min(key_space - first))
     }
 
     /// The partition that owns `key`.
     #[inline]
     pub(crate) fn route(self, key: u64) -> usize {
-        // A shift by 64 (one partition) is out of range for `>>`.
-        mix64(key).checked_shr(self.shift).unwrap_or(0) as usize
+        if self.ranged {
+            (key >> self.shift) as usize
+        } else {
+            // A shift by 64 (one partition) is out of range for `>>`.
+            mix64(key).checked_shr(self.shift).unwrap_or(0) as usize
+        }
     }
 }
 
@@ -60,6 +100,40 @@ pub(crate) enum Settle {
         /// Whether levels must be kept sorted.
         sorted: bool,
     },
+    /// The partition's own bitmap (see [`Partition::with_bitmap`]): the
+    /// candidates are every successor; keep those whose bit was clear, in
+    /// the order they came, sorted if `sorted`.
+    Bitmap {
+        /// Whether levels must be kept sorted.
+        sorted: bool,
+    },
+}
+
+/// A partition's share of a bitmap visited set: one bit for each key of
+/// its range, written by the partition's settle task alone.
+struct Segment {
+    /// The first key of the range.
+    first: u64,
+    words: Vec<u64>,
+}
+
+impl Segment {
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        let i = key - self.first;
+        self.words[(i >> 6) as usize] >> (i & 63) & 1 != 0
+    }
+
+    /// Sets `key`'s bit; whether it was clear.
+    #[inline]
+    fn insert(&mut self, key: u64) -> bool {
+        let i = key - self.first;
+        let word = &mut self.words[(i >> 6) as usize];
+        let bit = 1u64 << (i & 63);
+        let new = *word & bit == 0;
+        *word |= bit;
+        new
+    }
 }
 
 /// One partition's share of the search.
@@ -73,6 +147,8 @@ pub(crate) struct Partition {
     /// A dropped level's buffer, reused for the next one: a level's worth
     /// of fresh memory costs as much in page faults as settling it.
     spare: Vec<u64>,
+    /// Its share of a bitmap visited set, if the search uses one.
+    seen: Option<Segment>,
 }
 
 impl Partition {
@@ -82,6 +158,37 @@ impl Partition {
         Partition {
             levels: vec![keys],
             ..Partition::default()
+        }
+    }
+
+    /// A partition that owns the `len` keys from `first` on in a bitmap
+    /// visited set, holding `keys` (distinct, all routed here) as its
+    /// level 0, sorted if `sorted`.
+    pub(crate) fn with_bitmap(mut keys: Vec<u64>, first: u64, len: u64, sorted: bool) -> Partition {
+        // A zeroed vector comes from calloc: pages the search never
+        // touches cost no memory.
+        let mut seen = Segment {
+            first,
+            words: vec![0; len.div_ceil(64) as usize],
+        };
+        keys.retain(|&k| seen.insert(k));
+        if sorted {
+            keys.sort_unstable();
+        }
+        Partition {
+            levels: vec![keys],
+            seen: Some(seen),
+            ..Partition::default()
+        }
+    }
+
+    /// Whether the search has seen `key` (routed here): under frontier
+    /// search, whether it is in the last two levels; with a bitmap, whether
+    /// its bit is set.
+    pub(crate) fn has_seen(&self, key: u64) -> bool {
+        match &self.seen {
+            Some(seen) => seen.contains(key),
+            None => self.holds_recent(key),
         }
     }
 
@@ -129,6 +236,20 @@ impl Partition {
                 next.reserve(runs.iter().map(Vec::len).sum());
                 for run in runs.iter() {
                     next.extend_from_slice(run);
+                }
+                if sorted {
+                    next.sort_unstable();
+                }
+            }
+            Settle::Bitmap { sorted } => {
+                let seen = self
+                    .seen
+                    .as_mut()
+                    .expect("a bitmap settle in a partition that owns a bitmap");
+                for run in runs.iter() {
+                    // The segment is this partition's alone (no atomics),
+                    // and small enough to stay in cache while it settles.
+                    next.extend(run.iter().copied().filter(|&k| seen.insert(k)));
                 }
                 if sorted {
                     next.sort_unstable();

@@ -11,7 +11,7 @@ use super::frontier::sort_keys;
 use super::memory;
 use super::partition::{MAX_PARTITIONS, Partition, Router, Settle};
 use super::spill::{Checkpoint, Spill};
-use super::visited::{BITMAP_HARD_MAX_KEYS, Visited};
+use super::visited::{BITMAP_HARD_MAX_KEYS, Visited, resolve};
 use super::{Model, Outcome, Progress, Report, StopReason, VisitedKind};
 
 /// Levels with fewer states than this are expanded on one thread: a rayon
@@ -180,9 +180,10 @@ impl<M: Model> LevelView<'_, M> {
     /// it).
     fn expand(&self, visited: &Visited, stop: Option<&AtomicBool>) {
         let (model, router) = (self.model, self.router);
-        // Frontier search takes every successor as a candidate and never
-        // asks the visited set (whose answer would always be yes).
-        let frontier_search = matches!(visited, Visited::Frontier);
+        // Frontier search and owned bitmaps take every successor as a
+        // candidate and never ask the visited set (whose answer would
+        // always be yes).
+        let every = matches!(visited, Visited::Frontier | Visited::Owned);
         self.min_over_chunks(|slot, chunk| {
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 return None::<()>;
@@ -194,7 +195,7 @@ impl<M: Model> LevelView<'_, M> {
             } = slot;
             for &key in chunk {
                 for &next in successors_of(model, state, successors, key) {
-                    if frontier_search || visited.insert(next) {
+                    if every || visited.insert(next) {
                         out[router.route(next)].push(next);
                     }
                 }
@@ -207,7 +208,7 @@ impl<M: Model> LevelView<'_, M> {
     /// seen: a look at the next level that keeps none of it.
     fn has_new_successor(&self, visited: &Visited) -> bool {
         let (model, parts, router) = (self.model, self.parts, self.router);
-        let frontier_search = matches!(visited, Visited::Frontier);
+        let partitions_know = matches!(visited, Visited::Frontier | Visited::Owned);
         self.min_over_chunks(|slot, chunk| {
             let Slot {
                 state, successors, ..
@@ -216,8 +217,8 @@ impl<M: Model> LevelView<'_, M> {
                 successors_of(model, state, successors, key)
                     .iter()
                     .any(|&next| {
-                        if frontier_search {
-                            !parts[router.route(next)].holds_recent(next)
+                        if partitions_know {
+                            !parts[router.route(next)].has_seen(next)
                         } else {
                             !visited.contains(next)
                         }
@@ -576,23 +577,32 @@ impl<'a, M: Model> Search<'a, M> {
     ) -> (Report, Option<Vec<u64>>) {
         let started = Instant::now();
         let model = self.model;
-        let visited = Visited::new(self.visited, model.key_space(), model.reversible(), threads);
-        let router = Router::new(self.partition_count(threads));
-        let slots: Vec<CachePadded<Mutex<Slot<M::State>>>> = (0..threads)
-            .map(|_| {
-                CachePadded::new(Mutex::new(Slot {
-                    state: model.new_state(),
-                    successors: Vec::new(),
-                    out: vec![Vec::new(); router.partitions()],
-                }))
-            })
-            .collect();
+        let key_space = model.key_space();
+        // A bitmap is split between the partitions by ranges of keys, each
+        // settling its own bits: no atomics, and a partition's bits stay in
+        // cache while it settles.
+        let owned = resolve(self.visited, key_space, model.reversible()) == VisitedKind::Bitmap;
+        let (visited, router) = if owned {
+            let partitions = bitmap_partition_count(self.partitions, threads, key_space);
+            (Visited::Owned, Router::by_range(partitions, key_space))
+        } else {
+            let visited = Visited::new(self.visited, key_space, model.reversible(), threads);
+            (visited, Router::new(self.partition_count(threads)))
+        };
+        let slots: Vec<CachePadded<Mutex<Slot<M::State>>>> = per_worker(threads, || Slot {
+            state: model.new_state(),
+            successors: Vec::new(),
+            out: vec![Vec::new(); router.partitions()],
+        });
         // Workers beyond the cores take turns: chunks are sized for those
         // that run at once.
         let running = threads.min(cores());
         let frontier_search = matches!(visited, Visited::Frontier);
+        let sorted = mode == Mode::Solve;
         let how = if frontier_search {
             Settle::Frontier
+        } else if owned {
+            Settle::Bitmap { sorted }
         } else {
             Settle::Visited {
                 sorted: mode == Mode::Solve,
@@ -612,7 +622,18 @@ impl<'a, M: Model> Search<'a, M> {
             visited.insert(key);
             shares[router.route(key)].push(key);
         }
-        let mut parts: Vec<Partition> = shares.into_iter().map(Partition::with_level).collect();
+        let mut parts: Vec<Partition> = if owned {
+            shares
+                .into_iter()
+                .enumerate()
+                .map(|(p, keys)| {
+                    let (first, len) = router.range(p, key_space);
+                    Partition::with_bitmap(keys, first, len, sorted)
+                })
+                .collect()
+        } else {
+            shares.into_iter().map(Partition::with_level).collect()
+        };
         // incoming[p][w]: worker w's candidates for partition p, moved out
         // of the workers' slots for the settle step and back after it.
         let mut incoming: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); threads]; router.partitions()];
@@ -826,6 +847,25 @@ fn settle_all<S: Send>(
     width
 }
 
+/// Keys a partition's share of a bitmap covers at most by default: 2^22
+/// bits, 512 KiB, about a core's L2 cache, so that settling, which sets
+/// bits at random within the share, runs in cache.
+const BITMAP_KEYS_PER_PARTITION: u64 = 1 << 22;
+
+/// The partition count for a bitmap over `key_space` keys: `asked`, or (0)
+/// a few per running worker and at least enough that each partition's
+/// share of the bitmap stays in cache.
+fn bitmap_partition_count(asked: usize, threads: usize, key_space: u64) -> usize {
+    if asked > 0 {
+        return asked;
+    }
+    let for_cache = key_space
+        .div_ceil(BITMAP_KEYS_PER_PARTITION)
+        .next_power_of_two()
+        .min(MAX_PARTITIONS as u64) as usize;
+    partition_count(0, threads).max(for_cache)
+}
+
 /// The partition count: `asked`, or (0) a few per running worker.
 pub(crate) fn partition_count(asked: usize, threads: usize) -> usize {
     if asked > 0 {
@@ -840,6 +880,28 @@ pub(crate) fn partition_count(asked: usize, threads: usize) -> usize {
 /// The cores this process may run on.
 pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// One `T` per worker, each made by `make` on the worker that will use it
+/// when there is a pool of `threads` (on the calling thread otherwise).
+///
+/// Made on its own thread, a worker's state comes from that thread's
+/// allocator heap: made on one thread, two workers' small buffers (a
+/// decoded state's arrays, written at every expansion) would sit side by
+/// side in one cache line, which the workers would then pass back and
+/// forth. Measured on `count eleven` at 2 threads: ... (see the engine
+/// README).
+pub(crate) fn per_worker<T: Send>(
+    threads: usize,
+    make: impl Fn() -> T + Sync,
+) -> Vec<CachePadded<Mutex<T>>> {
+    if threads > 1 && rayon::current_num_threads() == threads {
+        rayon::broadcast(|_| CachePadded::new(Mutex::new(make())))
+    } else {
+        (0..threads)
+            .map(|_| CachePadded::new(Mutex::new(make())))
+            .collect()
+    }
 }
 
 /// Locks `slot`, shrugging off poisoning: a panicking worker's panic reaches

@@ -56,6 +56,20 @@ pub const BITMAP_MAX_KEYS: u64 = 1 << 27;
 /// The largest key space the bitmap accepts when asked for by name (512 MiB).
 pub const BITMAP_HARD_MAX_KEYS: u64 = 1 << 32;
 
+/// What `kind` means for a model with `key_space` keys: `Auto` becomes a
+/// bitmap when the key space is at most [`BITMAP_MAX_KEYS`], frontier
+/// search when the moves are reversible, dashmap otherwise; `Bitmap` stays
+/// one up to [`BITMAP_HARD_MAX_KEYS`] (the caller refuses larger); frontier
+/// search without reversible moves falls back to dashmap.
+pub(crate) fn resolve(kind: VisitedKind, key_space: u64, reversible: bool) -> VisitedKind {
+    match kind {
+        VisitedKind::Auto if key_space <= BITMAP_MAX_KEYS => VisitedKind::Bitmap,
+        VisitedKind::Bitmap if key_space <= BITMAP_HARD_MAX_KEYS => VisitedKind::Bitmap,
+        VisitedKind::Auto | VisitedKind::Frontier if reversible => VisitedKind::Frontier,
+        _ => VisitedKind::DashMap,
+    }
+}
+
 /// The murmur3 64-bit finaliser: a bijective mixer whose every output bit
 /// depends on every input bit. Ranks are dense small integers; dashmap picks
 /// a shard from the high bits of the hash and hashbrown a bucket from the low
@@ -105,6 +119,10 @@ pub(crate) enum Visited {
     Dash(DashKeys),
     /// No set: the search keeps the last two levels instead.
     Frontier,
+    /// A bitmap split between the partitions, each owning the bits of its
+    /// range of keys and setting them when it settles (the in-memory
+    /// engine's bitmap): no shared set during the expansion.
+    Owned,
 }
 
 impl Visited {
@@ -115,17 +133,12 @@ impl Visited {
         reversible: bool,
         threads: usize,
     ) -> Visited {
-        let bitmap = match kind {
-            VisitedKind::Auto => key_space <= BITMAP_MAX_KEYS,
-            VisitedKind::Bitmap => key_space <= BITMAP_HARD_MAX_KEYS,
-            VisitedKind::DashMap | VisitedKind::Frontier => false,
-        };
-        let frontier = matches!(kind, VisitedKind::Auto | VisitedKind::Frontier) && reversible;
-        if bitmap {
+        let resolved = resolve(kind, key_space, reversible);
+        if resolved == VisitedKind::Bitmap {
             let words = key_space.div_ceil(64) as usize;
             // A zeroed vector comes from calloc, so untouched pages cost nothing.
             Visited::Bitmap((0..words).map(|_| AtomicU64::new(0)).collect(), threads > 1)
-        } else if frontier {
+        } else if resolved == VisitedKind::Frontier {
             Visited::Frontier
         } else {
             // Shards: more than the workers need to rarely meet on one lock,
@@ -147,7 +160,7 @@ impl Visited {
     /// The kind actually in use.
     pub(crate) fn kind(&self) -> VisitedKind {
         match self {
-            Visited::Bitmap(..) => VisitedKind::Bitmap,
+            Visited::Bitmap(..) | Visited::Owned => VisitedKind::Bitmap,
             Visited::Dash(_) => VisitedKind::DashMap,
             Visited::Frontier => VisitedKind::Frontier,
         }
@@ -185,9 +198,9 @@ impl Visited {
                 }
             }
             Visited::Dash(set) => set.insert(key, ()).is_none(),
-            // Frontier search settles new keys after the level (see
-            // `frontier.rs`); every successor is a candidate.
-            Visited::Frontier => true,
+            // Frontier search and owned bitmaps settle new keys after the
+            // level; every successor is a candidate.
+            Visited::Frontier | Visited::Owned => true,
         }
     }
 
@@ -199,7 +212,8 @@ impl Visited {
                 words[(key >> 6) as usize].load(Ordering::Relaxed) >> (key & 63) & 1 != 0
             }
             Visited::Dash(set) => set.contains_key(&key),
-            Visited::Frontier => false,
+            // The partitions know (`Partition::has_seen`).
+            Visited::Frontier | Visited::Owned => false,
         }
     }
 
@@ -213,7 +227,7 @@ impl Visited {
             Visited::Dash(_) => 32,
             // The candidates of a level, about three a new key, before
             // they are settled.
-            Visited::Frontier => 24,
+            Visited::Frontier | Visited::Owned => 24,
         }
     }
 }

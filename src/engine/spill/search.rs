@@ -24,7 +24,7 @@ use crate::engine::frontier::sort_keys;
 use crate::engine::partition::Router;
 use crate::engine::search::{
     Mode, SEQUENTIAL_BELOW, Search, SearchError, cores, lock, my_slot, partition_count,
-    successors_of,
+    per_worker, successors_of,
 };
 use crate::engine::visited::Visited;
 use crate::engine::{Model, Outcome, Report, StopReason, VisitedKind};
@@ -583,18 +583,14 @@ impl<M: Model> Search<'_, M> {
             .or_else(|| crate::engine::memory::headroom().map(|(room, _)| room / 2))
             .unwrap_or(1 << 30);
         let flush_at = ((budget / 2 / 8 / 2) as usize / threads).max(1 << 16);
-        let workers: Vec<CachePadded<Mutex<Worker<M::State>>>> = (0..threads)
-            .map(|_| {
-                CachePadded::new(Mutex::new(Worker {
-                    state: model.new_state(),
-                    successors: Vec::new(),
-                    out: vec![Vec::new(); partitions],
-                    buffered: 0,
-                    keys: Vec::new(),
-                    scratch: Vec::new(),
-                }))
-            })
-            .collect();
+        let workers: Vec<CachePadded<Mutex<Worker<M::State>>>> = per_worker(threads, || Worker {
+            state: model.new_state(),
+            successors: Vec::new(),
+            out: vec![Vec::new(); partitions],
+            buffered: 0,
+            keys: Vec::new(),
+            scratch: Vec::new(),
+        });
         let run = Run {
             model,
             disk: &disk,

@@ -150,8 +150,10 @@ pub struct Class {
     masks: Vec<u64>,
     /// The admissible anchor one cell away in each direction, or NONE.
     step: Vec<[u16; 4]>,
-    /// Several single-cell pieces, ranked among the free cells.
+    /// Single-cell pieces, ranked among the free cells.
     free_ranked: bool,
+    /// One single-cell piece ranked among the free cells by its own cell.
+    tile: bool,
     /// Ranked among the free cells by the cells it leaves free, when those
     /// are fewer than its pieces (pe766: two cells, not six squares): a
     /// move re-ranks it with fewer popcounts.
@@ -243,6 +245,15 @@ pub struct SlidingPuzzle {
     first_free: usize,
     /// Each cell's neighbours, as a mask.
     adjacent: Vec<u64>,
+    /// When every free-ranked class is a single piece (a tile) and the floor
+    /// has at most 16 cells, the tiles in groups decoded together (see
+    /// `decode_tiles`); empty otherwise.
+    tile_groups: Vec<TileGroup>,
+    /// The board cell of each floor cell, in reading order.
+    floor_cell: Vec<u8>,
+    /// The classes that are not single free-ranked pieces: those whose
+    /// pieces' owners `decode` finds by slot rather than by cell.
+    multi_classes: Vec<usize>,
 }
 
 /// The cells of `free` whose indices among `free`'s cells are the set bits
@@ -257,6 +268,95 @@ fn deposit(mut pattern: u64, mut free: u64) -> u64 {
         pattern >>= 1;
     }
     out
+}
+
+/// Consecutive tiles whose ranks decode together: their share of the key
+/// is below `divisor`'s divisor (the product of their radices, at most
+/// 4096), and `ranks[v]` holds the ranks of share `v`, a nibble each, the
+/// first tile's lowest.
+#[derive(Clone, Debug)]
+struct TileGroup {
+    tiles: usize,
+    divisor: combinadic::Divisor,
+    ranks: Vec<u32>,
+}
+
+impl TileGroup {
+    /// The largest product of radices in one group: the tables of a
+    /// 12-cell board's tiles take 18 KiB, in cache.
+    const MAX_VALUES: u64 = 4096;
+
+    /// Groups `tiles` (single-piece classes, each of at most 16 ranks),
+    /// in key order, each group as many tiles (at most 8, a nibble each)
+    /// as keep the product of their radices within `MAX_VALUES`.
+    fn split(tiles: &[Class]) -> Vec<TileGroup> {
+        let mut groups = Vec::new();
+        let mut start = 0;
+        while start < tiles.len() {
+            let mut end = start + 1;
+            let mut values = tiles[start].radix;
+            while end < tiles.len()
+                && end - start < 8
+                && values * tiles[end].radix <= Self::MAX_VALUES
+            {
+                values *= tiles[end].radix;
+                end += 1;
+            }
+            let radices: Vec<u64> = tiles[start..end].iter().map(|c| c.radix).collect();
+            let ranks = (0..values)
+                .map(|mut v| {
+                    let mut packed = 0u32;
+                    for (j, &r) in radices.iter().enumerate() {
+                        packed |= ((v % r) as u32) << (4 * j);
+                        v /= r;
+                    }
+                    packed
+                })
+                .collect();
+            groups.push(TileGroup {
+                tiles: end - start,
+                divisor: combinadic::Divisor::new(values),
+                ranks,
+            });
+            start = end;
+        }
+        groups
+    }
+}
+
+/// For each byte value and each r below its popcount, the index of its
+/// r-th set bit.
+const SELECT_IN_BYTE: [[u8; 8]; 256] = {
+    let mut table = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut r, mut i) = (0, 0);
+        while i < 8 {
+            if b >> i & 1 != 0 {
+                table[b][r] = i as u8;
+                r += 1;
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// The index of the `r`-th set bit (from 0) of `m`, which has more than
+/// `r`: halving the word three times without a branch, then a table (a
+/// loop clearing `r` bits mispredicts its exit once a call).
+#[inline(always)]
+fn select(mut m: u64, mut r: u32) -> u32 {
+    let mut base = 0;
+    for half in [32, 16, 8] {
+        let low = (m & ((1u64 << half) - 1)).count_ones();
+        let up = u32::from(r >= low);
+        r -= up * low;
+        base += up * half;
+        m >>= up * half;
+    }
+    base + u32::from(SELECT_IN_BYTE[(m & 0xff) as usize][r as usize & 7])
 }
 
 /// The rank of the cells `set` among the cells `here` (which hold them):
@@ -296,6 +396,11 @@ pub struct SlidingState {
     free_at: Vec<u64>,
     /// Occupied cells.
     occupied: u64,
+    /// The cells of the classes ranked among free cells.
+    free_ranked_cells: u64,
+    /// The class covering each cell of `free_ranked_cells` (other entries
+    /// are stale: read only those).
+    free_class_at: [u8; 64],
     /// The piece slot covering each occupied cell next to an empty one
     /// (other entries are stale: read only those).
     owner: [u8; 64],
@@ -457,6 +562,85 @@ impl SlidingPuzzle {
         Some(self.render_masks(&placed))
     }
 
+    /// The bit pattern, over the cells free at its turn, of free-ranked
+    /// `class` at `rank` (`ranked` bits set before the complement, if the
+    /// class is ranked by it); `scratch` has room for `ranked` entries.
+    #[inline(always)]
+    fn pattern_of(&self, class: &Class, rank: u64, ranked: usize, scratch: &mut [u16]) -> u64 {
+        let pattern = match &class.subsets {
+            Some(table) => table[rank as usize],
+            None => {
+                let set = &mut scratch[..ranked];
+                combinadic::unrank(rank, class.ranked_over, set);
+                set.iter().fold(0u64, |m, &i| m | 1 << i)
+            }
+        };
+        if class.by_complement {
+            !pattern & (u64::MAX >> (64 - class.ranked_over))
+        } else {
+            pattern
+        }
+    }
+
+    /// Decodes the tiles (the free-ranked classes when `tile_groups` is
+    /// not empty) from `rest`, their share of the key, over the cells
+    /// `free` that the other classes leave; returns the tiles' cells.
+    ///
+    /// The ranks come a group at a time: one division gives a group's
+    /// share of the key, and a table gives its ranks (eleven: 3 divisions,
+    /// not 11). A tile is then the rank-th entry of the list of free cells
+    /// (floor indices, a nibble each, in order), which it leaves. Removing
+    /// a nibble takes three operations, so the chain from one tile to the
+    /// next is short: selecting the rank-th bit of a mask takes a dozen.
+    #[inline(always)]
+    fn decode_tiles(&self, mut rest: u64, mut free: u64, state: &mut SlidingState) -> u64 {
+        let mut list = 0u64;
+        let mut n = 0;
+        let mut cells = free;
+        while cells != 0 {
+            let cell = cells.trailing_zeros();
+            cells &= cells - 1;
+            list |= u64::from((self.floor & ((1 << cell) - 1)).count_ones()) << n;
+            n += 4;
+        }
+        let first = self.first_free;
+        let classes = &self.classes[first..];
+        let ranks = &mut state.ranks[first..first + classes.len()];
+        let free_at = &mut state.free_at[first..first + classes.len()];
+        let class_cells = &mut state.cells[first..first + classes.len()];
+        let mut covered = 0u64;
+        let mut digits = 0u32;
+        let mut group = self.tile_groups.iter();
+        let mut left = 0;
+        for (k, class) in classes.iter().enumerate() {
+            if left == 0 {
+                let g = group.next().expect("the groups cover every tile");
+                let (q, value) = g.divisor.div_rem(rest);
+                rest = q;
+                digits = g.ranks[value as usize];
+                left = g.tiles;
+            }
+            left -= 1;
+            let rank = u64::from(digits & 15);
+            digits >>= 4;
+            ranks[k] = rank;
+            let shift = 4 * rank as u32;
+            let index = (list >> shift) & 15;
+            let low = (1u64 << shift) - 1;
+            list = (list & low) | ((list >> 4) & !low);
+            let cell = self.floor_cell[index as usize];
+            let bit = 1u64 << cell;
+            free_at[k] = free;
+            free &= !bit;
+            covered |= bit;
+            class_cells[k] = bit;
+            state.pos[class.offset] = index as u16;
+            state.slot_cells[class.offset] = bit;
+            state.free_class_at[cell as usize] = (first + k) as u8;
+        }
+        covered
+    }
+
     /// The key of the pieces at anchor indices `pos` (sorted within each
     /// class, as in a state).
     pub(crate) fn encode(&self, pos: &[u16]) -> u64 {
@@ -493,26 +677,73 @@ impl SlidingPuzzle {
     ///
     /// A piece's term counts the free cells below it. A move vacates as
     /// many cells as it covers, so the count changes only for cells
-    /// strictly between the lowest and the highest cell of `flip`: the
-    /// classes with no piece there keep their ranks (for a sideways move,
-    /// every class does).
+    /// strictly between the lowest and the highest cell of `flip`: only
+    /// the classes with a piece there are re-ranked, found from those
+    /// cells (none for a sideways move), not by trying every class (a tile
+    /// puzzle has a class per tile).
     #[inline(always)]
     fn free_part_after(&self, state: &SlidingState, moved: Option<usize>, flip: u64) -> u64 {
         let (lo, hi) = (flip.trailing_zeros(), 63 - flip.leading_zeros());
         let inside = (u64::MAX << lo << 1) & !(u64::MAX << hi);
         let mut key = state.free_key;
-        for ci in moved.unwrap_or(self.first_free)..self.classes.len() {
-            let new = if Some(ci) == moved {
-                self.classes[ci].free_rank(state.cells[ci] ^ flip, state.free_at[ci])
-            } else if state.cells[ci] & inside != 0 {
-                self.classes[ci].free_rank(state.cells[ci], state.free_at[ci] ^ flip)
-            } else {
-                continue;
-            };
-            key = key.wrapping_add(
+        let rerank = |key: u64, ci: usize, new: u64| {
+            key.wrapping_add(
                 new.wrapping_sub(state.ranks[ci])
                     .wrapping_mul(self.classes[ci].weight),
-            );
+            )
+        };
+        let first = match moved {
+            Some(m) if self.classes[m].tile => {
+                // A tile moves from `from` into the empty cell `to`: its
+                // rank counts the cells free at its turn below `to`, and a
+                // later tile between the two gains the one cell (`from`
+                // below it) or loses it (`to` below it).
+                let to = flip & state.free_at[m] & !state.cells[m];
+                let new = u64::from((state.free_at[m] & (to - 1)).count_ones());
+                key = rerank(key, m, new);
+                let up = state.cells[m] < to;
+                let mut hit = inside & state.free_ranked_cells;
+                let mut done = 0u64;
+                while hit != 0 {
+                    let ci = state.free_class_at[hit.trailing_zeros() as usize] as usize;
+                    hit &= hit - 1;
+                    if ci > m && self.classes[ci].tile {
+                        let w = self.classes[ci].weight;
+                        key = if up {
+                            key.wrapping_add(w)
+                        } else {
+                            key.wrapping_sub(w)
+                        };
+                    } else if ci > m && done >> ci & 1 == 0 {
+                        done |= 1 << ci;
+                        let class = &self.classes[ci];
+                        let new = class.free_rank(state.cells[ci], state.free_at[ci] ^ flip);
+                        key = rerank(key, ci, new);
+                    }
+                }
+                return key;
+            }
+            Some(m) => {
+                let class = &self.classes[m];
+                let new = class.free_rank(state.cells[m] ^ flip, state.free_at[m]);
+                key = rerank(key, m, new);
+                m + 1
+            }
+            None => self.first_free,
+        };
+        // Classes index a u64: there are at most 64 cells, so at most 64
+        // classes.
+        let mut done = 0u64;
+        let mut hit = inside & state.free_ranked_cells;
+        while hit != 0 {
+            let ci = state.free_class_at[hit.trailing_zeros() as usize] as usize;
+            hit &= hit - 1;
+            if ci < first || done >> ci & 1 != 0 {
+                continue;
+            }
+            done |= 1 << ci;
+            let new = self.classes[ci].free_rank(state.cells[ci], state.free_at[ci] ^ flip);
+            key = rerank(key, ci, new);
         }
         key
     }
@@ -644,16 +875,24 @@ impl Model for SlidingPuzzle {
             slot_cells: vec![0; self.pieces],
             occupied: 0,
             owner: [NO_CELL; 64],
+            free_ranked_cells: 0,
+            free_class_at: [0; 64],
             stack: Vec::with_capacity(64),
         }
     }
 
     fn decode(&self, key: u64, state: &mut SlidingState) {
         state.key = key;
-        let mut rest = key;
         let mut occupied = 0;
         let mut anchored_key = key;
-        for (ci, class) in self.classes.iter().enumerate() {
+        let tiles = !self.tile_groups.is_empty();
+        let classes = if tiles {
+            &self.classes[..self.first_free]
+        } else {
+            &self.classes[..]
+        };
+        let mut rest = key;
+        for (ci, class) in classes.iter().enumerate() {
             let (q, rank) = class.divisor.div_rem(rest);
             rest = q;
             state.ranks[ci] = rank;
@@ -672,27 +911,22 @@ impl Model for SlidingPuzzle {
                 } else {
                     class.count()
                 };
-                let pattern = match &class.subsets {
-                    Some(table) => table[rank as usize],
-                    None => {
-                        // `pos` has room: a complement is the smaller set.
-                        let set = &mut state.pos[offset..offset + ranked];
-                        combinadic::unrank(rank, class.ranked_over, set);
-                        set.iter().fold(0u64, |m, &i| m | 1 << i)
-                    }
-                };
-                let pattern = if class.by_complement {
-                    !pattern & (u64::MAX >> (64 - class.ranked_over))
+                let cells = if ranked == 1 && !class.by_complement {
+                    // One piece (a sliding tile): the rank-th free cell.
+                    1 << select(free, rank as u32)
                 } else {
-                    pattern
+                    deposit(
+                        self.pattern_of(class, rank, ranked, &mut state.pos[offset..]),
+                        free,
+                    )
                 };
-                let cells = deposit(pattern, free);
                 let mut rest_cells = cells;
                 let mut slot = offset;
                 while rest_cells != 0 {
                     let bit = rest_cells & rest_cells.wrapping_neg();
                     state.pos[slot] = (self.floor & (bit - 1)).count_ones() as u16;
                     state.slot_cells[slot] = bit;
+                    state.free_class_at[bit.trailing_zeros() as usize] = ci as u8;
                     slot += 1;
                     rest_cells ^= bit;
                 }
@@ -725,9 +959,14 @@ impl Model for SlidingPuzzle {
             state.cells[ci] = class_cells;
             occupied |= class_cells;
         }
+        if tiles {
+            anchored_key = key - rest * self.classes[self.first_free].weight;
+            occupied |= self.decode_tiles(rest, self.floor & !occupied, state);
+        }
         state.anchored_key = anchored_key;
         state.free_key = key - anchored_key;
         state.occupied = occupied;
+        state.free_ranked_cells = state.cells[self.first_free..].iter().fold(0, |m, &c| m | c);
         // Only the pieces next to an empty cell can move: record the owners
         // of those cells alone (a handful, not the whole board).
         let mut empty = self.floor & !occupied;
@@ -737,7 +976,18 @@ impl Model for SlidingPuzzle {
             empty &= empty - 1;
         }
         border &= occupied;
-        for (ci, class) in self.classes.iter().enumerate() {
+        // A single free-ranked piece owns its cell's slot, its class's only one.
+        let mut tiles = border & state.free_ranked_cells;
+        while tiles != 0 {
+            let cell = tiles.trailing_zeros() as usize;
+            tiles &= tiles - 1;
+            let class = &self.classes[state.free_class_at[cell] as usize];
+            if class.count() == 1 {
+                state.owner[cell] = class.offset as u8;
+            }
+        }
+        for &ci in &self.multi_classes {
+            let class = &self.classes[ci];
             if state.cells[ci] & border == 0 {
                 continue;
             }
@@ -858,6 +1108,7 @@ mod tests {
             "rush-hour",
             "mas",
             "eight",
+            "eleven",
         ] {
             for metric in [Metric::Step, Metric::Slide, Metric::Piece] {
                 let p = builtin::sliding(name).unwrap().with_metric(metric);
@@ -885,13 +1136,35 @@ mod tests {
     }
 
     #[test]
+    fn select_finds_the_rth_set_bit() {
+        for m in [
+            1u64,
+            0b1011_0110,
+            0xf0f0_0000_0000_0001,
+            u64::MAX,
+            1 << 63,
+            0xaaaa_5555_0000_ffff,
+        ] {
+            let mut rest = m;
+            for r in 0..m.count_ones() {
+                assert_eq!(select(m, r), rest.trailing_zeros(), "{m:#x}, {r}");
+                rest &= rest - 1;
+            }
+        }
+    }
+
+    #[test]
     fn squares_are_ranked_among_the_free_cells() {
         let p = builtin::sliding("pe766").unwrap();
         let squares = p.classes().last().unwrap();
         assert_eq!((squares.count(), squares.ranked_over()), (6, 8));
         assert_eq!(p.key_space(), 190 * 190 * 276 * 20 * 25 * 28);
-        // A sliding tile keeps its cell index as its rank.
+        // Sliding tiles are ranked among the cells the tiles before them
+        // leave: the keys of a tile puzzle are dense, 9!/1 for the 8-puzzle.
         let eight = builtin::sliding("eight").unwrap();
-        assert!(eight.classes().iter().all(|c| c.ranked_over() == 9));
+        let over: Vec<usize> = eight.classes().iter().map(Class::ranked_over).collect();
+        assert_eq!(over, [9, 8, 7, 6, 5, 4, 3, 2]);
+        assert_eq!(eight.key_space(), 362_880);
+        assert_eq!(builtin::sliding("eleven").unwrap().key_space(), 479_001_600);
     }
 }

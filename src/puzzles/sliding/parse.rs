@@ -552,10 +552,11 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     // Classes ranked among the free cells go last, in order of appearance
     // (see `mod.rs`).
     let mut order: Vec<usize> = (0..members.len()).collect();
-    // A class of several interchangeable single cells (pe766's six
-    // squares) is ranked among the free cells; a single distinct cell (a
-    // sliding tile) is cheapest ranked over its anchors, its cell index.
-    let free_ranked = |m: &Vec<usize>| m.len() > 1 && pieces[m[0]].cells.len() == 1;
+    // A class of single cells (pe766's six squares, a sliding tile) is
+    // ranked among the free cells: the key space shrinks to what the free
+    // cells allow (a tile puzzle's keys become dense, 12!/1 for `eleven`
+    // instead of 12^11, so that a bitmap of them fits in memory).
+    let free_ranked = |m: &Vec<usize>| pieces[m[0]].cells.len() == 1;
     order.sort_by_key(|&ci| free_ranked(&members[ci]));
     let members: Vec<Vec<usize>> = order.iter().map(|&ci| members[ci].clone()).collect();
     for (ci, m) in members.iter().enumerate() {
@@ -689,6 +690,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             masks,
             step,
             free_ranked,
+            tile: free_ranked && count == 1 && !by_complement,
             by_complement,
             ranked_over: positions,
             radix,
@@ -813,6 +815,9 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         start: 0,
         first_free: 0,
         adjacent: Vec::new(),
+        tile_groups: Vec::new(),
+        floor_cell: Vec::new(),
+        multi_classes: Vec::new(),
     };
     puzzle.adjacent = puzzle
         .neighbour
@@ -828,6 +833,20 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         .iter()
         .position(|c| c.free_ranked)
         .unwrap_or(puzzle.classes.len());
+    puzzle.floor_cell = (0..64u8).filter(|&c| puzzle.floor >> c & 1 != 0).collect();
+    // Tiles (single pieces ranked among free cells) decode through a list
+    // of the free cells, a nibble each: possible when every free-ranked
+    // class is one piece and the floor has at most 16 cells.
+    let free_classes = &puzzle.classes[puzzle.first_free..];
+    let tile_list = !free_classes.is_empty()
+        && puzzle.floor_cell.len() <= 16
+        && free_classes.iter().all(|c| c.count() == 1 && !c.by_complement);
+    if tile_list {
+        puzzle.tile_groups = super::TileGroup::split(free_classes);
+    }
+    puzzle.multi_classes = (0..puzzle.classes.len())
+        .filter(|&ci| !puzzle.classes[ci].free_ranked || puzzle.classes[ci].count() > 1)
+        .collect();
     puzzle.start = puzzle.encode(&start_pos);
     Ok(puzzle)
 }

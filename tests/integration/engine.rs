@@ -251,8 +251,61 @@ fn every_partition_count_agrees_with_the_oracle() {
                     oracle,
                     "{name} {metric:?}, {partitions} partitions, dashmap"
                 );
+                // The bitmap, split between partitions by ranges of keys.
+                if p.key_space() <= 1 << 32 {
+                    for threads in [1, 3] {
+                        assert_eq!(
+                            profile_in(&p, threads, partitions, VisitedKind::Bitmap),
+                            oracle,
+                            "{name} {metric:?}, {partitions} partitions, {threads} threads, bitmap"
+                        );
+                    }
+                }
             }
         }
+    }
+}
+
+#[test]
+fn tile_puzzles_have_dense_keys_and_agree_in_every_visited_set() {
+    // Tiles are ranked among the cells the tiles before them leave: the
+    // 8-puzzle's 9!/2 reachable states fill half of its 9! keys.
+    let eight = builtin::sliding("eight").unwrap();
+    assert_eq!(eight.key_space(), 362_880);
+    let oracle = reference::level_sizes(&eight);
+    assert_eq!(oracle.iter().sum::<u64>(), 181_440);
+    for visited in [
+        VisitedKind::Bitmap,
+        VisitedKind::Frontier,
+        VisitedKind::DashMap,
+    ] {
+        for (threads, partitions) in [(1, 1), (2, 4), (3, 64), (4, 4096)] {
+            assert_eq!(
+                profile_in(&eight, threads, partitions, visited),
+                oracle,
+                "eight, {visited:?}, {threads} threads, {partitions} partitions"
+            );
+        }
+    }
+    // eleven's first 23 levels, each way (its whole count is in the bench).
+    let eleven = builtin::sliding("eleven").unwrap();
+    let first = |threads: usize, partitions: usize, visited: VisitedKind| {
+        Search::new(&eleven)
+            .threads(threads)
+            .partitions(partitions)
+            .visited(visited)
+            .max_depth(Some(22))
+            .count()
+            .unwrap()
+    };
+    let frontier = first(1, 1, VisitedKind::Frontier);
+    for (threads, partitions) in [(1, 1), (2, 128), (3, 8)] {
+        let bitmap = first(threads, partitions, VisitedKind::Bitmap);
+        assert_eq!(
+            bitmap.levels, frontier.levels,
+            "{threads} threads, {partitions} partitions"
+        );
+        assert_eq!(bitmap.last_level, frontier.last_level);
     }
 }
 

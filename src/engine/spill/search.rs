@@ -23,8 +23,8 @@ use super::{Checkpoint, Disk, Spill, SpillError, digest};
 use crate::engine::frontier::sort_keys;
 use crate::engine::partition::Router;
 use crate::engine::search::{
-    Mode, SEQUENTIAL_BELOW, Search, SearchError, cores, lock, my_slot, partition_count,
-    per_worker, successors_of,
+    Mode, SEQUENTIAL_BELOW, Search, SearchError, cores, lock, my_slot, partition_count, per_worker,
+    successors_of,
 };
 use crate::engine::visited::Visited;
 use crate::engine::{Model, Outcome, Report, StopReason, VisitedKind};

@@ -152,6 +152,9 @@ pub struct Class {
     step: Vec<[u16; 4]>,
     /// Single-cell pieces, ranked among the free cells.
     free_ranked: bool,
+    /// The anchor cells its pieces reach on the board without the other
+    /// pieces (a goal elsewhere cannot be met).
+    reachable: u64,
     /// One single-cell piece ranked among the free cells by its own cell.
     tile: bool,
     /// Ranked among the free cells by the cells it leaves free, when those

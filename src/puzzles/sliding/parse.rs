@@ -598,13 +598,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         // positions, not 24 or 30: keys of boards with many distinct cars
         // then fit in 64 bits.
         let mut reach = vec![false; height * width];
-        if free_ranked(m) {
-            for r in 0..height as i32 {
-                for c in 0..width as i32 {
-                    reach[r as usize * width + c as usize] = fits(r, c);
-                }
-            }
-        } else {
+        {
             let mut stack: Vec<(i32, i32)> = m
                 .iter()
                 .map(|&i| (pieces[i].cells[0].0 as i32, pieces[i].cells[0].1 as i32))
@@ -623,6 +617,17 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
                             stack.push((r2, c2));
                         }
                     }
+                }
+            }
+        }
+        // The anchors the pieces reach alone: where a goal can be met.
+        let reachable = (0..height * width)
+            .filter(|&i| reach[i])
+            .fold(0u64, |m, i| m | 1 << i);
+        if free_ranked(m) {
+            for r in 0..height as i32 {
+                for c in 0..width as i32 {
+                    reach[r as usize * width + c as usize] = fits(r, c);
                 }
             }
         }
@@ -690,6 +695,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             masks,
             step,
             free_ranked,
+            reachable,
             tile: free_ranked && count == 1 && !by_complement,
             by_complement,
             ranked_over: positions,
@@ -840,7 +846,9 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     let free_classes = &puzzle.classes[puzzle.first_free..];
     let tile_list = !free_classes.is_empty()
         && puzzle.floor_cell.len() <= 16
-        && free_classes.iter().all(|c| c.count() == 1 && !c.by_complement);
+        && free_classes
+            .iter()
+            .all(|c| c.count() == 1 && !c.by_complement);
     if tile_list {
         puzzle.tile_groups = super::TileGroup::split(free_classes);
     }
@@ -963,7 +971,7 @@ fn parse_goal(
         }
         let cell = (r0 * width + c0) as u8;
         let a = class.anchors.iter().position(|&x| x == cell);
-        if a.is_none() {
+        if a.is_none() || class.reachable >> cell & 1 == 0 {
             impossible.get_or_insert(format!(
                 "no piece interchangeable with {label:?} can reach the goal's position (its rails and the walls keep it out)"
             ));

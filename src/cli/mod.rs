@@ -382,7 +382,7 @@ fn show(name: &str, json: bool) -> Result<ExitCode> {
 }
 
 enum Loaded {
-    Sliding(SlidingPuzzle),
+    Sliding(Box<SlidingPuzzle>),
     Clocks(Clocks),
 }
 
@@ -391,7 +391,7 @@ enum Loaded {
 fn load_for(name: &str, s: &Settings) -> Result<Loaded> {
     match &s.puzzle_text {
         Some(text) if builtin::find(name).is_none() => {
-            Ok(Loaded::Sliding(SlidingPuzzle::from_toml(text, name)?))
+            Ok(Loaded::Sliding(Box::new(SlidingPuzzle::from_toml(text, name)?)))
         }
         _ => load(name),
     }
@@ -402,7 +402,7 @@ fn load(name: &str) -> Result<Loaded> {
     if let Some(b) = builtin::find(name) {
         return Ok(match b.kind {
             Kind::Sliding(_) => {
-                Loaded::Sliding(builtin::sliding(name).expect("a sliding built-in"))
+                Loaded::Sliding(Box::new(builtin::sliding(name).expect("a sliding built-in")))
             }
             Kind::Clocks => Loaded::Clocks(Clocks::new([0; 9])),
         });
@@ -415,7 +415,7 @@ fn load(name: &str) -> Result<Loaded> {
             names.join(", ")
         );
     }
-    Ok(Loaded::Sliding(SlidingPuzzle::from_path(path)?))
+    Ok(Loaded::Sliding(Box::new(SlidingPuzzle::from_path(path)?)))
 }
 
 fn search<'a, M: Model>(

@@ -390,9 +390,9 @@ enum Loaded {
 /// file's text as it was when the run began).
 fn load_for(name: &str, s: &Settings) -> Result<Loaded> {
     match &s.puzzle_text {
-        Some(text) if builtin::find(name).is_none() => {
-            Ok(Loaded::Sliding(Box::new(SlidingPuzzle::from_toml(text, name)?)))
-        }
+        Some(text) if builtin::find(name).is_none() => Ok(Loaded::Sliding(Box::new(
+            SlidingPuzzle::from_toml(text, name)?,
+        ))),
         _ => load(name),
     }
 }
@@ -401,9 +401,9 @@ fn load_for(name: &str, s: &Settings) -> Result<Loaded> {
 fn load(name: &str) -> Result<Loaded> {
     if let Some(b) = builtin::find(name) {
         return Ok(match b.kind {
-            Kind::Sliding(_) => {
-                Loaded::Sliding(Box::new(builtin::sliding(name).expect("a sliding built-in")))
-            }
+            Kind::Sliding(_) => Loaded::Sliding(Box::new(
+                builtin::sliding(name).expect("a sliding built-in"),
+            )),
             Kind::Clocks => Loaded::Clocks(Clocks::new([0; 9])),
         });
     }

@@ -106,6 +106,9 @@ pub(crate) enum Settle {
     Bitmap {
         /// Whether levels must be kept sorted.
         sorted: bool,
+        /// Whether the new keys add to those the last settle found (the
+        /// level is settled in slices) rather than start the level.
+        append: bool,
     },
 }
 
@@ -219,8 +222,13 @@ impl Partition {
     /// capacity). Returns the share's size; the share waits in the
     /// partition until [`Partition::commit`] or [`Partition::discard`].
     pub(crate) fn settle(&mut self, runs: &mut [Vec<u64>], how: Settle) -> usize {
-        let mut next = std::mem::take(&mut self.spare);
-        next.clear();
+        let mut next = if let Settle::Bitmap { append: true, .. } = how {
+            std::mem::take(&mut self.next)
+        } else {
+            let mut spare = std::mem::take(&mut self.spare);
+            spare.clear();
+            spare
+        };
         match how {
             Settle::Frontier => {
                 for run in runs.iter_mut() {
@@ -241,7 +249,7 @@ impl Partition {
                     next.sort_unstable();
                 }
             }
-            Settle::Bitmap { sorted } => {
+            Settle::Bitmap { sorted, .. } => {
                 let seen = self
                     .seen
                     .as_mut()

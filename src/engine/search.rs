@@ -136,6 +136,9 @@ struct LevelView<'v, M: Model> {
     router: Router,
     threads: usize,
     model: &'v M,
+    /// Which part of the level a pass covers: (b, k) is the b-th of k
+    /// equal slices of every partition's share ((0, 1): all of it).
+    batch: (usize, usize),
 }
 
 impl<M: Model> LevelView<'_, M> {
@@ -148,8 +151,15 @@ impl<M: Model> LevelView<'_, M> {
     /// chunks per worker, so that uneven chunks even out, and not so small
     /// that taking a slot dominates.
     fn chunk_len(&self) -> usize {
-        let width: usize = self.parts.iter().map(|p| p.frontier().len()).sum();
+        let width: usize = self.parts.iter().map(|p| self.share(p).len()).sum();
         (width / (self.threads * 16)).clamp(64, 1 << 16)
+    }
+
+    /// The part of `part`'s share of the level that this pass covers.
+    fn share<'p>(&self, part: &'p Partition) -> &'p [u64] {
+        let (b, k) = self.batch;
+        let all = part.frontier();
+        &all[all.len() * b / k..all.len() * (b + 1) / k]
     }
 
     /// Runs `f` over chunks of the level, on the calling thread when there
@@ -162,12 +172,12 @@ impl<M: Model> LevelView<'_, M> {
         let slots = self.slots;
         let f = |chunk: &[u64]| f(&mut lock(my_slot(slots)), chunk);
         if self.threads == 1 {
-            self.parts.iter().filter_map(|p| f(p.frontier())).min()
+            self.parts.iter().filter_map(|p| f(self.share(p))).min()
         } else {
             let len = self.chunk_len();
             self.parts
                 .par_iter()
-                .flat_map(|p| p.frontier().par_chunks(len))
+                .flat_map(|p| self.share(p).par_chunks(len))
                 .filter_map(f)
                 .min()
         }
@@ -602,7 +612,10 @@ impl<'a, M: Model> Search<'a, M> {
         let how = if frontier_search {
             Settle::Frontier
         } else if owned {
-            Settle::Bitmap { sorted }
+            Settle::Bitmap {
+                sorted,
+                append: false,
+            }
         } else {
             Settle::Visited {
                 sorted: mode == Mode::Solve,
@@ -662,6 +675,7 @@ impl<'a, M: Model> Search<'a, M> {
                 router,
                 threads: threads_now,
                 model,
+                batch: (0, 1),
             };
             if mode != Mode::Count
                 && let Some(key) = view.goals().into_iter().min()
@@ -684,8 +698,39 @@ impl<'a, M: Model> Search<'a, M> {
                 }
                 break;
             }
-            view.expand(&visited, self.stop);
-            let width = settle_all(&mut parts, &slots, &mut incoming, how, threads_now);
+            // With owned bitmaps a wide level is expanded and settled a
+            // slice at a time: a slice's candidates are settled against the
+            // bits before the next slice is expanded, so the candidates in
+            // memory are a slice's, not the level's (eleven: about three
+            // successors a state), and their buffers stay warm.
+            let batches = match how {
+                Settle::Bitmap { .. } => (width as usize).div_ceil(BATCH_STATES).max(1),
+                _ => 1,
+            };
+            let mut width = 0;
+            for b in 0..batches {
+                LevelView {
+                    depth,
+                    parts: &parts,
+                    slots: &slots,
+                    router,
+                    threads: threads_now,
+                    model,
+                    batch: (b, batches),
+                }
+                .expand(&visited, self.stop);
+                let how = match how {
+                    Settle::Bitmap { sorted, .. } => Settle::Bitmap {
+                        sorted: sorted && b + 1 == batches,
+                        append: b > 0,
+                    },
+                    other => other,
+                };
+                width = settle_all(&mut parts, &slots, &mut incoming, how, threads_now);
+                if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    break;
+                }
+            }
             if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 // The level may be cut short by the signal's timing (even to
                 // nothing, which must not pass for the end of the search):
@@ -846,6 +891,11 @@ fn settle_all<S: Send>(
     }
     width
 }
+
+/// The most states of a level expanded before their candidates are
+/// settled, with owned bitmaps: 2^21 states, about 6 million candidates
+/// (48 MiB) for a tile puzzle.
+const BATCH_STATES: usize = 1 << 21;
 
 /// Keys a partition's share of a bitmap covers at most by default: 2^22
 /// bits, 512 KiB, about a core's L2 cache, so that settling, which sets

@@ -597,15 +597,21 @@ impl SlidingPuzzle {
     /// next is short: selecting the rank-th bit of a mask takes a dozen.
     #[inline(always)]
     fn decode_tiles(&self, mut rest: u64, mut free: u64, state: &mut SlidingState) -> u64 {
-        let mut list = 0u64;
-        let mut n = 0;
-        let mut cells = free;
-        while cells != 0 {
-            let cell = cells.trailing_zeros();
-            cells &= cells - 1;
-            list |= u64::from((self.floor & ((1 << cell) - 1)).count_ones()) << n;
-            n += 4;
-        }
+        let mut list = if self.first_free == 0 {
+            // Every floor cell is free for the first tile: 0, 1, 2, …
+            0xfedc_ba98_7654_3210
+        } else {
+            let mut list = 0u64;
+            let mut n = 0;
+            let mut cells = free;
+            while cells != 0 {
+                let cell = cells.trailing_zeros();
+                cells &= cells - 1;
+                list |= u64::from((self.floor & ((1 << cell) - 1)).count_ones()) << n;
+                n += 4;
+            }
+            list
+        };
         let first = self.first_free;
         let classes = &self.classes[first..];
         let ranks = &mut state.ranks[first..first + classes.len()];
@@ -964,12 +970,15 @@ impl Model for SlidingPuzzle {
         }
         if tiles {
             anchored_key = key - rest * self.classes[self.first_free].weight;
-            occupied |= self.decode_tiles(rest, self.floor & !occupied, state);
+            let covered = self.decode_tiles(rest, self.floor & !occupied, state);
+            occupied |= covered;
+            state.free_ranked_cells = covered;
+        } else {
+            state.free_ranked_cells = state.cells[self.first_free..].iter().fold(0, |m, &c| m | c);
         }
         state.anchored_key = anchored_key;
         state.free_key = key - anchored_key;
         state.occupied = occupied;
-        state.free_ranked_cells = state.cells[self.first_free..].iter().fold(0, |m, &c| m | c);
         // Only the pieces next to an empty cell can move: record the owners
         // of those cells alone (a handful, not the whole board).
         let mut empty = self.floor & !occupied;

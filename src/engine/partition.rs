@@ -3,7 +3,9 @@
 //! Every key belongs to exactly one of P partitions (P a power of two),
 //! chosen by the high bits of [`mix64`] of the key. Ranks are small,
 //! clustered integers; the mixer spreads them evenly, so partitions are
-//! about the same size at every level.
+//! about the same size at every level. With a bitmap visited set the
+//! partitions own ranges of keys instead, each with its share of the
+//! bitmap, which only its settle task reads and writes.
 //!
 //! A partition owns its share of the levels the search keeps (sorted
 //! runs: the last two under frontier search, all of them when a path is
@@ -310,6 +312,54 @@ mod tests {
                 "{p} partitions: {sizes:?}"
             );
         }
+    }
+
+    #[test]
+    fn ranges_cover_the_key_space_in_whole_words() {
+        for (p, key_space) in [
+            (1usize, 1u64),
+            (4, 100),
+            (128, 479_001_600),
+            (4096, 1 << 20),
+            (8, 1 << 32),
+        ] {
+            let router = Router::by_range(p, key_space);
+            assert_eq!(router.partitions(), p);
+            let mut next = 0;
+            for i in 0..p {
+                let (first, len) = router.range(i, key_space);
+                assert_eq!(
+                    first,
+                    next.min(key_space),
+                    "{p} partitions over {key_space}"
+                );
+                assert!(first % 64 == 0 || len == 0);
+                for key in [first, first + len.saturating_sub(1)] {
+                    if len > 0 {
+                        assert_eq!(router.route(key), i, "key {key}");
+                    }
+                }
+                next = first + len;
+            }
+            assert_eq!(next, key_space, "{p} partitions over {key_space}");
+        }
+    }
+
+    #[test]
+    fn bitmap_settle_keeps_first_sightings_across_slices() {
+        let mut part = Partition::with_bitmap(vec![3], 0, 128, true);
+        let mut runs = vec![vec![9, 3, 5], vec![9, 70]];
+        let how = |append| Settle::Bitmap {
+            sorted: true,
+            append,
+        };
+        assert_eq!(part.settle(&mut runs, how(false)), 3);
+        // A second slice of the same level adds to it.
+        let mut runs = vec![vec![5, 2], vec![127]];
+        assert_eq!(part.settle(&mut runs, how(true)), 5);
+        part.commit(1);
+        assert_eq!(part.frontier(), [2, 5, 9, 70, 127]);
+        assert!(part.has_seen(3) && part.has_seen(127) && !part.has_seen(4));
     }
 
     #[test]

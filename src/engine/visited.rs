@@ -53,7 +53,7 @@ impl VisitedKind {
 /// (`eleven`: 12!/1 keys, half of them reachable). The bitmap's pages are
 /// zeroed lazily, so a sparse puzzle pays only for the pages its states
 /// touch; much beyond this it would pay for memory it barely uses (`mas`
-/// has 3.3e9 keys for 110804 states, and stays on frontier search).
+/// has 6.5e8 keys for 110804 states, and stays on frontier search).
 pub const BITMAP_MAX_KEYS: u64 = 1 << 29;
 
 /// The largest key space the bitmap accepts when asked for by name (512 MiB).

@@ -591,31 +591,29 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         let shape = shape_of(&first.cells);
         let fits =
             |r: i32, c: i32| -> bool { shape.iter().all(|&(dr, dc)| cell_ok(r + dr, c + dc)) };
-        // A class's positions: where its shape fits and, unless it is ranked
-        // among the free cells, where its pieces can get to from their
-        // start on the board without other pieces (its rails and the walls
-        // allow no more). A car on a rail of a 6x6 board has 4 or 5
-        // positions, not 24 or 30: keys of boards with many distinct cars
-        // then fit in 64 bits.
+        // A class's positions: where its pieces can get to from their start
+        // on the board without other pieces (its rails and the walls allow
+        // no more), or for a class ranked among the free cells, wherever
+        // its shape fits (its rank is over free cells, not positions). A
+        // car on a rail of a 6x6 board has 4 or 5 positions, not 24 or 30:
+        // keys of boards with many distinct cars then fit in 64 bits.
         let mut reach = vec![false; height * width];
-        {
-            let mut stack: Vec<(i32, i32)> = m
-                .iter()
-                .map(|&i| (pieces[i].cells[0].0 as i32, pieces[i].cells[0].1 as i32))
-                .collect();
-            for &(r, c) in &stack {
-                reach[r as usize * width + c as usize] = true;
-            }
-            while let Some((r, c)) = stack.pop() {
-                for d in Dir::ALL {
-                    let (dr, dc) = d.delta();
-                    let (r2, c2) = (r + dr, c + dc);
-                    if mobility[m[0]].allows(d) && fits(r2, c2) {
-                        let at = r2 as usize * width + c2 as usize;
-                        if !reach[at] {
-                            reach[at] = true;
-                            stack.push((r2, c2));
-                        }
+        let mut stack: Vec<(i32, i32)> = m
+            .iter()
+            .map(|&i| (pieces[i].cells[0].0 as i32, pieces[i].cells[0].1 as i32))
+            .collect();
+        for &(r, c) in &stack {
+            reach[r as usize * width + c as usize] = true;
+        }
+        while let Some((r, c)) = stack.pop() {
+            for d in Dir::ALL {
+                let (dr, dc) = d.delta();
+                let (r2, c2) = (r + dr, c + dc);
+                if mobility[m[0]].allows(d) && fits(r2, c2) {
+                    let at = r2 as usize * width + c2 as usize;
+                    if !reach[at] {
+                        reach[at] = true;
+                        stack.push((r2, c2));
                     }
                 }
             }

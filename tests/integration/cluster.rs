@@ -285,33 +285,25 @@ fn bad_hostfiles_and_options_are_usage_errors() {
     let mut f = std::fs::File::create(&dir).unwrap();
     writeln!(f, "127.0.0.1:2101\nnot-an-address").unwrap();
     drop(f);
-    reach()
-        .args([
-            "count",
-            "mas",
-            "--cluster",
-            dir.to_str().unwrap(),
-            "--process",
-            "0",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains(
-            ":2: \"not-an-address\" is not host:port",
-        ));
+    // `count mas` as process `process` of the hostfile: a usage error
+    // that names the fault.
+    let refused = |process: &str, message: &str| {
+        reach()
+            .args([
+                "count",
+                "mas",
+                "--cluster",
+                dir.to_str().unwrap(),
+                "--process",
+                process,
+            ])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(message));
+    };
+    refused("0", ":2: \"not-an-address\" is not host:port");
     std::fs::write(&dir, "127.0.0.1:2101\n").unwrap();
-    reach()
-        .args([
-            "count",
-            "mas",
-            "--cluster",
-            dir.to_str().unwrap(),
-            "--process",
-            "3",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("--process 3 is not a line"));
+    refused("3", "--process 3 is not a line");
     reach()
         .args(["count", "mas", "--local-processes", "2", "--spill", "x"])
         .assert()

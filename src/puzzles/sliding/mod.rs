@@ -920,7 +920,7 @@ impl Model for SlidingPuzzle {
                 } else {
                     class.count()
                 };
-                let cells = if ranked == 1 && !class.by_complement {
+                let cells = if class.tile {
                     // One piece (a sliding tile): the rank-th free cell.
                     1 << select(free, rank as u32)
                 } else {

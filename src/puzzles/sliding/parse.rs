@@ -844,9 +844,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     let free_classes = &puzzle.classes[puzzle.first_free..];
     let tile_list = !free_classes.is_empty()
         && puzzle.floor_cell.len() <= 16
-        && free_classes
-            .iter()
-            .all(|c| c.count() == 1 && !c.by_complement);
+        && free_classes.iter().all(|c| c.tile);
     if tile_list {
         puzzle.tile_groups = super::TileGroup::split(free_classes);
     }

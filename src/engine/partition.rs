@@ -167,18 +167,17 @@ impl Partition {
     }
 
     /// A partition that owns the `len` keys from `first` on in a bitmap
-    /// visited set, holding `keys` (distinct, all routed here) as its
-    /// level 0, sorted if `sorted`.
-    pub(crate) fn with_bitmap(mut keys: Vec<u64>, first: u64, len: u64, sorted: bool) -> Partition {
+    /// visited set, holding `keys` (sorted, distinct, all routed here) as
+    /// its level 0, their bits set.
+    pub(crate) fn with_bitmap(keys: Vec<u64>, first: u64, len: u64) -> Partition {
         // A zeroed vector comes from calloc: pages the search never
         // touches cost no memory.
         let mut seen = Segment {
             first,
             words: vec![0; len.div_ceil(64) as usize],
         };
-        keys.retain(|&k| seen.insert(k));
-        if sorted {
-            keys.sort_unstable();
+        for &key in &keys {
+            seen.insert(key);
         }
         Partition {
             levels: vec![keys],
@@ -347,7 +346,7 @@ mod tests {
 
     #[test]
     fn bitmap_settle_keeps_first_sightings_across_slices() {
-        let mut part = Partition::with_bitmap(vec![3], 0, 128, true);
+        let mut part = Partition::with_bitmap(vec![3], 0, 128);
         let mut runs = vec![vec![9, 3, 5], vec![9, 70]];
         let how = |append| Settle::Bitmap {
             sorted: true,

@@ -641,7 +641,7 @@ impl<'a, M: Model> Search<'a, M> {
                 .enumerate()
                 .map(|(p, keys)| {
                     let (first, len) = router.range(p, key_space);
-                    Partition::with_bitmap(keys, first, len, sorted)
+                    Partition::with_bitmap(keys, first, len)
                 })
                 .collect()
         } else {

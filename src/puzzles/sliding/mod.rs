@@ -148,6 +148,9 @@ pub struct Class {
     anchors: Vec<u8>,
     /// The piece's cells with its anchor at each admissible anchor.
     masks: Vec<u64>,
+    /// The same cells as lists: `shape.len()` cell indices per anchor,
+    /// which `decode` walks in loops of a fixed length.
+    cells_at: Vec<u8>,
     /// The admissible anchor one cell away in each direction, or NONE.
     step: Vec<[u16; 4]>,
     /// Single-cell pieces, ranked among the free cells.
@@ -210,6 +213,16 @@ impl Class {
         }
     }
 
+    /// Marks the cells of the piece in `slot`, at anchor index `at`, as
+    /// owned by it.
+    #[inline(always)]
+    fn own(&self, at: u16, slot: usize, owner: &mut [u8; 64]) {
+        let size = self.shape.len();
+        for &cell in &self.cells_at[at as usize * size..][..size] {
+            owner[cell as usize] = slot as u8;
+        }
+    }
+
     /// The anchor a piece at anchor `at` reaches by one step in direction
     /// `d`, if its rules allow the move and the cells it enters are not in
     /// `others` (the cells of the other pieces).
@@ -246,17 +259,12 @@ pub struct SlidingPuzzle {
     neighbour: Vec<[u8; 4]>,
     /// The first class ranked among free cells (the classes' count if none).
     first_free: usize,
-    /// Each cell's neighbours, as a mask.
-    adjacent: Vec<u64>,
     /// When every free-ranked class is a single piece (a tile) and the floor
     /// has at most 16 cells, the tiles in groups decoded together (see
     /// `decode_tiles`); empty otherwise.
     tile_groups: Vec<TileGroup>,
     /// The board cell of each floor cell, in reading order.
     floor_cell: Vec<u8>,
-    /// The classes that are not single free-ranked pieces: those whose
-    /// pieces' owners `decode` finds by slot rather than by cell.
-    multi_classes: Vec<usize>,
 }
 
 /// The cells of `free` whose indices among `free`'s cells are the set bits
@@ -404,8 +412,11 @@ pub struct SlidingState {
     /// The class covering each cell of `free_ranked_cells` (other entries
     /// are stale: read only those).
     free_class_at: [u8; 64],
-    /// The piece slot covering each occupied cell next to an empty one
-    /// (other entries are stale: read only those).
+    /// The piece slot covering each occupied cell (entries of empty cells
+    /// are stale). `decode` writes every piece's cells, in loops of a fixed
+    /// length per class: writing only the cells next to an empty one took
+    /// fewer stores but a third of pe766's decoding, its loops over bits
+    /// mispredicted.
     owner: [u8; 64],
     /// Each piece slot's cells.
     slot_cells: Vec<u64>,
@@ -646,6 +657,7 @@ impl SlidingPuzzle {
             state.pos[class.offset] = index as u16;
             state.slot_cells[class.offset] = bit;
             state.free_class_at[cell as usize] = (first + k) as u8;
+            state.owner[cell as usize] = class.offset as u8;
         }
         covered
     }
@@ -936,6 +948,7 @@ impl Model for SlidingPuzzle {
                     state.pos[slot] = (self.floor & (bit - 1)).count_ones() as u16;
                     state.slot_cells[slot] = bit;
                     state.free_class_at[bit.trailing_zeros() as usize] = ci as u8;
+                    state.owner[bit.trailing_zeros() as usize] = slot as u8;
                     slot += 1;
                     rest_cells ^= bit;
                 }
@@ -944,6 +957,7 @@ impl Model for SlidingPuzzle {
                 let cells = class.masks[rank as usize];
                 state.pos[offset] = rank as u16;
                 state.slot_cells[offset] = cells;
+                class.own(rank as u16, offset, &mut state.owner);
                 cells
             } else {
                 let set = &mut state.pos[offset..offset + class.count()];
@@ -961,6 +975,7 @@ impl Model for SlidingPuzzle {
                 for (j, &a) in set.iter().enumerate() {
                     let cells = class.masks[a as usize];
                     state.slot_cells[offset + j] = cells;
+                    class.own(a, offset + j, &mut state.owner);
                     class_cells |= cells;
                 }
                 class_cells
@@ -979,38 +994,6 @@ impl Model for SlidingPuzzle {
         state.anchored_key = anchored_key;
         state.free_key = key - anchored_key;
         state.occupied = occupied;
-        // Only the pieces next to an empty cell can move: record the owners
-        // of those cells alone (a handful, not the whole board).
-        let mut empty = self.floor & !occupied;
-        let mut border = 0u64;
-        while empty != 0 {
-            border |= self.adjacent[empty.trailing_zeros() as usize];
-            empty &= empty - 1;
-        }
-        border &= occupied;
-        // A single free-ranked piece owns its cell's slot, its class's only one.
-        let mut tiles = border & state.free_ranked_cells;
-        while tiles != 0 {
-            let cell = tiles.trailing_zeros() as usize;
-            tiles &= tiles - 1;
-            let class = &self.classes[state.free_class_at[cell] as usize];
-            if class.count() == 1 {
-                state.owner[cell] = class.offset as u8;
-            }
-        }
-        for &ci in &self.multi_classes {
-            let class = &self.classes[ci];
-            if state.cells[ci] & border == 0 {
-                continue;
-            }
-            for slot in class.offset..class.offset + class.count() {
-                let mut edge = state.slot_cells[slot] & border;
-                while edge != 0 {
-                    state.owner[edge.trailing_zeros() as usize] = slot as u8;
-                    edge &= edge - 1;
-                }
-            }
-        }
     }
 
     fn successors(&self, state: &mut SlidingState, out: &mut Vec<u64>) {

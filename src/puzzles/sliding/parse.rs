@@ -690,6 +690,10 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             mobility: mobility[m[0]],
             distinct: distinct[m[0]],
             anchors,
+            cells_at: masks
+                .iter()
+                .flat_map(|&m| (0..64u8).filter(move |&c| m >> c & 1 != 0))
+                .collect(),
             masks,
             step,
             free_ranked,
@@ -818,20 +822,9 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         key_space: key_space as u64,
         start: 0,
         first_free: 0,
-        adjacent: Vec::new(),
         tile_groups: Vec::new(),
         floor_cell: Vec::new(),
-        multi_classes: Vec::new(),
     };
-    puzzle.adjacent = puzzle
-        .neighbour
-        .iter()
-        .map(|n| {
-            n.iter()
-                .filter(|&&c| c != super::NO_CELL)
-                .fold(0u64, |m, &c| m | 1 << c)
-        })
-        .collect();
     puzzle.first_free = puzzle
         .classes
         .iter()
@@ -848,9 +841,6 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     if tile_list {
         puzzle.tile_groups = super::TileGroup::split(free_classes);
     }
-    puzzle.multi_classes = (0..puzzle.classes.len())
-        .filter(|&ci| !puzzle.classes[ci].free_ranked || puzzle.classes[ci].count() > 1)
-        .collect();
     puzzle.start = puzzle.encode(&start_pos);
     Ok(puzzle)
 }

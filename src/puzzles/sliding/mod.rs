@@ -413,7 +413,7 @@ pub struct SlidingState {
     /// are stale: read only those).
     free_class_at: [u8; 64],
     /// The piece slot covering each occupied cell (entries of empty cells
-    /// are stale). `decode` writes every piece's cells, in loops of a fixed
+    /// are stale, but always some piece's slot: `successors` reads them). `decode` writes every piece's cells, in loops of a fixed
     /// length per class: writing only the cells next to an empty one took
     /// fewer stores but a third of pe766's decoding, its loops over bits
     /// mispredicted.
@@ -895,7 +895,7 @@ impl Model for SlidingPuzzle {
             free_at: vec![0; self.classes.len()],
             slot_cells: vec![0; self.pieces],
             occupied: 0,
-            owner: [NO_CELL; 64],
+            owner: [0; 64],
             free_ranked_cells: 0,
             free_class_at: [0; 64],
             stack: Vec::with_capacity(64),
@@ -999,45 +999,54 @@ impl Model for SlidingPuzzle {
     fn successors(&self, state: &mut SlidingState, out: &mut Vec<u64>) {
         // A piece can move only into an empty cell, so the moves are found
         // from the empty cells (two in pe766, one in a tile puzzle) rather
-        // than by trying every piece in every direction.
-        let mut tried = [0u64; 4];
-        let mut movable = 0u64;
+        // than by trying every piece in every direction. Whether the piece
+        // next to an empty cell can enter it is data the branch predictor
+        // cannot guess, so every neighbour is tested without a branch, into
+        // a set of (piece, direction) pairs: bit 4·slot + d. The moves are
+        // then the set's bits, in one loop.
+        let mut moves = [0u64; 4];
         let mut empty = self.floor & !state.occupied;
         while empty != 0 {
             let e = empty.trailing_zeros() as usize;
             empty &= empty - 1;
             for d in Dir::ALL {
-                // The cell whose piece would enter `e` moving in direction d.
+                // The cell whose piece would enter `e` moving in direction
+                // d; off the board, a stand-in whose answer is masked off.
                 let from_cell = self.neighbour[e][d.opposite() as usize];
-                if from_cell == NO_CELL {
-                    continue;
-                }
-                if state.occupied >> from_cell & 1 == 0 {
-                    continue;
-                }
-                let slot = state.owner[from_cell as usize];
-                if tried[d as usize] >> slot & 1 != 0 {
-                    continue;
-                }
-                tried[d as usize] |= 1 << slot;
+                let on_board = from_cell != NO_CELL;
+                let cell = usize::from(from_cell & 63);
+                let occupied = state.occupied >> cell & 1 != 0;
+                // Every owner entry is some piece's slot (stale for an
+                // empty cell), so the lookups below stay in bounds.
+                let slot = usize::from(state.owner[cell]);
+                let class = &self.classes[usize::from(self.slots[slot].0)];
+                let at = usize::from(state.pos[slot]);
+                let to = class.step[at][d as usize];
+                let to_ok = to != NONE;
+                let others = state.occupied & !class.masks[at];
+                let fits = class.masks[if to_ok { usize::from(to) } else { at }] & others == 0;
+                let legal = on_board & occupied & to_ok & fits & class.mobility.allows(d);
+                let bit = 4 * slot + d as usize;
+                moves[bit / 64] |= u64::from(legal) << (bit % 64);
+            }
+        }
+        let words = (4 * self.pieces).div_ceil(64);
+        for (w, &word) in moves[..words].iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let bit = 64 * w + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let (slot, d) = (bit / 4, Dir::ALL[bit % 4]);
                 match self.metric {
-                    // push_line checks the first step like every other.
-                    Metric::Step | Metric::Slide => self.push_line(state, slot as usize, d, out),
+                    Metric::Step | Metric::Slide => self.push_line(state, slot, d, out),
                     Metric::Piece => {
-                        let class = &self.classes[self.slots[slot as usize].0 as usize];
-                        let from = state.pos[slot as usize];
-                        let others = state.occupied & !class.masks[from as usize];
-                        if class.step_to(from, d, others).is_some() {
-                            movable |= 1 << slot;
-                        }
+                        // Every way the piece can go, once whichever first
+                        // step was found.
+                        word &= !(0b1111 << (bit % 64 & !3));
+                        self.push_region(state, slot, out);
                     }
                 }
             }
-        }
-        while movable != 0 {
-            let slot = movable.trailing_zeros() as usize;
-            movable &= movable - 1;
-            self.push_region(state, slot, out);
         }
     }
 

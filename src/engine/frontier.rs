@@ -20,50 +20,104 @@ pub(crate) fn sort_keys(keys: &mut [u64], threads: usize) {
     }
 }
 
-/// Merges sorted `runs` into `out`, skipping duplicates and keys found in
-/// `current` or `previous`.
-pub(crate) fn merge_range(runs: &[&[u64]], current: &[u64], previous: &[u64], out: &mut Vec<u64>) {
-    let (mut c, mut p) = (0, 0);
-    let mut keep = |key: u64, out: &mut Vec<u64>| {
-        while c < current.len() && current[c] < key {
-            c += 1;
-        }
-        while p < previous.len() && previous[p] < key {
-            p += 1;
-        }
-        let seen =
-            (c < current.len() && current[c] == key) || (p < previous.len() && previous[p] == key);
-        if !seen {
-            out.push(key);
-        }
-    };
-    let mut last = None;
-    if let [run] = runs {
-        for &key in *run {
-            if last != Some(key) {
-                last = Some(key);
-                keep(key, out);
+/// Settles `runs` (each worker's candidates for one partition, which it
+/// reorders and shrinks) into `out`: their keys without duplicates and
+/// without those found in `current` or `previous` (both sorted), in order.
+///
+/// Whether a candidate is new is data no branch predictor can guess, so
+/// every pass below is a loop of fixed shape that moves its indices by
+/// comparisons: each run is sorted, then deduplicated and filtered in
+/// place, then the runs are merged.
+pub(crate) fn merge_range(
+    runs: &mut [Vec<u64>],
+    current: &[u64],
+    previous: &[u64],
+    out: &mut Vec<u64>,
+) {
+    for run in runs.iter_mut() {
+        run.sort_unstable();
+        let mut n = dedup(run);
+        n = difference(&mut run[..n], current);
+        n = difference(&mut run[..n], previous);
+        run.truncate(n);
+    }
+    match runs {
+        [] => {}
+        [run] => out.extend_from_slice(run),
+        [a, b] => union(a, b, out),
+        _ => {
+            // Many workers: their filtered runs are short, and one sort of
+            // them all is simpler than a k-way merge.
+            let start = out.len();
+            for run in runs.iter() {
+                out.extend_from_slice(run);
             }
-        }
-        return;
-    }
-    let mut heads: Vec<&[u64]> = runs.iter().copied().filter(|r| !r.is_empty()).collect();
-    while !heads.is_empty() {
-        let (i, key) = heads
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (i, r[0]))
-            .min_by_key(|&(_, k)| k)
-            .expect("non-empty");
-        heads[i] = &heads[i][1..];
-        if heads[i].is_empty() {
-            heads.swap_remove(i);
-        }
-        if last != Some(key) {
-            last = Some(key);
-            keep(key, out);
+            out[start..].sort_unstable();
+            let n = dedup(&mut out[start..]);
+            out.truncate(start + n);
         }
     }
+}
+
+/// Moves the distinct keys of sorted `keys` to its front; returns how many.
+fn dedup(keys: &mut [u64]) -> usize {
+    let Some(&first) = keys.first() else {
+        return 0;
+    };
+    let mut n = 1;
+    let mut last = first;
+    for i in 1..keys.len() {
+        let key = keys[i];
+        keys[n] = key;
+        n += usize::from(key != last);
+        last = key;
+    }
+    n
+}
+
+/// Moves the keys of sorted, distinct `keys` that are not in sorted `drop`
+/// to its front; returns how many.
+fn difference(keys: &mut [u64], drop: &[u64]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    if drop.len() > 8 * keys.len() {
+        // Few keys against a long level: each is looked up in what is left
+        // of it, O(k log d) rather than a walk of the whole level.
+        while i < keys.len() {
+            let key = keys[i];
+            j += drop[j..].partition_point(|&d| d < key);
+            keys[n] = key;
+            n += usize::from(j == drop.len() || drop[j] != key);
+            i += 1;
+        }
+        return n;
+    }
+    while i < keys.len() && j < drop.len() {
+        let (key, d) = (keys[i], drop[j]);
+        keys[n] = key;
+        n += usize::from(key < d);
+        i += usize::from(key <= d);
+        j += usize::from(d <= key);
+    }
+    while i < keys.len() {
+        keys[n] = keys[i];
+        n += 1;
+        i += 1;
+    }
+    n
+}
+
+/// Appends to `out` the union of sorted, distinct `a` and `b`, in order.
+fn union(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
+    out.reserve(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }
 
 #[cfg(test)]
@@ -71,8 +125,9 @@ mod tests {
     use super::*;
 
     fn settle(runs: &[&[u64]], current: &[u64], previous: &[u64]) -> Vec<u64> {
+        let mut runs: Vec<Vec<u64>> = runs.iter().map(|r| r.to_vec()).collect();
         let mut out = Vec::new();
-        merge_range(runs, current, previous, &mut out);
+        merge_range(&mut runs, current, previous, &mut out);
         out
     }
 
@@ -89,15 +144,35 @@ mod tests {
 
     #[test]
     fn many_runs_agree_with_a_set() {
-        let mut runs: Vec<Vec<u64>> = (0..5u64)
-            .map(|r| (0..7_000u64).map(|i| (i * 7919 + r * 13) % 5_000).collect())
-            .collect();
-        runs.iter_mut().for_each(|r| r.sort_unstable());
-        let runs: Vec<&[u64]> = runs.iter().map(Vec::as_slice).collect();
-        let current: Vec<u64> = (0..5_000).step_by(3).collect();
-        let previous: Vec<u64> = (1..5_000).step_by(5).collect();
-        let got = settle(&runs, &current, &previous);
-        let want: Vec<u64> = (0..5_000u64).filter(|k| k % 3 != 0 && k % 5 != 1).collect();
-        assert_eq!(got, want);
+        // Unsorted runs with repeats, 1 to 5 of them, long and short (a
+        // short run against long levels takes the lookup path).
+        for (len, runs) in [
+            (7_000u64, 5u64),
+            (7_000, 1),
+            (7_000, 2),
+            (40, 2),
+            (40, 3),
+            (3, 1),
+        ] {
+            let runs: Vec<Vec<u64>> = (0..runs)
+                .map(|r| (0..len).map(|i| (i * 7919 + r * 13) % 5_000).collect())
+                .collect();
+            let runs_ref: Vec<&[u64]> = runs.iter().map(Vec::as_slice).collect();
+            let current: Vec<u64> = (0..5_000).step_by(3).collect();
+            let previous: Vec<u64> = (1..5_000).step_by(5).collect();
+            let got = settle(&runs_ref, &current, &previous);
+            let want: std::collections::BTreeSet<u64> = runs
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|k| k % 3 != 0 && k % 5 != 1)
+                .collect();
+            assert_eq!(
+                got,
+                want.into_iter().collect::<Vec<_>>(),
+                "{len} x {}",
+                runs.len()
+            );
+        }
     }
 }

@@ -232,14 +232,10 @@ impl Partition {
         };
         match how {
             Settle::Frontier => {
-                for run in runs.iter_mut() {
-                    run.sort_unstable();
-                }
-                let sorted: Vec<&[u64]> = runs.iter().map(Vec::as_slice).collect();
                 let n = self.levels.len();
                 let current = self.levels.last().map_or(&[][..], Vec::as_slice);
                 let previous = n.checked_sub(2).map_or(&[][..], |i| &self.levels[i][..]);
-                merge_range(&sorted, current, previous, &mut next);
+                merge_range(runs, current, previous, &mut next);
             }
             Settle::Visited { sorted } => {
                 next.reserve(runs.iter().map(Vec::len).sum());

@@ -1043,7 +1043,7 @@ impl Model for SlidingPuzzle {
                     Metric::Piece => {
                         // Every way the piece can go, once whichever first
                         // step was found.
-                        word &= !(0b1111 << (bit % 64 & !3));
+                        word &= !(0b1111 << ((bit % 64) & !3));
                         self.push_region(state, slot, out);
                     }
                 }

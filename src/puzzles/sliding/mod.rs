@@ -265,6 +265,10 @@ pub struct SlidingPuzzle {
     tile_groups: Vec<TileGroup>,
     /// The board cell of each floor cell, in reading order.
     floor_cell: Vec<u8>,
+    /// For each direction, the cells on the board's edge that way.
+    edge: [u64; 4],
+    /// For each piece slot, the directions its class may move (bit `d`).
+    slot_dirs: Vec<u8>,
 }
 
 /// The cells of `free` whose indices among `free`'s cells are the set bits
@@ -1018,15 +1022,23 @@ impl Model for SlidingPuzzle {
                 let cell = usize::from(from_cell & 63);
                 let occupied = state.occupied >> cell & 1 != 0;
                 // Every owner entry is some piece's slot (stale for an
-                // empty cell), so the lookups below stay in bounds.
+                // empty cell), so the lookups below stay in bounds. The
+                // piece moves if its cells shifted one step avoid the
+                // board's edge, the walls and the other pieces.
                 let slot = usize::from(state.owner[cell]);
-                let class = &self.classes[usize::from(self.slots[slot].0)];
-                let at = usize::from(state.pos[slot]);
-                let to = class.step[at][d as usize];
-                let to_ok = to != NONE;
-                let others = state.occupied & !class.masks[at];
-                let fits = class.masks[if to_ok { usize::from(to) } else { at }] & others == 0;
-                let legal = on_board & occupied & to_ok & fits & class.mobility.allows(d);
+                let cells = state.slot_cells[slot];
+                let moved = match d {
+                    Dir::Up => cells >> self.cols,
+                    Dir::Down => cells << self.cols,
+                    Dir::Left => cells >> 1,
+                    Dir::Right => cells << 1,
+                };
+                let blocked = (state.occupied & !cells) | !self.floor;
+                let legal = on_board
+                    & occupied
+                    & (cells & self.edge[d as usize] == 0)
+                    & (moved & blocked == 0)
+                    & (self.slot_dirs[slot] >> d as u8 & 1 != 0);
                 let bit = 4 * slot + d as usize;
                 moves[bit / 64] |= u64::from(legal) << (bit % 64);
             }

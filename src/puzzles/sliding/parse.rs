@@ -824,7 +824,31 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         first_free: 0,
         tile_groups: Vec::new(),
         floor_cell: Vec::new(),
+        edge: [0; 4],
+        slot_dirs: Vec::new(),
     };
+    // The cells on the board's edge in each direction: a piece covering
+    // one cannot move that way.
+    let board = (0..cells).fold(0u64, |m, c| m | 1 << c);
+    let first_row = (0..width).fold(0u64, |m, c| m | 1 << c);
+    let first_col = (0..height).fold(0u64, |m, r| m | 1 << (r * width));
+    puzzle.edge = Dir::ALL.map(|d| match d {
+        Dir::Up => first_row,
+        Dir::Down => first_row << ((height - 1) * width),
+        Dir::Left => first_col,
+        Dir::Right => first_col << (width - 1),
+    } & board);
+    puzzle.slot_dirs = puzzle
+        .slots
+        .iter()
+        .map(|&(ci, _)| {
+            let mobility = puzzle.classes[usize::from(ci)].mobility;
+            Dir::ALL
+                .iter()
+                .filter(|&&d| mobility.allows(d))
+                .fold(0u8, |m, &d| m | 1 << d as u8)
+        })
+        .collect();
     puzzle.first_free = puzzle
         .classes
         .iter()

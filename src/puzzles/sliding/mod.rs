@@ -695,6 +695,10 @@ impl SlidingPuzzle {
         key
     }
 
+    /// The most free-ranked classes after a move's own that
+    /// `free_part_after` re-ranks without looking for their pieces.
+    const RERANK_ALL: usize = 2;
+
     /// The free-ranked classes' share of the key after a move that toggles
     /// the cells `flip` between free and covered: a piece of the free-ranked
     /// class `moved` going between the two cells of `flip` (the classes
@@ -757,6 +761,16 @@ impl SlidingPuzzle {
             }
             None => self.first_free,
         };
+        if self.classes.len() - first <= Self::RERANK_ALL {
+            // A few classes (pe766: the squares) are re-ranked whether or
+            // not a piece lies between: the work is less than a mispredicted
+            // test of it.
+            for ci in first..self.classes.len() {
+                let new = self.classes[ci].free_rank(state.cells[ci], state.free_at[ci] ^ flip);
+                key = rerank(key, ci, new);
+            }
+            return key;
+        }
         // Classes index a u64: there are at most 64 cells, so at most 64
         // classes.
         let mut done = 0u64;

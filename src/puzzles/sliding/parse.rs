@@ -692,7 +692,11 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             anchors,
             cells_at: masks
                 .iter()
-                .flat_map(|&m| (0..64u8).filter(move |&c| m >> c & 1 != 0))
+                .flat_map(|&m| {
+                    let mut cells: Vec<u8> = (0..64u8).filter(|&c| m >> c & 1 != 0).collect();
+                    cells.resize(cells.len().next_multiple_of(4), cells[0]);
+                    cells
+                })
                 .collect(),
             masks,
             step,

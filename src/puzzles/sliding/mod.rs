@@ -843,21 +843,24 @@ impl SlidingPuzzle {
     }
 
     /// Pushes every state reachable by moving piece `slot` (class `ci`,
-    /// `i`-th of its class) first one cell in direction `d`, which is known
-    /// to be free, under the step or slide metric.
+    /// `i`-th of its class) first one cell in direction `d`, a move known
+    /// to be legal, under the step or slide metric.
     #[inline(always)]
     fn push_line(&self, state: &SlidingState, slot: usize, d: Dir, out: &mut Vec<u64>) {
         let (ci, i) = self.slots[slot];
         let (ci, i) = (ci as usize, i as usize);
         let class = &self.classes[ci];
         let from = state.pos[slot];
+        if self.metric == Metric::Step {
+            // `successors` found the step legal: no second test.
+            let to = class.step[from as usize][d as usize];
+            out.push(self.key_with(state, ci, i, to));
+            return;
+        }
         let others = state.occupied & !class.masks[from as usize];
         let mut at = from;
         while let Some(to) = class.step_to(at, d, others) {
             out.push(self.key_with(state, ci, i, to));
-            if self.metric == Metric::Step {
-                break;
-            }
             at = to;
         }
     }

@@ -805,6 +805,12 @@ impl SlidingPuzzle {
         }
         let new_rank = if class.count() == 1 {
             u64::from(to)
+        } else if class.count() == 2 {
+            // pe766's pairs: the new pair's rank outright, without a branch
+            // on which way the piece passes its twin.
+            let other = state.pos[class.offset + 1 - i];
+            let (low, high) = (other.min(to) as usize, other.max(to) as usize);
+            combinadic::binomial(low, 1) + combinadic::binomial(high, 2)
         } else {
             // Moving element i from `from` to `to` changes the terms of the
             // elements it passes, which shift one place in the sorted set,

@@ -4,9 +4,10 @@
 //! When every move can be undone, a state at distance d+1 has all its
 //! neighbours at distance d, d+1 or d+2, so a successor of level d is new
 //! exactly when it is in neither level d-1 nor level d. With the levels kept
-//! sorted, a level's candidates (sorted runs, one per worker) are merged,
-//! deduplicated and checked against them: no visited set, sequential memory
-//! access, and memory for three levels instead of every state. Each
+//! sorted, a level's candidates (runs, one per worker) are sorted,
+//! deduplicated, checked against them and merged: no visited set,
+//! sequential memory access, and memory for three levels instead of every
+//! state. Each
 //! partition (`partition.rs`) does this for its own share of the keys.
 
 use rayon::prelude::*;

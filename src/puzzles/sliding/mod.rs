@@ -277,8 +277,8 @@ pub struct SlidingPuzzle {
 
 /// The cells of `free` whose indices among `free`'s cells are the set bits
 /// of `pattern` (a software `pdep`). The loop runs once for each of
-/// `free`'s cells, a count fixed per class (stopping at `pattern`'s last
-/// bit instead mispredicted the exit once a call).
+/// `free`'s cells, a count fixed per class, rather than stopping at
+/// `pattern`'s last bit, a point that changes from call to call.
 #[inline]
 fn deposit(pattern: u64, mut free: u64) -> u64 {
     let mut out = 0;
@@ -422,9 +422,10 @@ pub struct SlidingState {
     /// are stale: read only those).
     free_class_at: [u8; 64],
     /// The piece slot covering each occupied cell (entries of empty cells
-    /// are stale, but always some piece's slot: `successors` reads them). `decode` writes every piece's cells, in loops of a fixed
-    /// length per class: writing only the cells next to an empty one took
-    /// fewer stores but a third of pe766's decoding, its loops over bits
+    /// are stale, but always some piece's slot: `successors` reads them).
+    /// `decode` writes every piece's cells, in loops of a fixed length per
+    /// class: writing only the cells next to an empty one took fewer
+    /// stores but a third of pe766's decoding, its loops over bits
     /// mispredicted.
     owner: [u8; 64],
     /// Each piece slot's cells.

@@ -849,6 +849,55 @@ impl SlidingPuzzle {
         multi + self.free_part_after(state, None, moved)
     }
 
+    /// The legal first steps of the state's pieces, as a set of (piece,
+    /// direction) pairs: bit 4·slot + d.
+    ///
+    /// A piece can move only into an empty cell, so the moves are found
+    /// from the empty cells (two in pe766, one in a tile puzzle) rather
+    /// than by trying every piece in every direction. Whether the piece
+    /// next to an empty cell can enter it is data the branch predictor
+    /// cannot guess, so every neighbour is tested without a branch, by
+    /// shifting the piece's cells: the same answer as the anchor tables of
+    /// [`Class::step_to`], which a test checks.
+    #[inline(always)]
+    fn first_steps(&self, state: &SlidingState) -> [u64; 4] {
+        let mut moves = [0u64; 4];
+        let mut empty = self.floor & !state.occupied;
+        while empty != 0 {
+            let e = empty.trailing_zeros() as usize;
+            empty &= empty - 1;
+            for d in Dir::ALL {
+                // The cell whose piece would enter `e` moving in direction
+                // d; off the board, a stand-in whose answer is masked off.
+                let from_cell = self.neighbour[e][d.opposite() as usize];
+                let on_board = from_cell != NO_CELL;
+                let cell = usize::from(from_cell & 63);
+                let occupied = state.occupied >> cell & 1 != 0;
+                // Every owner entry is some piece's slot (stale for an
+                // empty cell), so the lookups below stay in bounds. The
+                // piece moves if its cells shifted one step avoid the
+                // board's edge, the walls and the other pieces.
+                let slot = usize::from(state.owner[cell]);
+                let cells = state.slot_cells[slot];
+                let moved = match d {
+                    Dir::Up => cells >> self.cols,
+                    Dir::Down => cells << self.cols,
+                    Dir::Left => cells >> 1,
+                    Dir::Right => cells << 1,
+                };
+                let blocked = (state.occupied & !cells) | !self.floor;
+                let legal = on_board
+                    & occupied
+                    & (cells & self.edge[d as usize] == 0)
+                    & (moved & blocked == 0)
+                    & (self.slot_dirs[slot] >> d as u8 & 1 != 0);
+                let bit = 4 * slot + d as usize;
+                moves[bit / 64] |= u64::from(legal) << (bit % 64);
+            }
+        }
+        moves
+    }
+
     /// Pushes every state reachable by moving piece `slot` (class `ci`,
     /// `i`-th of its class) first one cell in direction `d`, a move known
     /// to be legal, under the step or slide metric.
@@ -978,10 +1027,11 @@ impl Model for SlidingPuzzle {
                 let mut slot = offset;
                 while rest_cells != 0 {
                     let bit = rest_cells & rest_cells.wrapping_neg();
+                    let cell = bit.trailing_zeros() as usize;
                     state.pos[slot] = (self.floor & (bit - 1)).count_ones() as u16;
                     state.slot_cells[slot] = bit;
-                    state.free_class_at[bit.trailing_zeros() as usize] = ci as u8;
-                    state.owner[bit.trailing_zeros() as usize] = slot as u8;
+                    state.free_class_at[cell] = ci as u8;
+                    state.owner[cell] = slot as u8;
                     slot += 1;
                     rest_cells ^= bit;
                 }
@@ -1030,47 +1080,7 @@ impl Model for SlidingPuzzle {
     }
 
     fn successors(&self, state: &mut SlidingState, out: &mut Vec<u64>) {
-        // A piece can move only into an empty cell, so the moves are found
-        // from the empty cells (two in pe766, one in a tile puzzle) rather
-        // than by trying every piece in every direction. Whether the piece
-        // next to an empty cell can enter it is data the branch predictor
-        // cannot guess, so every neighbour is tested without a branch, into
-        // a set of (piece, direction) pairs: bit 4·slot + d. The moves are
-        // then the set's bits, in one loop.
-        let mut moves = [0u64; 4];
-        let mut empty = self.floor & !state.occupied;
-        while empty != 0 {
-            let e = empty.trailing_zeros() as usize;
-            empty &= empty - 1;
-            for d in Dir::ALL {
-                // The cell whose piece would enter `e` moving in direction
-                // d; off the board, a stand-in whose answer is masked off.
-                let from_cell = self.neighbour[e][d.opposite() as usize];
-                let on_board = from_cell != NO_CELL;
-                let cell = usize::from(from_cell & 63);
-                let occupied = state.occupied >> cell & 1 != 0;
-                // Every owner entry is some piece's slot (stale for an
-                // empty cell), so the lookups below stay in bounds. The
-                // piece moves if its cells shifted one step avoid the
-                // board's edge, the walls and the other pieces.
-                let slot = usize::from(state.owner[cell]);
-                let cells = state.slot_cells[slot];
-                let moved = match d {
-                    Dir::Up => cells >> self.cols,
-                    Dir::Down => cells << self.cols,
-                    Dir::Left => cells >> 1,
-                    Dir::Right => cells << 1,
-                };
-                let blocked = (state.occupied & !cells) | !self.floor;
-                let legal = on_board
-                    & occupied
-                    & (cells & self.edge[d as usize] == 0)
-                    & (moved & blocked == 0)
-                    & (self.slot_dirs[slot] >> d as u8 & 1 != 0);
-                let bit = 4 * slot + d as usize;
-                moves[bit / 64] |= u64::from(legal) << (bit % 64);
-            }
-        }
+        let moves = self.first_steps(state);
         let words = (4 * self.pieces).div_ceil(64);
         for (w, &word) in moves[..words].iter().enumerate() {
             let mut word = word;
@@ -1142,6 +1152,59 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The branch-free move test of `first_steps` (shifted cells) gives the
+    /// same moves as the anchor tables of `step_to`, which the slide and
+    /// piece metrics walk, in every state reached (up to `limit`).
+    fn first_steps_agree_with_the_anchor_tables(p: &SlidingPuzzle, limit: usize) {
+        let mut seen = HashSet::from([p.start()]);
+        let mut queue = VecDeque::from([p.start()]);
+        let mut state = p.new_state();
+        let mut out = Vec::new();
+        while let Some(key) = queue.pop_front() {
+            p.decode(key, &mut state);
+            let mut want = [0u64; 4];
+            for (slot, &(ci, _)) in p.slots.iter().enumerate() {
+                let class = &p.classes[usize::from(ci)];
+                let at = state.pos[slot];
+                let others = state.occupied & !class.masks[usize::from(at)];
+                for d in Dir::ALL {
+                    if class.step_to(at, d, others).is_some() {
+                        let bit = 4 * slot + d as usize;
+                        want[bit / 64] |= 1 << (bit % 64);
+                    }
+                }
+            }
+            assert_eq!(p.first_steps(&state), want, "{} at key {key}", p.name());
+            out.clear();
+            p.successors(&mut state, &mut out);
+            for &s in &out {
+                if seen.len() < limit && seen.insert(s) {
+                    queue.push_back(s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn first_steps_on_the_builtins_and_a_walled_board() {
+        for name in [
+            "pe766-example",
+            "pe766",
+            "klotski",
+            "rush-hour",
+            "mas",
+            "eight",
+            "eleven",
+        ] {
+            first_steps_agree_with_the_anchor_tables(&builtin::sliding(name).unwrap(), 20_000);
+        }
+        // Walls inside and at the edges, a piece that wraps no row, and
+        // pieces that move one way only.
+        let walled = "board = \"\"\"\n#AA.b\nc.#.b\nc.DD.\n.e..#\n\"\"\"\nhorizontal = \"D\"\nvertical = \"c\"\n";
+        let p = SlidingPuzzle::from_toml(walled, "walled").unwrap();
+        first_steps_agree_with_the_anchor_tables(&p, 100_000);
     }
 
     #[test]

@@ -18,6 +18,7 @@
 //! its admissible anchors: a sliding tile (one distinct cell) gains nothing
 //! from the free cells, its rank over its anchors being its cell already.
 
+mod lone;
 mod parse;
 mod solution;
 
@@ -273,6 +274,9 @@ pub struct SlidingPuzzle {
     edge: [u64; 4],
     /// For each piece slot, the directions its class may move (bit `d`).
     slot_dirs: Vec<u8>,
+    /// A tile puzzle with one empty cell decodes and moves through these
+    /// tables instead (see [`lone`]).
+    lone: Option<lone::LoneBlank>,
 }
 
 /// The cells of `free` whose indices among `free`'s cells are the set bits
@@ -431,6 +435,11 @@ pub struct SlidingState {
     /// Each piece slot's cells.
     slot_cells: Vec<u64>,
     stack: Vec<u16>,
+    /// A tile puzzle with one empty cell (see [`lone`]): the tile at each
+    /// floor index, a nibble each (the blank's nibble is stale).
+    tile_at: u64,
+    /// The same: the blank's floor index.
+    blank: u8,
 }
 
 impl SlidingPuzzle {
@@ -480,7 +489,7 @@ impl SlidingPuzzle {
     /// Interchangeable pieces take their class's labels in reading order.
     pub fn render(&self, key: u64) -> String {
         let mut state = self.new_state();
-        self.decode(key, &mut state);
+        self.decode_full(key, &mut state);
         let mut placed = Vec::with_capacity(self.pieces);
         for class in &self.classes {
             for (i, &label) in class.labels.iter().enumerate() {
@@ -670,6 +679,129 @@ impl SlidingPuzzle {
             state.owner[cell as usize] = class.offset as u8;
         }
         covered
+    }
+
+    /// Decodes `key` into every part of `state`: positions, cells, ranks,
+    /// the owner table and each free-ranked class's free cells. `decode`
+    /// takes a shorter way for a tile puzzle with one empty cell, whose
+    /// states only its own move generator reads.
+    pub(crate) fn decode_full(&self, key: u64, state: &mut SlidingState) {
+        state.key = key;
+        let mut occupied = 0;
+        let mut anchored_key = key;
+        let tiles = !self.tile_groups.is_empty();
+        let classes = if tiles {
+            &self.classes[..self.first_free]
+        } else {
+            &self.classes[..]
+        };
+        let mut rest = key;
+        for (ci, class) in classes.iter().enumerate() {
+            let (q, rank) = class.divisor.div_rem(rest);
+            rest = q;
+            state.ranks[ci] = rank;
+            if ci == self.first_free {
+                // The classes before this one: the key modulo its weight.
+                anchored_key = key - (rank + rest * class.radix) * class.weight;
+            }
+            let offset = class.offset;
+            let class_cells = if class.free_ranked {
+                // The rank indexes the free cells; a single-cell piece's
+                // anchor index is its cell's index among the floor cells.
+                let free = self.floor & !occupied;
+                state.free_at[ci] = free;
+                let ranked = if class.by_complement {
+                    class.ranked_over - class.count()
+                } else {
+                    class.count()
+                };
+                let cells = if class.tile {
+                    // One piece (a sliding tile): the rank-th free cell.
+                    1 << select(free, rank as u32)
+                } else {
+                    deposit(
+                        self.pattern_of(class, rank, ranked, &mut state.pos[offset..]),
+                        free,
+                    )
+                };
+                let mut rest_cells = cells;
+                let mut slot = offset;
+                while rest_cells != 0 {
+                    let bit = rest_cells & rest_cells.wrapping_neg();
+                    let cell = bit.trailing_zeros() as usize;
+                    state.pos[slot] = (self.floor & (bit - 1)).count_ones() as u16;
+                    state.slot_cells[slot] = bit;
+                    state.free_class_at[cell] = ci as u8;
+                    state.owner[cell] = slot as u8;
+                    slot += 1;
+                    rest_cells ^= bit;
+                }
+                cells
+            } else if class.count() == 1 {
+                let cells = class.masks[rank as usize];
+                state.pos[offset] = rank as u16;
+                state.slot_cells[offset] = cells;
+                class.own(rank as u16, offset, &mut state.owner);
+                cells
+            } else {
+                let set = &mut state.pos[offset..offset + class.count()];
+                match &class.subsets {
+                    Some(table) => {
+                        let mut bits = table[rank as usize];
+                        for a in set.iter_mut() {
+                            *a = bits.trailing_zeros() as u16;
+                            bits &= bits - 1;
+                        }
+                    }
+                    None => combinadic::unrank(rank, class.ranked_over, set),
+                }
+                let mut class_cells = 0;
+                for (j, &a) in set.iter().enumerate() {
+                    let cells = class.masks[a as usize];
+                    state.slot_cells[offset + j] = cells;
+                    class.own(a, offset + j, &mut state.owner);
+                    class_cells |= cells;
+                }
+                class_cells
+            };
+            state.cells[ci] = class_cells;
+            occupied |= class_cells;
+        }
+        if tiles {
+            anchored_key = key - rest * self.classes[self.first_free].weight;
+            let covered = self.decode_tiles(rest, self.floor & !occupied, state);
+            occupied |= covered;
+            state.free_ranked_cells = covered;
+        } else {
+            state.free_ranked_cells = state.cells[self.first_free..].iter().fold(0, |m, &c| m | c);
+        }
+        state.anchored_key = anchored_key;
+        state.free_key = key - anchored_key;
+        state.occupied = occupied;
+    }
+
+    /// The successors of a state decoded by `decode_full`, by the generic
+    /// move generator.
+    fn successors_full(&self, state: &mut SlidingState, out: &mut Vec<u64>) {
+        let moves = self.first_steps(state);
+        let words = (4 * self.pieces).div_ceil(64);
+        for (w, &word) in moves[..words].iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let bit = 64 * w + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let (slot, d) = (bit / 4, Dir::ALL[bit % 4]);
+                match self.metric {
+                    Metric::Step | Metric::Slide => self.push_line(state, slot, d, out),
+                    Metric::Piece => {
+                        // Every way the piece can go, once whichever first
+                        // step was found.
+                        word &= !(0b1111 << ((bit % 64) & !3));
+                        self.push_region(state, slot, out);
+                    }
+                }
+            }
+        }
     }
 
     /// The key of the pieces at anchor indices `pos` (sorted within each
@@ -981,123 +1113,23 @@ impl Model for SlidingPuzzle {
             free_ranked_cells: 0,
             free_class_at: [0; 64],
             stack: Vec::with_capacity(64),
+            tile_at: 0,
+            blank: 0,
         }
     }
 
     fn decode(&self, key: u64, state: &mut SlidingState) {
-        state.key = key;
-        let mut occupied = 0;
-        let mut anchored_key = key;
-        let tiles = !self.tile_groups.is_empty();
-        let classes = if tiles {
-            &self.classes[..self.first_free]
+        if self.lone.is_some() {
+            lone::LoneBlank::decode(&self.tile_groups, key, state);
         } else {
-            &self.classes[..]
-        };
-        let mut rest = key;
-        for (ci, class) in classes.iter().enumerate() {
-            let (q, rank) = class.divisor.div_rem(rest);
-            rest = q;
-            state.ranks[ci] = rank;
-            if ci == self.first_free {
-                // The classes before this one: the key modulo its weight.
-                anchored_key = key - (rank + rest * class.radix) * class.weight;
-            }
-            let offset = class.offset;
-            let class_cells = if class.free_ranked {
-                // The rank indexes the free cells; a single-cell piece's
-                // anchor index is its cell's index among the floor cells.
-                let free = self.floor & !occupied;
-                state.free_at[ci] = free;
-                let ranked = if class.by_complement {
-                    class.ranked_over - class.count()
-                } else {
-                    class.count()
-                };
-                let cells = if class.tile {
-                    // One piece (a sliding tile): the rank-th free cell.
-                    1 << select(free, rank as u32)
-                } else {
-                    deposit(
-                        self.pattern_of(class, rank, ranked, &mut state.pos[offset..]),
-                        free,
-                    )
-                };
-                let mut rest_cells = cells;
-                let mut slot = offset;
-                while rest_cells != 0 {
-                    let bit = rest_cells & rest_cells.wrapping_neg();
-                    let cell = bit.trailing_zeros() as usize;
-                    state.pos[slot] = (self.floor & (bit - 1)).count_ones() as u16;
-                    state.slot_cells[slot] = bit;
-                    state.free_class_at[cell] = ci as u8;
-                    state.owner[cell] = slot as u8;
-                    slot += 1;
-                    rest_cells ^= bit;
-                }
-                cells
-            } else if class.count() == 1 {
-                let cells = class.masks[rank as usize];
-                state.pos[offset] = rank as u16;
-                state.slot_cells[offset] = cells;
-                class.own(rank as u16, offset, &mut state.owner);
-                cells
-            } else {
-                let set = &mut state.pos[offset..offset + class.count()];
-                match &class.subsets {
-                    Some(table) => {
-                        let mut bits = table[rank as usize];
-                        for a in set.iter_mut() {
-                            *a = bits.trailing_zeros() as u16;
-                            bits &= bits - 1;
-                        }
-                    }
-                    None => combinadic::unrank(rank, class.ranked_over, set),
-                }
-                let mut class_cells = 0;
-                for (j, &a) in set.iter().enumerate() {
-                    let cells = class.masks[a as usize];
-                    state.slot_cells[offset + j] = cells;
-                    class.own(a, offset + j, &mut state.owner);
-                    class_cells |= cells;
-                }
-                class_cells
-            };
-            state.cells[ci] = class_cells;
-            occupied |= class_cells;
+            self.decode_full(key, state);
         }
-        if tiles {
-            anchored_key = key - rest * self.classes[self.first_free].weight;
-            let covered = self.decode_tiles(rest, self.floor & !occupied, state);
-            occupied |= covered;
-            state.free_ranked_cells = covered;
-        } else {
-            state.free_ranked_cells = state.cells[self.first_free..].iter().fold(0, |m, &c| m | c);
-        }
-        state.anchored_key = anchored_key;
-        state.free_key = key - anchored_key;
-        state.occupied = occupied;
     }
 
     fn successors(&self, state: &mut SlidingState, out: &mut Vec<u64>) {
-        let moves = self.first_steps(state);
-        let words = (4 * self.pieces).div_ceil(64);
-        for (w, &word) in moves[..words].iter().enumerate() {
-            let mut word = word;
-            while word != 0 {
-                let bit = 64 * w + word.trailing_zeros() as usize;
-                word &= word - 1;
-                let (slot, d) = (bit / 4, Dir::ALL[bit % 4]);
-                match self.metric {
-                    Metric::Step | Metric::Slide => self.push_line(state, slot, d, out),
-                    Metric::Piece => {
-                        // Every way the piece can go, once whichever first
-                        // step was found.
-                        word &= !(0b1111 << ((bit % 64) & !3));
-                        self.push_region(state, slot, out);
-                    }
-                }
-            }
+        match &self.lone {
+            Some(lone) => lone.successors(state, out),
+            None => self.successors_full(state, out),
         }
     }
 
@@ -1136,15 +1168,19 @@ mod tests {
         let mut out = Vec::new();
         while let Some(key) = queue.pop_front() {
             assert!(key < p.key_space(), "{key} outside the key space");
-            p.decode(key, &mut state);
+            p.decode_full(key, &mut state);
             assert_eq!(p.encode(&state.pos), key);
             let cells: u64 = state.cells.iter().fold(0, |m, c| m | c);
             assert_eq!(cells, state.occupied);
             assert_eq!(state.occupied & p.walls, 0);
+            // The engine's way, which a tile puzzle with one blank takes
+            // through its own tables.
+            p.decode(key, &mut next);
+            assert_eq!(next.pos, state.pos, "positions of {key}");
             out.clear();
-            p.successors(&mut state, &mut out);
+            p.successors(&mut next, &mut out);
             for &s in &out {
-                p.decode(s, &mut next);
+                p.decode_full(s, &mut next);
                 assert_eq!(p.encode(&next.pos), s, "successor of {key}");
                 assert_eq!(next.occupied.count_ones(), state.occupied.count_ones());
                 if seen.len() < limit && seen.insert(s) {
@@ -1163,7 +1199,7 @@ mod tests {
         let mut state = p.new_state();
         let mut out = Vec::new();
         while let Some(key) = queue.pop_front() {
-            p.decode(key, &mut state);
+            p.decode_full(key, &mut state);
             let mut want = [0u64; 4];
             for (slot, &(ci, _)) in p.slots.iter().enumerate() {
                 let class = &p.classes[usize::from(ci)];
@@ -1178,7 +1214,7 @@ mod tests {
             }
             assert_eq!(p.first_steps(&state), want, "{} at key {key}", p.name());
             out.clear();
-            p.successors(&mut state, &mut out);
+            p.successors_full(&mut state, &mut out);
             for &s in &out {
                 if seen.len() < limit && seen.insert(s) {
                     queue.push_back(s);
@@ -1205,6 +1241,72 @@ mod tests {
         let walled = "board = \"\"\"\n#AA.b\nc.#.b\nc.DD.\n.e..#\n\"\"\"\nhorizontal = \"D\"\nvertical = \"c\"\n";
         let p = SlidingPuzzle::from_toml(walled, "walled").unwrap();
         first_steps_agree_with_the_anchor_tables(&p, 100_000);
+    }
+
+    /// The moves of a tile puzzle with one blank from its own tables equal
+    /// the generic move generator's, in every state reached (up to
+    /// `limit`), under every metric.
+    fn lone_blank_agrees_with_the_generic_moves(p: &SlidingPuzzle, limit: usize) -> usize {
+        assert!(p.lone.is_some(), "{} has its own tables", p.name());
+        let mut seen = HashSet::from([p.start()]);
+        let mut queue = VecDeque::from([p.start()]);
+        let (mut state, mut full) = (p.new_state(), p.new_state());
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        while let Some(key) = queue.pop_front() {
+            p.decode(key, &mut state);
+            got.clear();
+            p.successors(&mut state, &mut got);
+            for metric in [Metric::Step, Metric::Slide, Metric::Piece] {
+                let generic = p.clone().with_metric(metric);
+                generic.decode_full(key, &mut full);
+                want.clear();
+                generic.successors_full(&mut full, &mut want);
+                let (mut a, mut b) = (got.clone(), want.clone());
+                a.sort_unstable();
+                b.sort_unstable();
+                assert_eq!(a, b, "{} at key {key}, {} metric", p.name(), metric.name());
+            }
+            assert_eq!(p.is_goal(&state), p.is_goal(&full), "goal at key {key}");
+            for &s in &got {
+                if seen.len() < limit && seen.insert(s) {
+                    queue.push_back(s);
+                }
+            }
+        }
+        seen.len()
+    }
+
+    #[test]
+    fn tile_puzzles_with_one_blank_move_by_their_own_tables() {
+        // Every state of the 8-puzzle (half of 9!).
+        let eight = builtin::sliding("eight").unwrap();
+        assert_eq!(
+            lone_blank_agrees_with_the_generic_moves(&eight, usize::MAX),
+            181_440
+        );
+        lone_blank_agrees_with_the_generic_moves(&builtin::sliding("eleven").unwrap(), 50_000);
+        let fifteen = "board = \"\"\"\nABCD\nEFGH\nIJKL\nMNO.\n\"\"\"\ndistinct = \"*\"\n";
+        let fifteen = SlidingPuzzle::from_toml(fifteen, "fifteen").unwrap();
+        lone_blank_agrees_with_the_generic_moves(&fifteen, 50_000);
+        // Walls shift the floor indices a vertical move passes; one-way
+        // tiles; a goal.
+        let walled = "board = \"\"\"\nab#\ncde\nf.g\n\"\"\"\ndistinct = \"*\"\nhorizontal = \"c\"\nvertical = \"e\"\ngoal = \"\"\"\n..#\n...\n.a.\n\"\"\"\n";
+        let walled = SlidingPuzzle::from_toml(walled, "walled").unwrap();
+        assert!(lone_blank_agrees_with_the_generic_moves(&walled, usize::MAX) > 100);
+        // Two blanks, interchangeable tiles or other pieces: the generic way.
+        for toml in [
+            "board = \"\"\"\nab\ncd\ne.\n.f\n\"\"\"\ndistinct = \"*\"\n",
+            "board = \"\"\"\naa\nbc\nd.\n\"\"\"\n",
+        ] {
+            assert!(
+                SlidingPuzzle::from_toml(toml, "other")
+                    .unwrap()
+                    .lone
+                    .is_none(),
+                "{toml}"
+            );
+        }
+        assert!(builtin::sliding("pe766").unwrap().lone.is_none());
     }
 
     #[test]

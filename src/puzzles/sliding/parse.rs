@@ -830,6 +830,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         floor_cell: Vec::new(),
         edge: [0; 4],
         slot_dirs: Vec::new(),
+        lone: None,
     };
     // The cells on the board's edge in each direction: a piece covering
     // one cannot move that way.
@@ -869,6 +870,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     if tile_list {
         puzzle.tile_groups = super::TileGroup::split(free_classes);
     }
+    puzzle.lone = super::lone::LoneBlank::new(&puzzle);
     puzzle.start = puzzle.encode(&start_pos);
     Ok(puzzle)
 }

@@ -37,7 +37,7 @@ impl SlidingPuzzle {
         // (label, class, anchor index) of every piece.
         let mut pieces: Vec<(char, usize, u16)> = Vec::with_capacity(self.pieces);
         if let Some(&first) = path.first() {
-            self.decode(first, &mut a);
+            self.decode_full(first, &mut a);
             for (ci, class) in self.classes.iter().enumerate() {
                 for (i, &label) in class.labels.iter().enumerate() {
                     pieces.push((label, ci, a.pos[class.offset + i]));
@@ -46,8 +46,8 @@ impl SlidingPuzzle {
         }
         let mut steps = Vec::with_capacity(path.len().saturating_sub(1));
         for pair in path.windows(2) {
-            self.decode(pair[0], &mut a);
-            self.decode(pair[1], &mut b);
+            self.decode_full(pair[0], &mut a);
+            self.decode_full(pair[1], &mut b);
             // The moved piece's class is the one whose cells changed (a
             // move re-ranks the single-cell classes too, so ranks would not
             // tell).

@@ -129,6 +129,62 @@ impl Segment {
         self.words[(i >> 6) as usize] >> (i & 63) & 1 != 0
     }
 
+    /// Asks the cache for `key`'s word (a hint: nothing is read, and a
+    /// key outside the range costs nothing).
+    #[inline(always)]
+    fn prefetch(&self, key: u64) {
+        let word = self
+            .words
+            .as_ptr()
+            .wrapping_add((key.wrapping_sub(self.first) >> 6) as usize);
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            // SAFETY: a prefetch is a hint: it neither reads nor faults,
+            // whatever the address (SSE, which it needs, is part of
+            // x86-64).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(word.cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = word;
+    }
+
+    /// Sets the bits of `keys` (all in the range) and appends to `new` those
+    /// whose bit was clear, in order.
+    ///
+    /// The segment is the settling partition's alone (no atomics). Its
+    /// words are read at random: a slice of a level brings each of its
+    /// cache lines from memory once, so each key's word is asked for
+    /// `AHEAD` keys early, for the misses to overlap. Whether a key is
+    /// new is a coin toss (eleven: 4 in 10), so every key is written after
+    /// the new ones and kept by advancing the count, without a branch. In
+    /// `count eleven --max-depth 40` at one thread (3 runs each, medians),
+    /// a filtering `extend` took 25.9 s, and this 22.6 s.
+    fn settle(&mut self, keys: &[u64], new: &mut Vec<u64>) {
+        const AHEAD: usize = 16;
+        // Room for a block at a time: reserving a whole run at once would
+        // grow the vector a doubling early (eleven: +128 MiB peak).
+        const BLOCK: usize = 256;
+        for (b, block) in keys.chunks(BLOCK).enumerate() {
+            new.reserve(block.len());
+            let room = new.spare_capacity_mut();
+            let mut count = 0;
+            for (i, &key) in block.iter().enumerate() {
+                if let Some(&ahead) = keys.get(b * BLOCK + i + AHEAD) {
+                    self.prefetch(ahead);
+                }
+                room[count].write(key);
+                count += usize::from(self.insert(key));
+            }
+            let len = new.len() + count;
+            // SAFETY: the loop initialised the first `count` elements of
+            // the spare capacity (each write at index `count` comes before
+            // `count` moves past it), and `count` <= block.len(), which
+            // `reserve` made room for.
+            unsafe { new.set_len(len) };
+        }
+    }
+
     /// Sets `key`'s bit; whether it was clear.
     #[inline]
     fn insert(&mut self, key: u64) -> bool {
@@ -252,9 +308,7 @@ impl Partition {
                     .as_mut()
                     .expect("a bitmap settle in a partition that owns a bitmap");
                 for run in runs.iter() {
-                    // The segment is this partition's alone (no atomics),
-                    // and small enough to stay in cache while it settles.
-                    next.extend(run.iter().copied().filter(|&k| seen.insert(k)));
+                    seen.settle(run, &mut next);
                 }
                 if sorted {
                     next.sort_unstable();
@@ -355,6 +409,38 @@ mod tests {
         part.commit(1);
         assert_eq!(part.frontier(), [2, 5, 9, 70, 127]);
         assert!(part.has_seen(3) && part.has_seen(127) && !part.has_seen(4));
+    }
+
+    #[test]
+    fn bitmap_settle_over_many_blocks_keeps_first_sightings_in_order() {
+        // Runs longer than a block, with repeats within and across them,
+        // against a set that remembers what it has seen.
+        let (first, len) = (1 << 12, 3000u64);
+        let mut part = Partition::with_bitmap(vec![first + 7], first, len);
+        let mut seen = std::collections::HashSet::from([first + 7]);
+        let mut want = Vec::new();
+        let mut x = 12345u64;
+        let mut runs = vec![Vec::new(), Vec::new(), Vec::new()];
+        for (r, run) in runs.iter_mut().enumerate() {
+            for _ in 0..700 * (r + 1) {
+                x = mix64(x);
+                let key = first + x % len;
+                run.push(key);
+            }
+        }
+        for &key in runs.iter().flatten() {
+            if seen.insert(key) {
+                want.push(key);
+            }
+        }
+        let how = Settle::Bitmap {
+            sorted: false,
+            append: false,
+        };
+        assert_eq!(part.settle(&mut runs, how), want.len());
+        part.commit(1);
+        assert_eq!(part.frontier(), want);
+        assert!(want.len() > 1000 && want.len() < 2500, "{}", want.len());
     }
 
     #[test]

@@ -7,16 +7,20 @@
 //! combinadic rank of each class's set, composed in mixed radix across
 //! classes: a perfect, collision-free rank.
 //!
-//! A class of several interchangeable single-cell pieces (pe766's six
-//! squares) is ranked over the cells still free once every other piece,
-//! and the classes ranked this way before it, are placed: the other pieces
-//! always cover as many cells as they have, so that number is the same in
-//! every state. pe766's squares then take C(8, 6) = 28 values instead of
+//! A class of single-cell pieces (pe766's six squares, a sliding tile) is
+//! ranked over the cells still free once every other piece, and the
+//! classes ranked this way before it, are placed: the other pieces always
+//! cover as many cells as they have, so that number is the same in every
+//! state. pe766's squares then take C(8, 6) = 28 values instead of
 //! C(30, 6) = 593775, and decoding them reads no 4.5 MiB table at random,
 //! at the price of re-ranking such classes after a move that passes one of
-//! their pieces (one popcount a piece). Every other class is ranked over
-//! its admissible anchors: a sliding tile (one distinct cell) gains nothing
-//! from the free cells, its rank over its anchors being its cell already.
+//! their pieces (one popcount a piece); a tile puzzle's keys become dense
+//! (12!/1 for `eleven`). Every other class is ranked over its admissible
+//! anchors.
+//!
+//! A tile puzzle with one empty cell (every class one distinct tile) keeps
+//! the same keys but decodes and moves through its own tables
+//! ([`lone`]): the tile at each floor index and the blank.
 
 mod lone;
 mod parse;

@@ -20,7 +20,7 @@
 //!
 //! A tile puzzle with one empty cell (every class one distinct tile) keeps
 //! the same keys but decodes and moves through its own tables
-//! ([`lone`]): the tile at each floor index and the blank.
+//! (`lone.rs`): the tile at each floor index and the blank.
 
 mod lone;
 mod parse;

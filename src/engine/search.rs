@@ -154,7 +154,8 @@ impl<M: Model> LevelView<'_, M> {
     /// At most 2^13 states, under a millisecond of work: a pass ends when
     /// its last chunk does, while the other workers wait. With chunks of
     /// up to 2^16 states, `count eleven` at 2 threads left its workers
-    /// idle for 1.2 s of its 22 s of expanding (over its ~170 passes);
+    /// idle for 1.2 s of the 22 s of worker time its expanding took (over
+    /// its ~170 passes);
     /// with 2^13, 0.3-0.4 s (timed per pass and per chunk, not kept).
     fn chunk_len(&self) -> usize {
         let width: usize = self.parts.iter().map(|p| self.share(p).len()).sum();

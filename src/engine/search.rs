@@ -155,8 +155,8 @@ impl<M: Model> LevelView<'_, M> {
     /// its last chunk does, while the other workers wait. With chunks of
     /// up to 2^16 states, `count eleven` at 2 threads left its workers
     /// idle for 1.2 s of the 22 s of worker time its expanding took (over
-    /// its ~170 passes);
-    /// with 2^13, 0.3-0.4 s (timed per pass and per chunk, not kept).
+    /// its ~170 passes); with 2^13, 0.3-0.4 s (timed per pass and per
+    /// chunk, not kept).
     fn chunk_len(&self) -> usize {
         let width: usize = self.parts.iter().map(|p| self.share(p).len()).sum();
         (width / (self.threads * 16)).clamp(64, 1 << 13)

@@ -30,7 +30,7 @@
 
 use std::hint::select_unpredictable;
 
-use super::{Dir, SlidingPuzzle, SlidingState, TileGroup};
+use super::{Dir, SlidingPuzzle, SlidingState, TileGroup, unrank_tiles};
 
 /// Floor indices strictly between a tile's cell and the blank that a
 /// move may pass, at most: a vertical move on a board up to 4 columns
@@ -122,33 +122,17 @@ impl LoneBlank {
     /// rest of the state is left as it was: only [`LoneBlank::successors`]
     /// and the goal test read a state decoded here).
     ///
-    /// The tiles come as in `decode_tiles`: a group's ranks from one
-    /// division and a table, each tile the rank-th entry of a list of the
-    /// free floor indices, a nibble each. The entry left at the end is
-    /// the blank.
+    /// The tiles come from [`unrank_tiles`], as in `decode_tiles`; the
+    /// entry of the free list left at the end is the blank.
     #[inline(always)]
     pub(crate) fn decode(groups: &[TileGroup], key: u64, state: &mut SlidingState) {
         state.key = key;
-        let mut list = 0xfedc_ba98_7654_3210u64;
         let mut at = 0u64;
-        let mut rest = key;
-        let mut t = 0usize;
         let pos = &mut state.pos[..];
-        for g in groups {
-            let (q, value) = g.divisor.div_rem(rest);
-            rest = q;
-            let mut digits = g.ranks[value as usize];
-            for _ in 0..g.tiles {
-                let shift = 4 * (digits & 15);
-                digits >>= 4;
-                let index = (list >> shift) & 15;
-                let low = (1u64 << shift) - 1;
-                list = (list & low) | ((list >> 4) & !low);
-                at |= (t as u64) << (4 * index);
-                pos[t] = index as u16;
-                t += 1;
-            }
-        }
+        let list = unrank_tiles(groups, key, 0xfedc_ba98_7654_3210, |t, _, index| {
+            at |= (t as u64) << (4 * index);
+            pos[t] = index as u16;
+        });
         state.tile_at = at;
         state.blank = (list & 15) as u8;
     }

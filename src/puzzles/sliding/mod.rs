@@ -352,6 +352,41 @@ impl TileGroup {
     }
 }
 
+/// Walks the tiles' ranks out of `rest`, their share of the key, a group
+/// at a time (one division gives a group's share, a table its ranks), and
+/// takes each tile's floor index from `list`, the free floor indices a
+/// nibble each, in order: `place(k, rank, index)` for the k-th tile.
+/// Returns what is left of the list (with one empty cell: the blank).
+///
+/// Removing the rank-th nibble takes three operations, so the chain from
+/// one tile to the next is short (selecting the rank-th bit of a mask
+/// takes a dozen).
+#[inline(always)]
+fn unrank_tiles(
+    groups: &[TileGroup],
+    mut rest: u64,
+    mut list: u64,
+    mut place: impl FnMut(usize, u64, u64),
+) -> u64 {
+    let mut k = 0;
+    for g in groups {
+        let (q, value) = g.divisor.div_rem(rest);
+        rest = q;
+        let mut digits = g.ranks[value as usize];
+        for _ in 0..g.tiles {
+            let rank = digits & 15;
+            digits >>= 4;
+            let shift = 4 * rank;
+            let index = (list >> shift) & 15;
+            let low = (1u64 << shift) - 1;
+            list = (list & low) | ((list >> 4) & !low);
+            place(k, u64::from(rank), index);
+            k += 1;
+        }
+    }
+    list
+}
+
 /// For each byte value and each r below its popcount, the index of its
 /// r-th set bit.
 const SELECT_IN_BYTE: [[u8; 8]; 256] = {
@@ -623,15 +658,11 @@ impl SlidingPuzzle {
     /// not empty) from `rest`, their share of the key, over the cells
     /// `free` that the other classes leave; returns the tiles' cells.
     ///
-    /// The ranks come a group at a time: one division gives a group's
-    /// share of the key, and a table gives its ranks (eleven: 3 divisions,
-    /// not 11). A tile is then the rank-th entry of the list of free cells
-    /// (floor indices, a nibble each, in order), which it leaves. Removing
-    /// a nibble takes three operations, so the chain from one tile to the
-    /// next is short: selecting the rank-th bit of a mask takes a dozen.
+    /// The ranks and floor indices come from [`unrank_tiles`] (eleven: 3
+    /// divisions, not 11).
     #[inline(always)]
-    fn decode_tiles(&self, mut rest: u64, mut free: u64, state: &mut SlidingState) -> u64 {
-        let mut list = if self.first_free == 0 {
+    fn decode_tiles(&self, rest: u64, mut free: u64, state: &mut SlidingState) -> u64 {
+        let list = if self.first_free == 0 {
             // Every floor cell is free for the first tile: 0, 1, 2, …
             0xfedc_ba98_7654_3210
         } else {
@@ -651,37 +682,23 @@ impl SlidingPuzzle {
         let ranks = &mut state.ranks[first..first + classes.len()];
         let free_at = &mut state.free_at[first..first + classes.len()];
         let class_cells = &mut state.cells[first..first + classes.len()];
+        let (pos, slot_cells) = (&mut state.pos, &mut state.slot_cells);
+        let (free_class_at, owner) = (&mut state.free_class_at, &mut state.owner);
         let mut covered = 0u64;
-        let mut digits = 0u32;
-        let mut group = self.tile_groups.iter();
-        let mut left = 0;
-        for (k, class) in classes.iter().enumerate() {
-            if left == 0 {
-                let g = group.next().expect("the groups cover every tile");
-                let (q, value) = g.divisor.div_rem(rest);
-                rest = q;
-                digits = g.ranks[value as usize];
-                left = g.tiles;
-            }
-            left -= 1;
-            let rank = u64::from(digits & 15);
-            digits >>= 4;
+        unrank_tiles(&self.tile_groups, rest, list, |k, rank, index| {
+            let class = &classes[k];
             ranks[k] = rank;
-            let shift = 4 * rank as u32;
-            let index = (list >> shift) & 15;
-            let low = (1u64 << shift) - 1;
-            list = (list & low) | ((list >> 4) & !low);
             let cell = self.floor_cell[index as usize];
             let bit = 1u64 << cell;
             free_at[k] = free;
             free &= !bit;
             covered |= bit;
             class_cells[k] = bit;
-            state.pos[class.offset] = index as u16;
-            state.slot_cells[class.offset] = bit;
-            state.free_class_at[cell as usize] = (first + k) as u8;
-            state.owner[cell as usize] = class.offset as u8;
-        }
+            pos[class.offset] = index as u16;
+            slot_cells[class.offset] = bit;
+            free_class_at[cell as usize] = (first + k) as u8;
+            owner[cell as usize] = class.offset as u8;
+        });
         covered
     }
 
@@ -1253,12 +1270,14 @@ mod tests {
         let mut queue = VecDeque::from([p.start()]);
         let (mut state, mut full) = (p.new_state(), p.new_state());
         let (mut got, mut want) = (Vec::new(), Vec::new());
+        let generic =
+            [Metric::Step, Metric::Slide, Metric::Piece].map(|m| p.clone().with_metric(m));
         while let Some(key) = queue.pop_front() {
             p.decode(key, &mut state);
             got.clear();
             p.successors(&mut state, &mut got);
-            for metric in [Metric::Step, Metric::Slide, Metric::Piece] {
-                let generic = p.clone().with_metric(metric);
+            for generic in &generic {
+                let metric = generic.metric();
                 generic.decode_full(key, &mut full);
                 want.clear();
                 generic.successors_full(&mut full, &mut want);

@@ -260,6 +260,16 @@ pub struct HardestArgs {
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub top: usize,
 
+    /// Keep the levels of both searches on disk in DIR, as `count --spill`
+    /// does: memory holds a budget of candidates (and the goal positions,
+    /// the second search's sources), the disk the rest.
+    #[arg(long, value_name = "DIR")]
+    pub spill: Option<std::path::PathBuf>,
+
+    /// Keep the files of --spill when the run ends.
+    #[arg(long)]
+    pub keep: bool,
+
     #[command(flatten)]
     pub run: RunArgs,
 

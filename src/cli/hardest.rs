@@ -9,7 +9,7 @@ use reach::puzzles::sliding::Metric;
 
 use super::args::HardestArgs;
 use super::output::{ProgressLine, say, stdout};
-use super::{Loaded, Settings, Signals, load, report_stopped, search, unsolvable};
+use super::{Loaded, Settings, Signals, load, report_stopped, search, spilled, unsolvable};
 
 pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     let puzzle = match load(&a.puzzle)? {
@@ -38,7 +38,8 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose);
     let progress = |p: &reach::engine::Progress| line.update(p);
-    let found = search(&puzzle, s, &signals, &progress).hardest()?;
+    let spill = s.spill(&a.puzzle)?;
+    let found = spilled(search(&puzzle, s, &signals, &progress), &spill).hardest()?;
     line.finish();
     let report = &found.report;
     if let Some(code) = report_stopped(

@@ -299,6 +299,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Hardest(a) => {
             let mut settings = Settings::new(&a.run, json);
             settings.limits = a.limits.clone();
+            settings.storage = StorageArgs {
+                spill: a.spill.clone(),
+                checkpoint: None,
+                keep: a.keep,
+            };
             hardest::hardest(&a, &settings)
         }
         Command::Show { puzzle } => show(&puzzle, json),

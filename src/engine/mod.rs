@@ -2,19 +2,25 @@
 //! exact `u64` keys. See `README.md` beside this file for the design.
 
 pub mod cluster;
+mod error;
 mod frontier;
+mod in_memory;
+mod levels;
 pub mod memory;
 mod model;
+mod on_disk;
 mod partition;
 pub mod reference;
 mod report;
 mod search;
 mod spill;
 mod visited;
+mod workers;
 
+pub use error::SearchError;
 pub use model::Model;
 pub use partition::MAX_PARTITIONS;
 pub use report::{Outcome, Progress, Report, StopReason};
-pub use search::{Hardest, Search, SearchError, Solution};
+pub use search::{Hardest, Search, Solution};
 pub use spill::{Checkpoint, DiskUse, Spill, SpillError};
 pub use visited::{BITMAP_MAX_KEYS, MixHasher, VisitedKind, mix64};

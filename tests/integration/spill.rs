@@ -128,13 +128,41 @@ fn pe766_spilled_with_a_tiny_memory_budget_flushes_candidates_and_agrees() {
     // at every wide level.
     let report = Search::new(&p)
         .threads(2)
-        .memory_limit(Some(1))
-        .spill(Spill::new(dir.path()).in_memory_below(0))
+        .spill(
+            Spill::new(dir.path())
+                .in_memory_below(0)
+                .candidate_budget(Some(1)),
+        )
         .count()
         .unwrap();
     assert_eq!(report.states(), 2_613_742);
     assert_eq!(report.levels.len(), 1369);
     assert_eq!(*report.levels.iter().max().unwrap(), 12712);
+}
+
+#[test]
+fn a_memory_limit_the_spilled_search_cannot_keep_stops_it_cleanly() {
+    // Levels on disk still need the process itself: a limit under its
+    // resident memory ends the search with complete levels, not a count
+    // that ignores the limit.
+    let p = builtin::sliding("pe766").unwrap();
+    let dir = TempDir::new("limit");
+    let report = Search::new(&p)
+        .threads(2)
+        .memory_limit(Some(1 << 20))
+        .spill(Spill::new(dir.path()))
+        .count()
+        .unwrap();
+    assert!(
+        matches!(
+            report.outcome,
+            Outcome::Stopped(StopReason::MemoryLimit { .. })
+        ),
+        "{:?}",
+        report.outcome
+    );
+    assert!(report.states() < 2_613_742);
+    assert!(dir.files().is_empty(), "{:?}", dir.files());
 }
 
 #[test]
@@ -490,8 +518,72 @@ fn spilling_is_refused_where_it_cannot_help() {
     assert!(matches!(err, SearchError::SpillNeedsFrontier), "{err}");
     let p = builtin::sliding("klotski").unwrap();
     let err = Search::new(&p)
-        .spill(Spill::new(dir.path()))
+        .spill(Spill::new(dir.path()).checkpoint(true))
         .hardest()
         .unwrap_err();
-    assert!(matches!(err, SearchError::SpillUnsupported(_)), "{err}");
+    assert!(
+        matches!(err, SearchError::CheckpointUnsupported(_)),
+        "{err}"
+    );
+    assert!(!dir.path().join("checkpoint.toml").exists());
+}
+
+#[test]
+fn hardest_on_disk_is_the_in_memory_one() {
+    // The second search starts from every goal at once: level 0 on disk
+    // holds many keys across partitions, and each level is looked at.
+    let rails = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/rush-hour-17.toml"
+    ))
+    .unwrap();
+    let rails = reach::puzzles::sliding::SlidingPuzzle::from_toml(&rails, "rails").unwrap();
+    let klotski = builtin::sliding("klotski")
+        .unwrap()
+        .with_metric(reach::puzzles::sliding::Metric::Piece);
+    let example = reach::puzzles::sliding::SlidingPuzzle::from_toml(
+        "board = \"\"\"\n.AAb\n.Acd\nefgh\n\"\"\"\ngoal = \"\"\"\nAA..\nA...\n....\n\"\"\"\n",
+        "example",
+    )
+    .unwrap();
+    for (name, p) in [
+        ("rails", &rails),
+        ("klotski", &klotski),
+        ("example", &example),
+    ] {
+        let want = Search::new(p).threads(2).hardest().unwrap();
+        for (threads, partitions) in [(1, 0), (2, 0), (3, 16)] {
+            let dir = TempDir::new("hardest");
+            let got = Search::new(p)
+                .threads(threads)
+                .partitions(partitions)
+                .spill(Spill::new(dir.path()).in_memory_below(0))
+                .hardest()
+                .unwrap();
+            let what = format!("{name} at {threads} threads, {partitions} partitions");
+            assert_eq!(got.component, want.component, "{what}");
+            assert_eq!(got.goal_states, want.goal_states, "{what}");
+            assert_eq!(got.distance, want.distance, "{what}");
+            assert_eq!(got.positions, want.positions, "{what}");
+            assert_eq!(got.start_distance, want.start_distance, "{what}");
+            assert_eq!(got.report.levels, want.report.levels, "{what}");
+            assert!(got.report.disk.is_some(), "{what}");
+            assert!(dir.files().is_empty(), "{what}: {:?}", dir.files());
+        }
+    }
+}
+
+#[test]
+fn the_spilled_search_reports_every_level() {
+    let p = builtin::sliding("klotski").unwrap();
+    let dir = TempDir::new("progress");
+    let seen = std::sync::Mutex::new(Vec::new());
+    let progress = |p: &reach::engine::Progress| seen.lock().unwrap().push(p.level_states);
+    let report = Search::new(&p)
+        .threads(2)
+        .progress(&progress)
+        .spill(Spill::new(dir.path()))
+        .count()
+        .unwrap();
+    assert_eq!(*seen.lock().unwrap(), report.levels);
 }

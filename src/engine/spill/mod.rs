@@ -15,16 +15,14 @@
 //! whole. See `README.md` in the engine's directory for the design.
 
 mod codec;
-mod file;
-mod manifest;
-mod search;
+pub(crate) mod file;
+pub(crate) mod manifest;
 
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use manifest::Checkpoint;
-pub(crate) use search::mode_from_name;
 
 /// Where and how a search keeps its levels on disk.
 ///
@@ -45,6 +43,7 @@ pub struct Spill {
     pub(crate) keep: bool,
     pub(crate) fail_after: Option<u64>,
     pub(crate) memory_threshold: usize,
+    pub(crate) candidate_budget: Option<u64>,
     pub(crate) record: std::collections::BTreeMap<String, String>,
 }
 
@@ -60,6 +59,7 @@ impl Spill {
             keep: false,
             fail_after: None,
             memory_threshold: MEMORY_THRESHOLD,
+            candidate_budget: None,
             record: std::collections::BTreeMap::new(),
         }
     }
@@ -92,6 +92,15 @@ impl Spill {
     /// bytes fails as a full disk would.
     pub fn fail_after_bytes(mut self, bytes: Option<u64>) -> Spill {
         self.fail_after = bytes;
+        self
+    }
+
+    /// The memory the workers' candidates may take before each worker
+    /// sorts its share and writes it to disk as a candidate run (at least
+    /// 64 Ki keys a worker); by default half of the memory limit, or of
+    /// the memory available.
+    pub fn candidate_budget(mut self, bytes: Option<u64>) -> Spill {
+        self.candidate_budget = bytes;
         self
     }
 

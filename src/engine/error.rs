@@ -1,0 +1,62 @@
+//! Why a search could not start.
+
+/// Errors that keep a search from starting.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The worker pool could not be built.
+    #[error("could not start {threads} worker threads: {source}")]
+    ThreadPool {
+        /// Threads asked for.
+        threads: usize,
+        /// Why rayon refused.
+        source: rayon::ThreadPoolBuildError,
+    },
+    /// A bitmap visited set was asked for on a key space too large for one.
+    #[error(
+        "the bitmap visited set needs one bit per possible key, and this puzzle has {key_space} keys (the bitmap takes at most {max})\n  help: leave out --visited (the automatic choice), or use --visited dashmap"
+    )]
+    BitmapTooLarge {
+        /// The model's key space.
+        key_space: u64,
+        /// The largest key space a bitmap takes.
+        max: u64,
+    },
+    /// The partition count is not a power of two up to [`MAX_PARTITIONS`].
+    #[error("the partition count must be a power of two from 1 to {max}, not {partitions}")]
+    Partitions {
+        /// The count asked for.
+        partitions: usize,
+        /// The largest count accepted.
+        max: usize,
+    },
+    /// Frontier search was asked for on a model whose moves are not all
+    /// reversible.
+    #[error(
+        "frontier search needs moves that can be undone, and this puzzle's cannot\n  help: leave out --visited (the automatic choice), or use --visited dashmap or bitmap"
+    )]
+    NotReversible,
+    /// `solve` was asked of a model without a goal.
+    #[error("this puzzle has no goal to solve for")]
+    NoGoal,
+    /// A checkpoint was asked for on a model without an identity.
+    #[error(
+        "this puzzle cannot be checkpointed: its model gives no identity to check a checkpoint against"
+    )]
+    NoIdentity,
+    /// Spilling was asked for where a hash set would hold every key in memory.
+    #[error(
+        "--spill needs frontier search (moves that can be undone) or a key space small enough for a bitmap; this puzzle needs a hash set that holds every state in memory"
+    )]
+    SpillNeedsFrontier,
+    /// A checkpoint was asked of a search that cannot be resumed.
+    #[error(
+        "{0} cannot be checkpointed: its two searches are not resumable\n  help: use --spill DIR to keep its levels on disk without a checkpoint"
+    )]
+    CheckpointUnsupported(&'static str),
+    /// The spill directory or a checkpoint failed before the search began.
+    #[error(transparent)]
+    Spill(#[from] crate::engine::spill::SpillError),
+    /// A checkpoint was written by another kind of search.
+    #[error("{0}")]
+    Checkpoint(String),
+}

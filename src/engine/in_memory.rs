@@ -1,0 +1,495 @@
+//! Levels in memory: each partition's share of the kept levels as sorted
+//! `Vec`s (or in the order their bits were found, with a bitmap), the
+//! workers' per-partition buffers reused from level to level.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossbeam_utils::CachePadded;
+use rayon::prelude::*;
+
+use super::frontier::sort_keys;
+use super::levels::{Finished, Mode, Store};
+use super::partition::{MAX_PARTITIONS, Partition, Router, Settle};
+use super::spill::SpillError;
+use super::visited::{Visited, resolve};
+use super::workers::{lock, my_slot, partition_count, per_worker, successors_of};
+use super::{Model, StopReason, VisitedKind};
+
+/// One worker's reusable buffers.
+struct Slot<S> {
+    state: S,
+    successors: Vec<u64>,
+    /// Candidates for the next level, one buffer per destination partition.
+    out: Vec<Vec<u64>>,
+}
+
+type Slots<S> = [CachePadded<Mutex<Slot<S>>>];
+
+/// The most states of a level expanded before their candidates are
+/// settled, with owned bitmaps: 2^21 states, about 6 million candidates
+/// (48 MiB) for a tile puzzle.
+const BATCH_STATES: usize = 1 << 21;
+
+/// Keys a partition's share of a bitmap covers at most by default: 2^22
+/// bits, 512 KiB, about a core's L2 cache, so that settling, which sets
+/// bits at random within the share, runs in cache.
+const BITMAP_KEYS_PER_PARTITION: u64 = 1 << 22;
+
+/// The partition count for a bitmap over `key_space` keys: `asked`, or (0)
+/// a few per running worker and at least enough that each partition's
+/// share of the bitmap stays in cache.
+fn bitmap_partition_count(asked: usize, threads: usize, key_space: u64) -> usize {
+    if asked > 0 {
+        return asked;
+    }
+    let for_cache = key_space
+        .div_ceil(BITMAP_KEYS_PER_PARTITION)
+        .next_power_of_two()
+        .min(MAX_PARTITIONS as u64) as usize;
+    partition_count(0, threads).max(for_cache)
+}
+
+/// A search's levels in memory.
+pub(crate) struct InMemory<'a, M: Model> {
+    model: &'a M,
+    parts: Vec<Partition>,
+    slots: Vec<CachePadded<Mutex<Slot<M::State>>>>,
+    /// incoming[p][w]: worker w's candidates for partition p, moved out of
+    /// the workers' slots for the settle step and back after it.
+    incoming: Vec<Vec<Vec<u64>>>,
+    router: Router,
+    visited: Visited,
+    how: Settle,
+    /// Levels each partition keeps (0: all).
+    keep: usize,
+    stop: Option<&'a AtomicBool>,
+}
+
+/// The newest complete level, with what a pass over it needs: the
+/// partitions (each one's share of the level is its frontier), the workers'
+/// slots, and the threads to use (one for a thin level).
+struct LevelView<'v, M: Model> {
+    parts: &'v [Partition],
+    slots: &'v Slots<M::State>,
+    router: Router,
+    threads: usize,
+    model: &'v M,
+    /// Which part of the level a pass covers: (b, k) is the b-th of k
+    /// equal slices of every partition's share ((0, 1): all of it).
+    batch: (usize, usize),
+}
+
+impl<'a, M: Model> InMemory<'a, M> {
+    /// A search of `model` from `sources` (level 0), keeping what `mode`
+    /// needs, on `threads` workers in `partitions` partitions (0: a few per
+    /// worker).
+    pub(crate) fn new(
+        model: &'a M,
+        kind: VisitedKind,
+        mode: Mode,
+        threads: usize,
+        partitions: usize,
+        mut sources: Vec<u64>,
+        stop: Option<&'a AtomicBool>,
+    ) -> InMemory<'a, M> {
+        let key_space = model.key_space();
+        // A bitmap is split between the partitions by ranges of keys, each
+        // settling its own bits: no atomics, and a partition's bits stay in
+        // cache while it settles.
+        let owned = resolve(kind, key_space, model.reversible()) == VisitedKind::Bitmap;
+        let (visited, router) = if owned {
+            let partitions = bitmap_partition_count(partitions, threads, key_space);
+            (Visited::Owned, Router::by_range(partitions, key_space))
+        } else {
+            let visited = Visited::new(kind, key_space, model.reversible(), threads);
+            (visited, Router::new(partition_count(partitions, threads)))
+        };
+        let slots = per_worker(threads, || Slot {
+            state: model.new_state(),
+            successors: Vec::new(),
+            out: vec![Vec::new(); router.partitions()],
+        });
+        let frontier_search = matches!(visited, Visited::Frontier);
+        let sorted = mode == Mode::Solve;
+        let how = if frontier_search {
+            Settle::Frontier
+        } else if owned {
+            Settle::Bitmap {
+                sorted,
+                append: false,
+            }
+        } else {
+            Settle::Visited { sorted }
+        };
+        // Solving keeps every level (0); frontier search needs the last two.
+        let keep = match (mode, frontier_search) {
+            (Mode::Solve, _) => 0,
+            (_, true) => 2,
+            (_, false) => 1,
+        };
+        sources.sort_unstable();
+        sources.dedup();
+        let mut shares = vec![Vec::new(); router.partitions()];
+        for &key in &sources {
+            visited.insert(key);
+            shares[router.route(key)].push(key);
+        }
+        let parts = if owned {
+            shares
+                .into_iter()
+                .enumerate()
+                .map(|(p, keys)| {
+                    let (first, len) = router.range(p, key_space);
+                    Partition::with_bitmap(keys, first, len)
+                })
+                .collect()
+        } else {
+            shares.into_iter().map(Partition::with_level).collect()
+        };
+        InMemory {
+            model,
+            parts,
+            slots,
+            incoming: vec![vec![Vec::new(); threads]; router.partitions()],
+            router,
+            visited,
+            how,
+            keep,
+            stop,
+        }
+    }
+
+    fn view(&self, threads: usize, batch: (usize, usize)) -> LevelView<'_, M> {
+        LevelView {
+            parts: &self.parts,
+            slots: &self.slots,
+            router: self.router,
+            threads,
+            model: self.model,
+            batch,
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+}
+
+impl<M: Model> Store for InMemory<'_, M> {
+    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, SpillError> {
+        Ok(self.view(threads, (0, 1)).goals())
+    }
+
+    fn contains(&mut self, key: u64) -> Result<bool, SpillError> {
+        Ok(self.parts[self.router.route(key)].frontier().contains(&key))
+    }
+
+    fn settle_next(&mut self, _depth: u32, threads: usize) -> Result<u64, SpillError> {
+        // With owned bitmaps a wide level is expanded and settled a slice
+        // at a time: a slice's candidates are settled against the bits
+        // before the next slice is expanded, so the candidates in memory
+        // are a slice's, not the level's (eleven: about three successors a
+        // state), and their buffers stay warm.
+        let width: usize = self.parts.iter().map(|p| p.frontier().len()).sum();
+        let batches = match self.how {
+            Settle::Bitmap { .. } => width.div_ceil(BATCH_STATES).max(1),
+            _ => 1,
+        };
+        let mut next = 0;
+        for b in 0..batches {
+            self.view(threads, (b, batches))
+                .expand(&self.visited, self.stop);
+            let how = match self.how {
+                Settle::Bitmap { sorted, .. } => Settle::Bitmap {
+                    sorted: sorted && b + 1 == batches,
+                    append: b > 0,
+                },
+                other => other,
+            };
+            next = settle_all(
+                &mut self.parts,
+                &self.slots,
+                &mut self.incoming,
+                how,
+                threads,
+            );
+            if self.stopped() {
+                break;
+            }
+        }
+        Ok(next as u64)
+    }
+
+    fn has_new_successor(&mut self, _depth: u32, threads: usize) -> Result<bool, SpillError> {
+        Ok(self.view(threads, (0, 1)).has_new_successor(&self.visited))
+    }
+
+    fn commit(&mut self, _levels: &[u64], _seconds: f64) -> Result<(), SpillError> {
+        let keep = self.keep;
+        self.parts.iter_mut().for_each(|p| p.commit(keep));
+        Ok(())
+    }
+
+    fn discard(&mut self) {
+        self.parts.iter_mut().for_each(Partition::discard);
+    }
+
+    fn bytes_per_new_key(&self) -> u64 {
+        // Its keys, the visited set's share of them, and the kept levels
+        // where a path is wanted.
+        self.visited.bytes_per_new_key() + 8 + if self.keep == 0 { 8 } else { 0 }
+    }
+
+    fn last_level(&mut self, threads: usize, sorted: bool) -> Vec<u64> {
+        let mut keys: Vec<u64> = self
+            .parts
+            .iter()
+            .flat_map(|p| p.frontier())
+            .copied()
+            .collect();
+        if sorted {
+            sort_keys(&mut keys, threads);
+        }
+        keys
+    }
+
+    fn path(&mut self, goal: u64, threads: usize) -> Result<Vec<u64>, SpillError> {
+        let kept: Vec<Vec<Vec<u64>>> = std::mem::take(&mut self.parts)
+            .into_iter()
+            .map(Partition::into_levels)
+            .collect();
+        Ok(rebuild_path(self.model, &kept, self.router, goal, threads))
+    }
+
+    fn fault(&self, e: SpillError) -> StopReason {
+        StopReason::Storage(e.to_string())
+    }
+
+    fn finish(self, _stopped: bool) -> Finished {
+        Finished {
+            visited: self.visited.kind(),
+            partitions: self.router.partitions(),
+            disk: None,
+        }
+    }
+}
+
+impl<M: Model> LevelView<'_, M> {
+    /// The length of a chunk for a parallel pass over the level: about 16
+    /// chunks per worker, so that uneven chunks even out, and not so small
+    /// that taking a slot dominates.
+    ///
+    /// At most 2^13 states, under a millisecond of work: a pass ends when
+    /// its last chunk does, while the other workers wait. With chunks of
+    /// up to 2^16 states, `count eleven` at 2 threads left its workers
+    /// idle for 1.2 s of the 22 s of worker time its expanding took (over
+    /// its ~170 passes); with 2^13, 0.3-0.4 s (timed per pass and per
+    /// chunk, not kept).
+    fn chunk_len(&self) -> usize {
+        let width: usize = self.parts.iter().map(|p| self.share(p).len()).sum();
+        (width / (self.threads * 16)).clamp(64, 1 << 13)
+    }
+
+    /// The part of `part`'s share of the level that this pass covers.
+    fn share<'p>(&self, part: &'p Partition) -> &'p [u64] {
+        let (b, k) = self.batch;
+        let all = part.frontier();
+        &all[all.len() * b / k..all.len() * (b + 1) / k]
+    }
+
+    /// Runs `f` over chunks of the level, on the calling thread when there
+    /// is one worker, in parallel otherwise (chunks of all partitions are
+    /// stolen freely); the smallest of the results.
+    fn min_over_chunks<R: Ord + Send>(
+        &self,
+        f: impl Fn(&mut Slot<M::State>, &[u64]) -> Option<R> + Sync + Send,
+    ) -> Option<R> {
+        let slots = self.slots;
+        let f = |chunk: &[u64]| f(&mut lock(my_slot(slots)), chunk);
+        if self.threads == 1 {
+            self.parts.iter().filter_map(|p| f(self.share(p))).min()
+        } else {
+            let len = self.chunk_len();
+            self.parts
+                .par_iter()
+                .flat_map(|p| self.share(p).par_chunks(len))
+                .filter_map(f)
+                .min()
+        }
+    }
+
+    /// Expands the level: each worker decodes keys, generates their
+    /// successors and appends each one that `visited` had not seen (all of
+    /// them, under frontier search) to its own buffer for the successor's
+    /// partition. A raised `stop` flag abandons the level (the caller drops
+    /// it).
+    fn expand(&self, visited: &Visited, stop: Option<&AtomicBool>) {
+        let (model, router) = (self.model, self.router);
+        // Frontier search and owned bitmaps take every successor as a
+        // candidate and never ask the visited set (whose answer would
+        // always be yes).
+        let every = matches!(visited, Visited::Frontier | Visited::Owned);
+        self.min_over_chunks(|slot, chunk| {
+            if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return None::<()>;
+            }
+            let Slot {
+                state,
+                successors,
+                out,
+            } = slot;
+            for &key in chunk {
+                for &next in successors_of(model, state, successors, key) {
+                    if every || visited.insert(next) {
+                        out[router.route(next)].push(next);
+                    }
+                }
+            }
+            None
+        });
+    }
+
+    /// Whether some state of the level has a successor the search has not
+    /// seen: a look at the next level that keeps none of it.
+    fn has_new_successor(&self, visited: &Visited) -> bool {
+        let (model, parts, router) = (self.model, self.parts, self.router);
+        let partitions_know = matches!(visited, Visited::Frontier | Visited::Owned);
+        self.min_over_chunks(|slot, chunk| {
+            let Slot {
+                state, successors, ..
+            } = slot;
+            chunk.iter().find_map(|&key| {
+                successors_of(model, state, successors, key)
+                    .iter()
+                    .any(|&next| {
+                        if partitions_know {
+                            !parts[router.route(next)].has_seen(next)
+                        } else {
+                            !visited.contains(next)
+                        }
+                    })
+                    .then_some(())
+            })
+        })
+        .is_some()
+    }
+
+    /// The goal states of this level.
+    fn goals(&self) -> Vec<u64> {
+        let (model, slots) = (self.model, self.slots);
+        let scan = |chunk: &[u64]| -> Vec<u64> {
+            let mut slot = lock(my_slot(slots));
+            chunk
+                .iter()
+                .copied()
+                .filter(|&key| {
+                    model.decode(key, &mut slot.state);
+                    model.is_goal(&slot.state)
+                })
+                .collect()
+        };
+        if self.threads == 1 {
+            self.parts.iter().flat_map(|p| scan(p.frontier())).collect()
+        } else {
+            let len = self.chunk_len();
+            self.parts
+                .par_iter()
+                .flat_map(|p| p.frontier().par_chunks(len))
+                .flat_map_iter(scan)
+                .collect()
+        }
+    }
+}
+
+/// Settles every partition's share of the next level from the candidates
+/// the workers routed to it, one task per partition; the size of the level.
+///
+/// The workers' per-partition buffers are moved (not copied) into
+/// `incoming`, transposed so that each partition's task owns its column,
+/// and moved back afterwards with their capacity: the next level reuses
+/// them instead of paying for fresh memory in page faults.
+fn settle_all<S: Send>(
+    parts: &mut [Partition],
+    slots: &Slots<S>,
+    incoming: &mut [Vec<Vec<u64>>],
+    how: Settle,
+    threads: usize,
+) -> usize {
+    for (w, slot) in slots.iter().enumerate() {
+        let mut slot = lock(slot);
+        for (p, column) in incoming.iter_mut().enumerate() {
+            std::mem::swap(&mut column[w], &mut slot.out[p]);
+        }
+    }
+    let width = if threads == 1 {
+        parts
+            .iter_mut()
+            .zip(incoming.iter_mut())
+            .map(|(part, runs)| part.settle(runs, how))
+            .sum()
+    } else {
+        parts
+            .par_iter_mut()
+            .zip(incoming.par_iter_mut())
+            .map(|(part, runs)| part.settle(runs, how))
+            .sum()
+    };
+    for (w, slot) in slots.iter().enumerate() {
+        let mut slot = lock(slot);
+        for (p, column) in incoming.iter_mut().enumerate() {
+            std::mem::swap(&mut column[w], &mut slot.out[p]);
+        }
+    }
+    width
+}
+
+/// Walks back from `goal`, whose level is every partition's newest, to the
+/// start, choosing at each level the smallest key that has the current one
+/// as a successor (so that the path depends on neither thread timing nor
+/// the partition count). `kept[p][d]` is partition p's share of level d,
+/// sorted.
+fn rebuild_path<M: Model>(
+    model: &M,
+    kept: &[Vec<Vec<u64>>],
+    router: Router,
+    goal: u64,
+    threads: usize,
+) -> Vec<u64> {
+    let depth = kept.first().map_or(0, |levels| levels.len() - 1);
+    let mut state = model.new_state();
+    let mut successors = Vec::new();
+    let mut path = vec![goal];
+    let mut current = goal;
+    for d in (0..depth).rev() {
+        let previous = if model.reversible() {
+            successors_of(model, &mut state, &mut successors, current)
+                .iter()
+                .copied()
+                .filter(|&k| kept[router.route(k)][d].binary_search(&k).is_ok())
+                .min()
+        } else {
+            // Each partition's share is sorted, so its first hit is its
+            // smallest; the smallest over the partitions is the level's.
+            let first_hit = |levels: &Vec<Vec<u64>>| {
+                let mut state = model.new_state();
+                let mut successors = Vec::new();
+                levels[d].iter().copied().find(|&key| {
+                    successors_of(model, &mut state, &mut successors, key).contains(&current)
+                })
+            };
+            // With one worker there is no pool, so no parallel iterator may run.
+            if threads == 1 {
+                kept.iter().filter_map(first_hit).min()
+            } else {
+                kept.par_iter().filter_map(first_hit).min()
+            }
+        };
+        // Every key of a level was found as the successor of one in the level
+        // before, so a predecessor always exists.
+        current = previous.expect("a state of level d has a predecessor in level d-1");
+        path.push(current);
+    }
+    path.reverse();
+    path
+}

@@ -1,0 +1,362 @@
+//! The level loop: the one place that says what happens to a level, over a
+//! [`Store`] that says where the levels live (memory or disk).
+//!
+//! Every search is this loop: a count, a goal search, a solve, the two
+//! searches of `hardest` (from the start, then from every goal at once) and
+//! a resumed checkpoint. What a command wants from a level it says through
+//! an observer that looks at each complete level and may end the search
+//! there; the limits (signals, `--max-depth`, `--max-states`, memory) are
+//! decided here and nowhere else, with one memory estimate.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::memory;
+use super::spill::{DiskUse, SpillError};
+use super::workers::{SEQUENTIAL_BELOW, cores};
+use super::{Outcome, Progress, Report, StopReason, VisitedKind};
+
+/// What a search keeps and looks for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Mode {
+    /// Every level, for its size (the newest two or one kept).
+    Count,
+    /// Until the first level with a goal.
+    FindGoal,
+    /// Until the first level with a goal, keeping every level (sorted) to
+    /// walk a path back from it.
+    Solve,
+}
+
+impl Mode {
+    /// The name a checkpoint records.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Mode::Count => "count",
+            Mode::FindGoal => "find",
+            Mode::Solve => "solve",
+        }
+    }
+
+    /// The mode a checkpoint's name stands for.
+    pub(crate) fn from_name(name: &str) -> Option<Mode> {
+        match name {
+            "count" => Some(Mode::Count),
+            "find" => Some(Mode::FindGoal),
+            "solve" => Some(Mode::Solve),
+            _ => None,
+        }
+    }
+}
+
+/// Where a search's levels live, partition by partition: the seam between
+/// the level loop and its storage.
+///
+/// A store holds the newest complete level (the frontier) and what it
+/// needs to tell new keys from old ones; `settle_next` expands the frontier
+/// and settles the next level, which then waits for `commit` (it becomes
+/// the frontier) or `discard`. Errors are storage faults (a full disk, a
+/// damaged file); a store in memory has none.
+pub(crate) trait Store {
+    /// The goal keys of the newest level, in no particular order.
+    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, SpillError>;
+
+    /// Whether the newest level holds `key`.
+    fn contains(&mut self, key: u64) -> Result<bool, SpillError>;
+
+    /// Expands the newest level (at `depth`) on `threads` workers and
+    /// settles the next one; its size. A raised stop flag may cut the level
+    /// short (the loop then discards it).
+    fn settle_next(&mut self, depth: u32, threads: usize) -> Result<u64, SpillError>;
+
+    /// Whether some state of the newest level has a successor the search
+    /// has not seen (a depth limit at the true depth cuts nothing short);
+    /// keeps nothing of the next level.
+    fn has_new_successor(&mut self, depth: u32, threads: usize) -> Result<bool, SpillError>;
+
+    /// Makes the settled level the newest; `levels` are the sizes of every
+    /// level so far (the new one last), `seconds` the search's time so far.
+    fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), SpillError>;
+
+    /// Drops the settled level.
+    fn discard(&mut self);
+
+    /// Bytes of memory that a state of the next level is expected to cost
+    /// (levels on disk cost none: their memory is a fixed budget).
+    fn bytes_per_new_key(&self) -> u64;
+
+    /// The newest level's keys, sorted if `sorted`; none when there are too
+    /// many to hold (on disk).
+    fn last_level(&mut self, threads: usize, sorted: bool) -> Vec<u64>;
+
+    /// The path from a source to `goal`, a key of the newest level, when
+    /// every level was kept (sorted): at each level back, the smallest key
+    /// that has the current one as a successor.
+    fn path(&mut self, goal: u64, threads: usize) -> Result<Vec<u64>, SpillError>;
+
+    /// Why the search stopped, given the storage fault `e` (with how to go
+    /// on, where a checkpoint survives it).
+    fn fault(&self, e: SpillError) -> StopReason;
+
+    /// Ends the search (`stopped`: by a limit, a signal or a fault): what
+    /// the report says of the storage.
+    fn finish(self, stopped: bool) -> Finished;
+}
+
+/// What a store says of itself at the end.
+pub(crate) struct Finished {
+    pub(crate) visited: VisitedKind,
+    pub(crate) partitions: usize,
+    pub(crate) disk: Option<DiskUse>,
+}
+
+/// The newest complete level, as an observer sees it.
+pub(crate) trait Newest {
+    /// Its goal keys, in no particular order.
+    fn goals(&mut self) -> Result<Vec<u64>, SpillError>;
+    /// Whether it holds `key`.
+    fn contains(&mut self, key: u64) -> Result<bool, SpillError>;
+}
+
+/// A store's newest level, looked at with a level's worth of workers.
+struct At<'s, S> {
+    store: &'s mut S,
+    threads: usize,
+}
+
+impl<S: Store> Newest for At<'_, S> {
+    fn goals(&mut self) -> Result<Vec<u64>, SpillError> {
+        self.store.goals(self.threads)
+    }
+
+    fn contains(&mut self, key: u64) -> Result<bool, SpillError> {
+        self.store.contains(key)
+    }
+}
+
+/// What a command does with each complete level (at the given depth):
+/// `Some(outcome)` ends the search there.
+pub(crate) type Observer<'o> =
+    dyn FnMut(u32, &mut dyn Newest) -> Result<Option<Outcome>, SpillError> + Send + 'o;
+
+/// An observer that looks for a goal: the smallest goal key of the first
+/// level that has one.
+pub(crate) fn find_goal(depth: u32, level: &mut dyn Newest) -> Result<Option<Outcome>, SpillError> {
+    Ok(level
+        .goals()?
+        .into_iter()
+        .min()
+        .map(|key| Outcome::Goal { depth, key }))
+}
+
+/// The limits a search runs under, and whom it tells of its progress.
+#[derive(Clone, Copy)]
+pub(crate) struct Limits<'a> {
+    pub(crate) stop: Option<&'a AtomicBool>,
+    pub(crate) max_states: Option<u64>,
+    pub(crate) max_depth: Option<u32>,
+    pub(crate) memory_limit: Option<u64>,
+    pub(crate) memory_guard: bool,
+    pub(crate) progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+}
+
+impl Limits<'_> {
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    fn report_progress(&self, levels: &[u64], total: u64, seconds: f64) {
+        if let Some(progress) = self.progress {
+            progress(&Progress {
+                depth: levels.len() as u32 - 1,
+                level_states: *levels.last().unwrap_or(&0),
+                total_states: total,
+                seconds,
+            });
+        }
+    }
+
+    /// Whether to stop before expanding the level at `depth` (the last of
+    /// `levels`), where a key of the next level costs `per_key` bytes.
+    fn stop_before_level(&self, depth: u32, levels: &[u64], per_key: u64) -> Option<StopReason> {
+        if self.stopped() {
+            return Some(StopReason::Interrupted);
+        }
+        if let Some(max) = self.max_depth
+            && depth >= max
+        {
+            return Some(StopReason::MaxDepth(max));
+        }
+        if self.memory_limit.is_none() && !self.memory_guard {
+            return None;
+        }
+        // The next level is estimated from the last level's growth (at least
+        // as large as this one).
+        let last = *levels.last().unwrap_or(&0) as f64;
+        let before = levels
+            .len()
+            .checked_sub(2)
+            .map_or(1.0, |i| levels[i] as f64);
+        let growth = (last / before.max(1.0)).clamp(1.0, 64.0);
+        let next = (last * growth) as u64;
+        let extra = next.saturating_mul(per_key);
+        // Reading /proc costs tens of microseconds, a real share of a thin
+        // level: levels that add under 1 MiB are not checked one by one.
+        if extra < 1 << 20 && !depth.is_multiple_of(64) {
+            return None;
+        }
+        let rss = memory::current_rss_bytes()?;
+        let needed = rss.saturating_add(extra);
+        if let Some(limit) = self.memory_limit {
+            return (needed > limit).then_some(StopReason::MemoryLimit { limit, needed });
+        }
+        // Whatever bounds the process first: the machine, a cgroup, or
+        // `ulimit -v` (which counts address space that the allocator has
+        // reserved, not only what is resident).
+        let (room, bound) = memory::headroom()?;
+        (extra > room / 10 * 9).then_some(StopReason::MemoryAvailable {
+            available: room,
+            needed: extra,
+            bound,
+        })
+    }
+}
+
+/// Where a search starts: the sizes of its complete levels (level 0 alone
+/// for a new search; more for a resumed one) and the time they took.
+pub(crate) struct Start {
+    pub(crate) levels: Vec<u64>,
+    pub(crate) seconds: f64,
+}
+
+/// The level loop: look at the newest level, check the limits, expand it
+/// and settle the next, commit or discard it, until a level is empty, an
+/// observer has what it wants, or a limit, a signal or a fault ends it.
+///
+/// A level cut short by a signal, or over `--max-states`, is discarded, so
+/// that a report holds complete levels only.
+pub(crate) fn run<S: Store>(
+    mut store: S,
+    limits: &Limits<'_>,
+    threads: usize,
+    mode: Mode,
+    start: Start,
+    observe: &mut Observer<'_>,
+) -> (Report, Option<Vec<u64>>) {
+    let started = Instant::now();
+    let seconds = |before: f64| before + started.elapsed().as_secs_f64();
+    let Start {
+        mut levels,
+        seconds: before,
+    } = start;
+    let mut total: u64 = levels.iter().sum();
+    // Workers beyond the cores take turns; levels too thin to split run on
+    // the calling thread.
+    let running = threads.min(cores());
+    let threads_for = |width: u64| {
+        if width < SEQUENTIAL_BELOW as u64 {
+            1
+        } else {
+            running
+        }
+    };
+    let mut outcome = Outcome::Complete;
+    let mut fault = None;
+    loop {
+        // The newest level is complete: look at it, then expand it.
+        let depth = levels.len() as u32 - 1;
+        let threads_now = threads_for(*levels.last().expect("level 0"));
+        let at = &mut At {
+            store: &mut store,
+            threads: threads_now,
+        };
+        match observe(depth, at) {
+            Ok(Some(found)) => outcome = found,
+            Ok(None) => {}
+            Err(e) => {
+                fault = Some(e);
+                break;
+            }
+        }
+        limits.report_progress(&levels, total, seconds(before));
+        if outcome != Outcome::Complete {
+            break;
+        }
+        if let Some(reason) = limits.stop_before_level(depth, &levels, store.bytes_per_new_key()) {
+            // A depth limit at the last level cuts nothing short: the
+            // search is complete if no state of the frontier has a new
+            // successor.
+            if matches!(reason, StopReason::MaxDepth(_)) {
+                match store.has_new_successor(depth, threads_now) {
+                    Ok(false) => break,
+                    Ok(true) => {}
+                    Err(e) => {
+                        fault = Some(e);
+                        break;
+                    }
+                }
+            }
+            outcome = Outcome::Stopped(reason);
+            break;
+        }
+        let width = match store.settle_next(depth, threads_now) {
+            Ok(width) => width,
+            Err(e) => {
+                fault = Some(e);
+                break;
+            }
+        };
+        if limits.stopped() {
+            // The level may be cut short by the signal's timing (even to
+            // nothing, which must not pass for the end of the search).
+            store.discard();
+            outcome = Outcome::Stopped(StopReason::Interrupted);
+            break;
+        }
+        if width == 0 {
+            store.discard();
+            break;
+        }
+        if let Some(max) = limits.max_states
+            && total + width > max
+        {
+            store.discard();
+            outcome = Outcome::Stopped(StopReason::MaxStates(max));
+            break;
+        }
+        levels.push(width);
+        total += width;
+        if let Err(e) = store.commit(&levels, seconds(before)) {
+            fault = Some(e);
+            break;
+        }
+    }
+    if let Some(e) = fault {
+        outcome = Outcome::Stopped(store.fault(e));
+    }
+    // A goal search has no use for its last level in order.
+    let last_level = store.last_level(threads, mode == Mode::Count);
+    let path = match (&outcome, mode) {
+        (Outcome::Goal { key, .. }, Mode::Solve) => match store.path(*key, threads) {
+            Ok(path) => Some(path),
+            Err(e) => {
+                outcome = Outcome::Stopped(store.fault(e));
+                None
+            }
+        },
+        _ => None,
+    };
+    let finished = store.finish(matches!(outcome, Outcome::Stopped(_)));
+    let report = Report {
+        last_level_states: *levels.last().expect("level 0"),
+        levels,
+        last_level,
+        outcome,
+        seconds: seconds(before),
+        threads,
+        visited: finished.visited,
+        partitions: finished.partitions,
+        disk: finished.disk,
+    };
+    (report, path)
+}

@@ -1,0 +1,926 @@
+//! Levels on disk: the [`Store`] over run files (see [`spill`](super::spill)
+//! for the files, their checksums and the checkpoint's manifest).
+//!
+//! A level is a list of files, each covering a contiguous range of
+//! partitions; expanding reads its blocks in parallel; settling is one task
+//! per group of partitions, each writing one file; each partition's
+//! candidates (sorted runs in the workers' buffers, and candidate files
+//! flushed when the buffers passed their budget) are merged as streams with
+//! the partition's shares of the two previous levels.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crossbeam_utils::CachePadded;
+use rayon::prelude::*;
+
+use super::frontier::sort_keys;
+use super::levels::{Finished, Mode, Start, Store};
+use super::partition::Router;
+use super::spill::file::{Header, Kind, PartReader, RunFile, RunWriter};
+use super::spill::manifest::{self, Kept, Manifest};
+use super::spill::{Checkpoint, Disk, Spill, SpillError, digest};
+use super::visited::Visited;
+use super::workers::{lock, my_slot, partition_count, per_worker, successors_of};
+use super::{Model, StopReason, VisitedKind};
+
+/// A report's last level is read back from disk when it has at most this
+/// many keys (32 MiB); past that only its size is reported.
+const LAST_LEVEL_MAX: u64 = 1 << 22;
+
+/// One worker's reusable buffers.
+struct Worker<S> {
+    state: S,
+    successors: Vec<u64>,
+    /// Candidates for the next level, one buffer per partition.
+    out: Vec<Vec<u64>>,
+    /// Keys in `out`.
+    buffered: usize,
+    /// A decoded block of the level being expanded.
+    keys: Vec<u64>,
+    scratch: Vec<u8>,
+}
+
+/// One level on disk: its run files in partition order.
+struct Level {
+    files: Vec<RunFile>,
+}
+
+impl Level {
+    fn file_of(&self, p: usize) -> &RunFile {
+        let i = self.files.partition_point(|f| f.covers().end as usize <= p);
+        &self.files[i]
+    }
+
+    /// Every block, as (file, block) pairs: the units of a parallel pass.
+    fn blocks(&self) -> Vec<(usize, usize)> {
+        self.files
+            .iter()
+            .enumerate()
+            .flat_map(|(f, file)| (0..file.block_count()).map(move |b| (f, b)))
+            .collect()
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.files
+            .iter()
+            .map(|f| {
+                f.path()
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            })
+            .collect()
+    }
+}
+
+/// The first storage failure of a parallel step; once one is recorded the
+/// other tasks skip their work. The flag is a hint read with `Relaxed`
+/// (a task that misses it only does work that is thrown away); the error
+/// itself is handed over under the mutex.
+#[derive(Default)]
+struct Failure {
+    failed: AtomicBool,
+    error: Mutex<Option<SpillError>>,
+}
+
+impl Failure {
+    fn set(&self, e: SpillError) {
+        self.failed.store(true, Ordering::Relaxed);
+        let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(e);
+    }
+
+    fn failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    fn take(self) -> Result<(), SpillError> {
+        match self.error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Unique names for candidate files (a relaxed `fetch_add`: each call
+/// gets a distinct value, and nothing else is published through it).
+static CANDIDATES: AtomicU64 = AtomicU64::new(0);
+
+/// A sorted stream of candidates.
+enum Source<'a> {
+    Mem(std::slice::Iter<'a, u64>),
+    Disk(PartReader<'a>),
+}
+
+impl Source<'_> {
+    #[inline]
+    fn next_key(&mut self) -> Result<Option<u64>, SpillError> {
+        match self {
+            Source::Mem(it) => Ok(it.next().copied()),
+            Source::Disk(r) => r.next_key(),
+        }
+    }
+}
+
+/// A previous level's share, as a cursor that a merge advances.
+struct Previous<'a> {
+    reader: PartReader<'a>,
+    head: Option<u64>,
+}
+
+impl Previous<'_> {
+    /// Whether `key` (at least every key asked before) is in the share.
+    #[inline]
+    fn holds(&mut self, key: u64) -> Result<bool, SpillError> {
+        while let Some(h) = self.head {
+            if h >= key {
+                return Ok(h == key);
+            }
+            self.head = self.reader.next_key()?;
+        }
+        Ok(false)
+    }
+}
+
+/// Merges sorted `sources` into `out`, once each, leaving out keys that
+/// `previous` hold.
+fn merge_into(
+    mut sources: Vec<Source<'_>>,
+    previous: &mut [Previous<'_>],
+    out: &mut RunWriter<'_>,
+) -> Result<(), SpillError> {
+    let mut last = None;
+    let mut emit = |key: u64| -> Result<(), SpillError> {
+        if last == Some(key) {
+            return Ok(());
+        }
+        last = Some(key);
+        for prev in previous.iter_mut() {
+            if prev.holds(key)? {
+                return Ok(());
+            }
+        }
+        out.push(key)
+    };
+    if let [only] = &mut sources[..] {
+        while let Some(key) = only.next_key()? {
+            emit(key)?;
+        }
+        return Ok(());
+    }
+    let mut heap = BinaryHeap::with_capacity(sources.len());
+    for (i, s) in sources.iter_mut().enumerate() {
+        if let Some(key) = s.next_key()? {
+            heap.push(Reverse((key, i)));
+        }
+    }
+    while let Some(Reverse((key, i))) = heap.pop() {
+        if let Some(next) = sources[i].next_key()? {
+            heap.push(Reverse((next, i)));
+        }
+        emit(key)?;
+    }
+    Ok(())
+}
+
+/// The name of depth `depth`'s file starting at partition `first`.
+fn level_name(depth: u32, first: usize) -> String {
+    format!("L{depth:06}-p{first:05}.run")
+}
+
+/// Where a search on disk begins.
+pub(crate) enum Begin<'c> {
+    /// A new search from these keys (level 0).
+    Sources(Vec<u64>),
+    /// The search saved in this checkpoint, from its last complete level.
+    Resume(&'c Checkpoint),
+}
+
+/// A search's levels on disk.
+pub(crate) struct OnDisk<'a, M: Model> {
+    model: &'a M,
+    spill: Spill,
+    disk: Disk,
+    /// Whether this search made the directory (it then removes it).
+    created: bool,
+    router: Router,
+    visited: Visited,
+    frontier: bool,
+    digest: u64,
+    workers: Vec<CachePadded<Mutex<Worker<M::State>>>>,
+    /// A worker writes its candidates to disk when it holds this many.
+    flush_at: usize,
+    stop: Option<&'a AtomicBool>,
+    /// Levels kept (0: all).
+    keep: usize,
+    /// The kept levels, oldest first; the newest is the frontier.
+    kept: VecDeque<Level>,
+    /// The settled level, until it is committed or discarded.
+    pending: Option<Level>,
+    /// incoming[p][w]: worker w's candidates for partition p.
+    incoming: Vec<Vec<Vec<u64>>>,
+    manifest: Manifest,
+    /// Buffers for looking a key up.
+    scratch: (Vec<u8>, Vec<u64>),
+}
+
+impl<'a, M: Model> OnDisk<'a, M> {
+    /// A search of `model` with its levels under `spill`'s directory:
+    /// from `begin`'s sources, keeping what `mode` needs, with `kind` of
+    /// visited set in `partitions` partitions (0: a few per worker); or
+    /// from a checkpoint, whose mode, visited set and partitions it keeps.
+    /// The candidates held in memory are bounded by half of
+    /// `memory_limit` (or of the memory available).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn open(
+        model: &'a M,
+        spill: &Spill,
+        mode: Mode,
+        kind: VisitedKind,
+        threads: usize,
+        partitions: usize,
+        memory_limit: Option<u64>,
+        stop: Option<&'a AtomicBool>,
+        begin: Begin<'_>,
+    ) -> Result<(OnDisk<'a, M>, Start), SpillError> {
+        let identity = model.identity();
+        let digest = digest(&identity);
+        let resume = match &begin {
+            Begin::Resume(cp) => Some(*cp),
+            Begin::Sources(_) => None,
+        };
+        let kind = match resume {
+            Some(cp) if cp.manifest.visited == "bitmap" => VisitedKind::Bitmap,
+            Some(_) => VisitedKind::Frontier,
+            None => kind,
+        };
+        let visited = Visited::new(kind, model.key_space(), model.reversible(), threads);
+        let frontier = matches!(visited, Visited::Frontier);
+        let created = !spill.dir.exists();
+        let disk = Disk::new(spill)?;
+        if resume.is_none() && spill.checkpoint && Checkpoint::exists(&spill.dir) {
+            return Err(SpillError::CheckpointExists {
+                path: spill.dir.clone(),
+            });
+        }
+        let partitions = match resume {
+            Some(cp) => {
+                let p = cp.manifest.partitions as usize;
+                if !p.is_power_of_two() || p > crate::engine::MAX_PARTITIONS {
+                    return Err(SpillError::Damaged {
+                        path: cp.dir.join(manifest::NAME),
+                        what: format!("{p} partitions is not a power of two up to 65536"),
+                    });
+                }
+                p
+            }
+            None => partition_count(partitions, threads),
+        };
+        let router = Router::new(partitions);
+        // Half the memory budget for the candidates the workers hold, with
+        // room for their buffers' growth by doubling.
+        let budget = spill
+            .candidate_budget
+            .or_else(|| memory_limit.map(|limit| limit / 2))
+            .or_else(|| crate::engine::memory::headroom().map(|(room, _)| room / 4))
+            .unwrap_or(1 << 29);
+        let flush_at = ((budget / 8 / 2) as usize / threads).max(1 << 16);
+        let workers = per_worker(threads, || Worker {
+            state: model.new_state(),
+            successors: Vec::new(),
+            out: vec![Vec::new(); partitions],
+            buffered: 0,
+            keys: Vec::new(),
+            scratch: Vec::new(),
+        });
+        // Levels kept: all to rebuild a path (and, with a bitmap, to
+        // rebuild the bitmap on resume); the last two for frontier search.
+        let keep = match (mode, frontier, spill.checkpoint) {
+            (Mode::Solve, _, _) | (_, false, true) => 0,
+            (_, true, _) => 2,
+            (_, false, false) => 1,
+        };
+        let mut manifest = Manifest::new();
+        manifest.mode = mode.name().into();
+        manifest.visited = visited.kind().name().into();
+        manifest.partitions = partitions as u32;
+        manifest.digest = format!("{digest:016x}");
+        manifest.identity = identity.clone();
+        manifest.record = spill.record.clone();
+        let mut store = OnDisk {
+            model,
+            spill: spill.clone(),
+            disk,
+            created,
+            router,
+            visited,
+            frontier,
+            digest,
+            workers,
+            flush_at,
+            stop,
+            keep,
+            kept: VecDeque::new(),
+            pending: None,
+            incoming: vec![vec![Vec::new(); threads]; partitions],
+            manifest,
+            scratch: (Vec::new(), Vec::new()),
+        };
+        let start = match begin {
+            Begin::Resume(cp) => store.resume(cp)?,
+            Begin::Sources(sources) => store.level_zero(sources)?,
+        };
+        Ok((store, start))
+    }
+
+    /// Writes `sources` as level 0 (and, checkpointed, its manifest).
+    fn level_zero(&mut self, mut sources: Vec<u64>) -> Result<Start, SpillError> {
+        let router = self.router;
+        sources.sort_unstable_by_key(|&k| (router.route(k), k));
+        sources.dedup();
+        let mut writer = RunWriter::new(
+            &self.disk,
+            &level_name(0, 0),
+            self.header(Kind::Level, 0, 0, router.partitions()),
+        )?;
+        let mut part = None;
+        for &key in &sources {
+            self.visited.insert(key);
+            let p = router.route(key);
+            if part != Some(p) {
+                writer.partition(p)?;
+                part = Some(p);
+            }
+            writer.push(key)?;
+        }
+        let file = writer.finish()?;
+        self.disk.count_level(&file);
+        self.kept.push_back(Level { files: vec![file] });
+        let levels = vec![sources.len() as u64];
+        if self.spill.checkpoint {
+            self.manifest.levels = levels.clone();
+            self.manifest.kept = vec![Kept {
+                depth: 0,
+                files: self.kept[0].names(),
+            }];
+            self.disk.sync_dir()?;
+            self.manifest.write(&self.disk)?;
+        }
+        Ok(Start {
+            levels,
+            seconds: 0.0,
+        })
+    }
+
+    /// Takes up the levels that `cp` names, each file checked against the
+    /// manifest and every block against its checksum.
+    fn resume(&mut self, cp: &Checkpoint) -> Result<Start, SpillError> {
+        let m = &cp.manifest;
+        let partitions = self.router.partitions();
+        if m.identity != self.manifest.identity || m.digest != self.manifest.digest {
+            return Err(SpillError::Foreign {
+                path: cp.dir.join(manifest::NAME),
+                what: "it was written for another puzzle or metric".into(),
+            });
+        }
+        let levels = m.levels.clone();
+        self.manifest.record = m.record.clone();
+        for k in &m.kept {
+            let mut files = Vec::new();
+            let mut first = 0usize;
+            for name in &k.files {
+                let path = cp.dir.join(name);
+                // Each file says which partitions it covers; the header
+                // must agree with where it sits in the list.
+                let count = count_of(name, &path, first, partitions)?;
+                let file = RunFile::open(&path, &self.header(Kind::Level, k.depth, first, count))?;
+                file.verify()?;
+                self.disk.adopt(&file);
+                first += count;
+                files.push(file);
+            }
+            let keys: u64 = files.iter().map(RunFile::keys).sum();
+            if first != partitions || levels.get(k.depth as usize) != Some(&keys) {
+                return Err(SpillError::Damaged {
+                    path: cp.dir.join(manifest::NAME),
+                    what: format!("its level {} does not match its files", k.depth),
+                });
+            }
+            self.kept.push_back(Level { files });
+        }
+        remove_orphans(&cp.dir, &m.kept);
+        // Exactly the levels this search keeps, ending at the last
+        // complete one: a frontier search resumed without level d-1 would
+        // count its keys again.
+        let needed = if self.keep == 0 {
+            levels.len()
+        } else {
+            self.keep.min(levels.len())
+        };
+        let depths: Vec<usize> = m.kept.iter().map(|k| k.depth as usize).collect();
+        let expected: Vec<usize> = (levels.len() - needed..levels.len()).collect();
+        if levels.is_empty() || depths != expected {
+            return Err(SpillError::Damaged {
+                path: cp.dir.join(manifest::NAME),
+                what: "it does not name the levels a resumed search needs".into(),
+            });
+        }
+        if !self.frontier {
+            for level in &self.kept {
+                for key in self.read_all(level)? {
+                    self.visited.insert(key);
+                }
+            }
+        }
+        Ok(Start {
+            levels,
+            seconds: m.seconds,
+        })
+    }
+
+    fn newest(&self) -> &Level {
+        self.kept.back().expect("the newest level")
+    }
+}
+
+impl<M: Model> Store for OnDisk<'_, M> {
+    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, SpillError> {
+        let failure = Failure::default();
+        let found = Mutex::new(Vec::new());
+        let model = self.model;
+        self.for_each_block(self.newest(), threads, &failure, |w, keys| {
+            let mut goals = Vec::new();
+            for &key in keys {
+                model.decode(key, &mut w.state);
+                if model.is_goal(&w.state) {
+                    goals.push(key);
+                }
+            }
+            if !goals.is_empty() {
+                lock(&found).extend(goals);
+            }
+            Ok(())
+        });
+        failure.take()?;
+        Ok(found.into_inner().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn contains(&mut self, key: u64) -> Result<bool, SpillError> {
+        let p = self.router.route(key);
+        let (scratch, keys) = &mut self.scratch;
+        let level = self.kept.back().expect("the newest level");
+        level.file_of(p).contains(p, key, scratch, keys)
+    }
+
+    fn settle_next(&mut self, depth: u32, threads: usize) -> Result<u64, SpillError> {
+        let candidates = self.expand(self.newest(), depth, threads)?;
+        let mut incoming = std::mem::take(&mut self.incoming);
+        let current = self.newest();
+        let previous = self.kept.len().checked_sub(2).map(|i| &self.kept[i]);
+        let settled = self.settle(
+            &mut incoming,
+            &candidates,
+            current,
+            previous,
+            depth + 1,
+            threads,
+        );
+        self.incoming = incoming;
+        candidates.into_iter().for_each(|f| self.disk.remove(f));
+        let (files, width) = settled?;
+        self.pending = Some(Level { files });
+        Ok(width)
+    }
+
+    fn has_new_successor(&mut self, depth: u32, threads: usize) -> Result<bool, SpillError> {
+        // The next level, settled and dropped: at the true depth it is
+        // empty.
+        let width = self.settle_next(depth, threads)?;
+        self.discard();
+        Ok(width > 0)
+    }
+
+    fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), SpillError> {
+        let level = self.pending.take().expect("a settled level");
+        level.files.iter().for_each(|f| self.disk.count_level(f));
+        self.kept.push_back(level);
+        let mut dropped = Vec::new();
+        while self.keep > 0 && self.kept.len() > self.keep {
+            dropped.push(self.kept.pop_front().expect("a kept level"));
+        }
+        if self.spill.checkpoint {
+            let first_kept = levels.len() - self.kept.len();
+            self.manifest.levels = levels.to_vec();
+            self.manifest.seconds = seconds;
+            self.manifest.kept = self
+                .kept
+                .iter()
+                .enumerate()
+                .map(|(i, l)| Kept {
+                    depth: (first_kept + i) as u32,
+                    files: l.names(),
+                })
+                .collect();
+            // On failure the old manifest still names the dropped levels:
+            // their files stay.
+            self.disk.sync_dir()?;
+            self.manifest.write(&self.disk)?;
+        }
+        for level in dropped {
+            level.files.into_iter().for_each(|f| self.disk.remove(f));
+        }
+        Ok(())
+    }
+
+    fn discard(&mut self) {
+        if let Some(level) = self.pending.take() {
+            level.files.into_iter().for_each(|f| self.disk.remove(f));
+        }
+    }
+
+    fn bytes_per_new_key(&self) -> u64 {
+        0
+    }
+
+    fn last_level(&mut self, threads: usize, sorted: bool) -> Vec<u64> {
+        let newest = self.newest();
+        let states: u64 = newest.files.iter().map(RunFile::keys).sum();
+        let mut keys = if states <= LAST_LEVEL_MAX {
+            self.read_all(newest).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        if sorted {
+            sort_keys(&mut keys, threads);
+        }
+        keys
+    }
+
+    fn path(&mut self, goal: u64, _threads: usize) -> Result<Vec<u64>, SpillError> {
+        self.rebuild_path(&self.kept, goal)
+    }
+
+    fn fault(&self, e: SpillError) -> StopReason {
+        let resume_hint = if self.spill.checkpoint {
+            format!(
+                "; the last checkpoint is whole: continue with `reach resume {}` once the cause is fixed",
+                self.spill.dir.display()
+            )
+        } else {
+            String::new()
+        };
+        StopReason::Storage(format!("{e}{resume_hint}"))
+    }
+
+    fn finish(mut self, stopped: bool) -> Finished {
+        self.discard();
+        let disk = self.disk.usage();
+        let keep_files = self.spill.keep || (self.spill.checkpoint && stopped);
+        if !keep_files {
+            for level in std::mem::take(&mut self.kept) {
+                level.files.into_iter().for_each(|f| self.disk.remove(f));
+            }
+            if self.spill.checkpoint {
+                let _ = std::fs::remove_file(self.spill.dir.join(manifest::NAME));
+            }
+            // A directory this search made, or a checkpoint's, goes too if
+            // nothing else is in it.
+            if self.created || self.spill.checkpoint {
+                let _ = std::fs::remove_dir(&self.spill.dir);
+            }
+        }
+        Finished {
+            visited: self.visited.kind(),
+            partitions: self.router.partitions(),
+            disk: Some(disk),
+        }
+    }
+}
+
+impl<M: Model> OnDisk<'_, M> {
+    fn header(&self, kind: Kind, depth: u32, first: usize, count: usize) -> Header {
+        Header {
+            kind,
+            digest: self.digest,
+            depth,
+            partitions: self.router.partitions() as u32,
+            first: first as u32,
+            count: count as u32,
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// Runs `f` on every block of `level` (in parallel unless `threads` is
+    /// 1) with the running worker's buffers and the block's keys.
+    fn for_each_block(
+        &self,
+        level: &Level,
+        threads: usize,
+        failure: &Failure,
+        f: impl Fn(&mut Worker<M::State>, &[u64]) -> Result<(), SpillError> + Sync,
+    ) {
+        let tasks = level.blocks();
+        let body = |&(file, block): &(usize, usize)| {
+            if failure.failed() || self.stopped() {
+                return;
+            }
+            let mut w = lock(my_slot(&self.workers));
+            let mut keys = std::mem::take(&mut w.keys);
+            keys.clear();
+            let read = level.files[file].read_block(block, &mut w.scratch, &mut keys);
+            let result = read.and_then(|()| f(&mut w, &keys));
+            w.keys = keys;
+            if let Err(e) = result {
+                failure.set(e);
+            }
+        };
+        if threads == 1 {
+            tasks.iter().for_each(body);
+        } else {
+            tasks.par_iter().for_each(body);
+        }
+    }
+
+    /// Expands `level` (at `depth`) into the workers' buffers, and into the
+    /// candidate files returned where the buffers overflowed.
+    fn expand(
+        &self,
+        level: &Level,
+        depth: u32,
+        threads: usize,
+    ) -> Result<Vec<RunFile>, SpillError> {
+        let failure = Failure::default();
+        let flushed = Mutex::new(Vec::new());
+        let (model, router, visited, frontier) =
+            (self.model, self.router, &self.visited, self.frontier);
+        self.for_each_block(level, threads, &failure, |w, keys| {
+            let Worker {
+                state,
+                successors,
+                out,
+                buffered,
+                ..
+            } = w;
+            for &key in keys {
+                for &next in successors_of(model, state, successors, key) {
+                    if frontier || visited.insert(next) {
+                        out[router.route(next)].push(next);
+                        *buffered += 1;
+                    }
+                }
+            }
+            if w.buffered >= self.flush_at {
+                let file = self.flush(w, depth + 1)?;
+                flushed.lock().unwrap_or_else(|e| e.into_inner()).push(file);
+            }
+            Ok(())
+        });
+        let flushed = flushed.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = failure.take() {
+            flushed.into_iter().for_each(|f| self.disk.remove(f));
+            return Err(e);
+        }
+        Ok(flushed)
+    }
+
+    /// Writes a worker's buffers as one candidate file, each partition's
+    /// keys sorted and distinct, and empties them.
+    fn flush(&self, w: &mut Worker<M::State>, depth: u32) -> Result<RunFile, SpillError> {
+        let p = self.router.partitions();
+        let name = format!(
+            "C{depth:06}-{}-{}.run",
+            std::process::id(),
+            CANDIDATES.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut writer = RunWriter::new(
+            &self.disk,
+            &name,
+            self.header(Kind::Candidates, depth, 0, p),
+        )?;
+        for (i, buf) in w.out.iter_mut().enumerate() {
+            if buf.is_empty() {
+                continue;
+            }
+            buf.sort_unstable();
+            buf.dedup();
+            writer.partition(i)?;
+            writer.push_all(buf)?;
+            buf.clear();
+        }
+        w.buffered = 0;
+        writer.finish()
+    }
+
+    /// Settles the next level (`depth`) from the workers' buffers and the
+    /// candidate files, against `current` and `previous` under frontier
+    /// search: one task per group of partitions, each writing one file.
+    fn settle(
+        &self,
+        incoming: &mut [Vec<Vec<u64>>],
+        candidates: &[RunFile],
+        current: &Level,
+        previous: Option<&Level>,
+        depth: u32,
+        threads: usize,
+    ) -> Result<(Vec<RunFile>, u64), SpillError> {
+        // Transpose the workers' buffers into incoming[p][w].
+        for (w, worker) in self.workers.iter().enumerate() {
+            let mut worker = lock(worker);
+            for (p, column) in incoming.iter_mut().enumerate() {
+                std::mem::swap(&mut column[w], &mut worker.out[p]);
+            }
+            worker.buffered = 0;
+        }
+        let p = self.router.partitions();
+        let groups = threads.next_power_of_two().min(p);
+        let per_group = p / groups;
+        let settle_group = |(g, runs): (usize, &mut [Vec<Vec<u64>>])| {
+            let first = g * per_group;
+            let header = self.header(Kind::Level, depth, first, per_group);
+            let mut writer = RunWriter::new(&self.disk, &level_name(depth, first), header)?;
+            for (i, runs) in runs.iter_mut().enumerate() {
+                let part = first + i;
+                writer.partition(part)?;
+                for run in runs.iter_mut() {
+                    run.sort_unstable();
+                }
+                let mut sources: Vec<Source<'_>> = runs
+                    .iter()
+                    .filter(|r| !r.is_empty())
+                    .map(|r| Source::Mem(r.iter()))
+                    .collect();
+                for c in candidates {
+                    if c.keys_in(part) > 0 {
+                        sources.push(Source::Disk(PartReader::new(c, part)));
+                    }
+                }
+                let mut prev = Vec::new();
+                if self.frontier {
+                    for level in std::iter::once(current).chain(previous) {
+                        let file = level.file_of(part);
+                        if file.keys_in(part) > 0 {
+                            let mut reader = PartReader::new(file, part);
+                            let head = reader.next_key()?;
+                            prev.push(Previous { reader, head });
+                        }
+                    }
+                }
+                merge_into(sources, &mut prev, &mut writer)?;
+                for run in runs.iter_mut() {
+                    run.clear();
+                }
+            }
+            writer.finish()
+        };
+        let results: Vec<Result<RunFile, SpillError>> = if threads == 1 {
+            incoming
+                .chunks_mut(per_group)
+                .enumerate()
+                .map(settle_group)
+                .collect()
+        } else {
+            incoming
+                .par_chunks_mut(per_group)
+                .enumerate()
+                .map(settle_group)
+                .collect()
+        };
+        // The buffers go back to the workers, with their capacity.
+        for (w, worker) in self.workers.iter().enumerate() {
+            let mut worker = lock(worker);
+            for (p, column) in incoming.iter_mut().enumerate() {
+                column[w].clear();
+                std::mem::swap(&mut column[w], &mut worker.out[p]);
+            }
+        }
+        let mut files = Vec::with_capacity(results.len());
+        let mut error = None;
+        for r in results {
+            match r {
+                Ok(f) => files.push(f),
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(e) = error {
+            files.into_iter().for_each(|f| self.disk.remove(f));
+            return Err(e);
+        }
+        let width = files.iter().map(RunFile::keys).sum();
+        Ok((files, width))
+    }
+
+    /// Every key of `level`, in partition order.
+    fn read_all(&self, level: &Level) -> Result<Vec<u64>, SpillError> {
+        let mut keys = Vec::new();
+        let mut scratch = Vec::new();
+        for file in &level.files {
+            for b in 0..file.block_count() {
+                file.read_block(b, &mut scratch, &mut keys)?;
+            }
+        }
+        Ok(keys)
+    }
+
+    /// Walks back from `goal` (in the newest of `levels`, which hold every
+    /// level from 0) to the start, as the in-memory rebuild does: the
+    /// smallest key of each level that has the current one as a successor.
+    fn rebuild_path(&self, levels: &VecDeque<Level>, goal: u64) -> Result<Vec<u64>, SpillError> {
+        let model = self.model;
+        let mut state = model.new_state();
+        let (mut successors, mut scratch, mut keys) = (Vec::new(), Vec::new(), Vec::new());
+        let mut path = vec![goal];
+        let mut current = goal;
+        for d in (0..levels.len() - 1).rev() {
+            let level = &levels[d];
+            let mut found = None;
+            if model.reversible() {
+                let candidates =
+                    successors_of(model, &mut state, &mut successors, current).to_vec();
+                for k in candidates {
+                    let p = self.router.route(k);
+                    if found.is_none_or(|f| k < f)
+                        && level.file_of(p).contains(p, k, &mut scratch, &mut keys)?
+                    {
+                        found = Some(k);
+                    }
+                }
+            } else {
+                let mut block = Vec::new();
+                for file in &level.files {
+                    for b in 0..file.block_count() {
+                        block.clear();
+                        file.read_block(b, &mut scratch, &mut block)?;
+                        for &k in &block {
+                            if found.is_none_or(|f| k < f)
+                                && successors_of(model, &mut state, &mut successors, k)
+                                    .contains(&current)
+                            {
+                                found = Some(k);
+                            }
+                        }
+                    }
+                }
+            }
+            current = found.ok_or_else(|| SpillError::Damaged {
+                path: level.files[0].path().to_path_buf(),
+                what: "a state has no predecessor in the level before it".into(),
+            })?;
+            path.push(current);
+        }
+        path.reverse();
+        Ok(path)
+    }
+}
+
+/// Removes what a killed run left in a checkpoint besides the files its
+/// manifest names: temporary files, candidate runs, and level files written
+/// after the manifest (the resumed search writes them again). Only names
+/// of this format are touched.
+fn remove_orphans(dir: &std::path::Path, kept: &[Kept]) {
+    let named: std::collections::HashSet<&str> = kept
+        .iter()
+        .flat_map(|k| k.files.iter().map(String::as_str))
+        .collect();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let ours = (name.starts_with('L') || name.starts_with('C'))
+            && (name.ends_with(".run") || name.ends_with(".tmp"))
+            || name == "checkpoint.toml.tmp";
+        if ours && !named.contains(name) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// How many partitions the file `name` of a checkpoint covers: read from
+/// its header, and checked against where it sits (starting at `first`).
+fn count_of(
+    name: &str,
+    path: &std::path::Path,
+    first: usize,
+    partitions: usize,
+) -> Result<usize, SpillError> {
+    let bad = |what: &str| SpillError::Damaged {
+        path: path.to_path_buf(),
+        what: what.to_string(),
+    };
+    if name.contains('/') || name.contains("..") {
+        return Err(bad("the manifest names a file outside the checkpoint"));
+    }
+    let (start, count) = RunFile::covered(path)?;
+    if start != first || count == 0 || first + count > partitions {
+        return Err(bad("it covers other partitions than the manifest says"));
+    }
+    Ok(count)
+}

@@ -141,7 +141,7 @@ pub struct CountOptions {
     pub cluster: ClusterArgs,
 }
 
-/// Running one count across several processes (timely-dataflow).
+/// Running one search across several processes.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ClusterArgs {
     /// Run as one process of a cluster: HOSTFILE lists every process's
@@ -167,6 +167,12 @@ pub struct ClusterArgs {
     /// Give up when not every process has connected after SECS seconds.
     #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
     pub connect_timeout: u64,
+
+    /// Take a process that has sent nothing, not even a heartbeat (one a
+    /// second), for SECS seconds for stopped or hung, and end the search
+    /// (exit 5). Independent of how long a level takes.
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub peer_timeout: u64,
 
     /// The addresses of a --local-processes cluster (set by its process 0).
     #[arg(long, hide = true, value_delimiter = ',', requires = "process")]
@@ -244,6 +250,9 @@ pub struct SolveArgs {
 
     #[command(flatten)]
     pub storage: StorageArgs,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -275,6 +284,9 @@ pub struct HardestArgs {
 
     #[command(flatten)]
     pub limits: LimitArgs,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 #[derive(Args, Debug, Clone, Default)]

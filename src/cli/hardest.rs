@@ -36,11 +36,19 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
         );
     }
     let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose);
+    let line = ProgressLine::new(s.verbose && s.process == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
     let spill = s.spill(&a.puzzle)?;
     let found = spilled(search(&puzzle, s, &signals, &progress), &spill).hardest()?;
     line.finish();
+    super::cluster::check(&found.report)?;
+    if s.process != 0 {
+        return Ok(super::follower_code(
+            &found.report,
+            &signals,
+            found.goal_states > 0,
+        ));
+    }
     let report = &found.report;
     if let Some(code) = report_stopped(
         report,

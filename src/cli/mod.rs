@@ -18,7 +18,8 @@ use clap::{CommandFactory, Parser};
 use serde_json::json;
 
 use reach::engine::{
-    Checkpoint, Model, Outcome, Report, Search, Solution, Spill, StopReason, VisitedKind, memory,
+    Checkpoint, Model, Outcome, Report, Search, SearchError, Solution, Spill, StopReason,
+    VisitedKind, memory,
 };
 use reach::puzzles::builtin::{self, Kind};
 use reach::puzzles::clocks::{self, Clocks};
@@ -45,8 +46,13 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             say!("error: {e:#}");
+            let cluster = e.is::<cluster::ClusterFailed>()
+                || e.downcast_ref::<SearchError>()
+                    .is_some_and(|e| matches!(e, SearchError::Cluster(_)));
             if e.is::<OutputError>() {
                 ExitCode::from(EXIT_OUTPUT)
+            } else if cluster {
+                ExitCode::from(EXIT_CLUSTER)
             } else {
                 ExitCode::from(EXIT_BAD_INPUT)
             }
@@ -108,8 +114,13 @@ struct Settings {
     resume: Option<Checkpoint>,
     /// A resumed run's puzzle file, as it was when the run began.
     puzzle_text: Option<String>,
-    /// Processes and workers a process, when the count ran on a cluster.
+    /// Processes and workers a process, when the search runs on a cluster.
     cluster: Option<(usize, usize)>,
+    /// The cluster's processes, when the search runs on one.
+    peers: Option<reach::engine::Cluster>,
+    /// This process's index in the cluster (0 alone): only process 0
+    /// prints a report, a plot or a page.
+    process: usize,
 }
 
 impl Settings {
@@ -124,6 +135,8 @@ impl Settings {
             resume: None,
             puzzle_text: None,
             cluster: None,
+            peers: None,
+            process: 0,
         }
     }
 
@@ -287,12 +300,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             settings.limits = a.options.limits.clone();
             settings.visited = a.options.visited.kind();
             settings.storage = a.options.storage.clone();
+            cluster::prepare(&a.options.cluster, &mut settings)?;
             count(&a, &settings)
         }
         Command::Solve(a) => {
             let mut settings = Settings::new(&a.run, json);
             settings.limits = a.limits.clone();
             settings.storage = a.storage.clone();
+            cluster::prepare(&a.cluster, &mut settings)?;
             solve(&a, &settings)
         }
         Command::Resume(a) => resume_command(a, json),
@@ -304,6 +319,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 checkpoint: None,
                 keep: a.keep,
             };
+            cluster::prepare(&a.cluster, &mut settings)?;
             hardest::hardest(&a, &settings)
         }
         Command::Show { puzzle } => show(&puzzle, json),
@@ -429,7 +445,11 @@ fn search<'a, M: Model>(
     signals: &'a Signals,
     progress: &'a (dyn Fn(&reach::engine::Progress) + Sync),
 ) -> Search<'a, M> {
-    Search::new(model)
+    let search = match &s.peers {
+        Some(cluster) => Search::new(model).cluster(cluster.clone()),
+        None => Search::new(model),
+    };
+    search
         .threads(s.threads)
         .visited(s.visited)
         .max_states(s.limits.max_states)
@@ -448,6 +468,17 @@ fn stopped_code(report: &Report, signals: &Signals) -> Option<u8> {
         Outcome::Stopped(_) => Some(EXIT_LIMIT),
         _ => None,
     }
+}
+
+/// The exit code of a process of a cluster other than process 0, which
+/// prints nothing: that of the limit or signal that stopped the search, 1
+/// when it found nothing, 0 otherwise.
+fn follower_code(report: &Report, signals: &Signals, found: bool) -> ExitCode {
+    ExitCode::from(stopped_code(report, signals).unwrap_or(if found {
+        0
+    } else {
+        EXIT_NO_SOLUTION
+    }))
 }
 
 /// A search that a limit or a signal cut short: says so on stderr (and in
@@ -496,17 +527,10 @@ fn unsolvable(json: bool, message: &str, value: serde_json::Value, text: &str) -
 type Counted = (String, Option<Metric>, Report, Box<dyn Fn(u64) -> String>);
 
 fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
-    let c = &a.options.cluster;
-    if c.cluster.is_some() || c.local_processes.is_some() || c.cluster_addresses.is_some() {
-        return cluster::count(a, s);
-    }
-    if c.process.is_some() {
-        bail!("--process needs --cluster HOSTFILE");
-    }
     let loaded = load_for(&a.puzzle, s)?;
     let spill = s.spill(&a.puzzle)?;
     let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose);
+    let line = ProgressLine::new(s.verbose && s.process == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
     let (name, metric, report, render): Counted = match loaded {
         Loaded::Sliding(p) => {
@@ -527,6 +551,10 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         }
     };
     line.finish();
+    cluster::check(&report)?;
+    if s.process != 0 {
+        return Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)));
+    }
     if let Some(file) = &a.options.plot {
         plot::profile(file, &name, metric.map(Metric::name), &report)?;
     }
@@ -726,11 +754,19 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     }
     let puzzle = puzzle.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
     let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose);
+    let line = ProgressLine::new(s.verbose && s.process == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
     let spill = s.spill(&a.puzzle)?;
     let solution = run_solve(spilled(search(&puzzle, s, &signals, &progress), &spill), s)?;
     line.finish();
+    cluster::check(&solution.report)?;
+    if s.process != 0 {
+        return Ok(follower_code(
+            &solution.report,
+            &signals,
+            solution.path.is_some(),
+        ));
+    }
     s.checkpoint_hint(&solution.report);
     let report = &solution.report;
     let metric = puzzle.metric().name();

@@ -56,6 +56,14 @@ pub enum SearchError {
     /// The spill directory or a checkpoint failed before the search began.
     #[error(transparent)]
     Spill(#[from] crate::engine::spill::SpillError),
+    /// The cluster could not be formed.
+    #[error(transparent)]
+    Cluster(#[from] crate::engine::mesh::MeshError),
+    /// Levels on disk were asked of a search across processes.
+    #[error(
+        "--spill and --checkpoint do not work with a cluster yet: each process keeps its share of the levels in memory"
+    )]
+    ClusterOnDisk,
     /// A checkpoint was written by another kind of search.
     #[error("{0}")]
     Checkpoint(String),

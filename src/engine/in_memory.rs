@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::frontier::sort_keys;
 use super::levels::{Finished, Mode, Store};
 use super::partition::{MAX_PARTITIONS, Partition, Router, Settle};
-use super::spill::SpillError;
+use super::peers::{Fault, Peers};
 use super::visited::{Visited, resolve};
 use super::workers::{lock, my_slot, partition_count, per_worker, successors_of};
 use super::{Model, StopReason, VisitedKind};
@@ -43,24 +43,36 @@ fn bitmap_partition_count(asked: usize, threads: usize, key_space: u64) -> usize
     if asked > 0 {
         return asked;
     }
-    let for_cache = key_space
-        .div_ceil(BITMAP_KEYS_PER_PARTITION)
-        .next_power_of_two()
-        .min(MAX_PARTITIONS as u64) as usize;
-    partition_count(0, threads).max(for_cache)
+    partition_count(0, threads).max(bitmap_partitions_for_cache(key_space))
 }
 
-/// A search's levels in memory.
+/// The fewest partitions whose shares of a bitmap over `key_space` keys
+/// each stay in cache.
+pub(crate) fn bitmap_partitions_for_cache(key_space: u64) -> usize {
+    key_space
+        .div_ceil(BITMAP_KEYS_PER_PARTITION)
+        .next_power_of_two()
+        .min(MAX_PARTITIONS as u64) as usize
+}
+
+/// The most keys of a last level gathered from other processes (32 MiB).
+const GATHER_MAX: u64 = 1 << 22;
+
+/// A search's levels in memory (this process's partitions' shares).
 pub(crate) struct InMemory<'a, M: Model> {
     model: &'a M,
+    peers: &'a dyn Peers,
     parts: Vec<Partition>,
     slots: Vec<CachePadded<Mutex<Slot<M::State>>>>,
     /// incoming[p][w]: worker w's candidates for partition p, moved out of
-    /// the workers' slots for the settle step and back after it.
+    /// the workers' slots for the settle step and back after it; with
+    /// other processes, a last column for the candidates they sent.
     incoming: Vec<Vec<Vec<u64>>>,
     router: Router,
     visited: Visited,
     how: Settle,
+    /// Whether each partition is another process's.
+    remote: Vec<bool>,
     /// Levels each partition keeps (0: all).
     keep: usize,
     stop: Option<&'a AtomicBool>,
@@ -83,9 +95,11 @@ struct LevelView<'v, M: Model> {
 impl<'a, M: Model> InMemory<'a, M> {
     /// A search of `model` from `sources` (level 0), keeping what `mode`
     /// needs, on `threads` workers in `partitions` partitions (0: a few per
-    /// worker).
+    /// worker), of which `peers` says which are this process's.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         model: &'a M,
+        peers: &'a dyn Peers,
         kind: VisitedKind,
         mode: Mode,
         threads: usize,
@@ -132,29 +146,37 @@ impl<'a, M: Model> InMemory<'a, M> {
         sources.dedup();
         let mut shares = vec![Vec::new(); router.partitions()];
         for &key in &sources {
-            visited.insert(key);
-            shares[router.route(key)].push(key);
+            let p = router.route(key);
+            if peers.owns(p) {
+                visited.insert(key);
+                shares[p].push(key);
+            }
         }
-        let parts = if owned {
-            shares
-                .into_iter()
-                .enumerate()
-                .map(|(p, keys)| {
+        // Another process's partition holds nothing here: no share of the
+        // bitmap, and empty levels (so that depths line up).
+        let parts = shares
+            .into_iter()
+            .enumerate()
+            .map(|(p, keys)| match (peers.owns(p), owned) {
+                (false, _) => Partition::with_level(Vec::new()),
+                (true, true) => {
                     let (first, len) = router.range(p, key_space);
                     Partition::with_bitmap(keys, first, len)
-                })
-                .collect()
-        } else {
-            shares.into_iter().map(Partition::with_level).collect()
-        };
+                }
+                (true, false) => Partition::with_level(keys),
+            })
+            .collect();
+        let columns = threads + usize::from(peers.processes() > 1);
         InMemory {
             model,
+            peers,
             parts,
             slots,
-            incoming: vec![vec![Vec::new(); threads]; router.partitions()],
+            incoming: vec![vec![Vec::new(); columns]; router.partitions()],
             router,
             visited,
             how,
+            remote: (0..router.partitions()).map(|p| !peers.owns(p)).collect(),
             keep,
             stop,
         }
@@ -177,29 +199,35 @@ impl<'a, M: Model> InMemory<'a, M> {
 }
 
 impl<M: Model> Store for InMemory<'_, M> {
-    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, SpillError> {
-        Ok(self.view(threads, (0, 1)).goals())
+    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault> {
+        let mine = self.view(threads, (0, 1)).goals();
+        if self.peers.processes() == 1 {
+            return Ok(mine);
+        }
+        Ok(self.peers.all_gather(&mine)?.concat())
     }
 
-    fn contains(&mut self, key: u64) -> Result<bool, SpillError> {
-        Ok(self.parts[self.router.route(key)].frontier().contains(&key))
+    fn contains(&mut self, key: u64) -> Result<bool, Fault> {
+        let p = self.router.route(key);
+        let mine = self.peers.owns(p) && self.parts[p].frontier().contains(&key);
+        Ok(self.peers.any(mine)?)
     }
 
-    fn settle_next(&mut self, _depth: u32, threads: usize) -> Result<u64, SpillError> {
+    fn settle_next(&mut self, _depth: u32, width: u64, threads: usize) -> Result<u64, Fault> {
         // With owned bitmaps a wide level is expanded and settled a slice
         // at a time: a slice's candidates are settled against the bits
         // before the next slice is expanded, so the candidates in memory
         // are a slice's, not the level's (eleven: about three successors a
-        // state), and their buffers stay warm.
-        let width: usize = self.parts.iter().map(|p| p.frontier().len()).sum();
+        // state), and their buffers stay warm. Every process takes as many
+        // slices (of its own share), from the level's width.
         let batches = match self.how {
-            Settle::Bitmap { .. } => width.div_ceil(BATCH_STATES).max(1),
+            Settle::Bitmap { .. } => (width as usize).div_ceil(BATCH_STATES).max(1),
             _ => 1,
         };
         let mut next = 0;
         for b in 0..batches {
             self.view(threads, (b, batches))
-                .expand(&self.visited, self.stop);
+                .expand(&self.visited, &self.remote, self.stop);
             let how = match self.how {
                 Settle::Bitmap { sorted, .. } => Settle::Bitmap {
                     sorted: sorted && b + 1 == batches,
@@ -207,25 +235,33 @@ impl<M: Model> Store for InMemory<'_, M> {
                 },
                 other => other,
             };
-            next = settle_all(
-                &mut self.parts,
-                &self.slots,
-                &mut self.incoming,
-                how,
-                threads,
-            );
-            if self.stopped() {
+            transpose(&self.slots, &mut self.incoming);
+            if self.peers.processes() > 1 {
+                send_away(self.peers, self.router, &self.visited, &mut self.incoming)?;
+            }
+            next = settle_all(&mut self.parts, &mut self.incoming, how, threads);
+            transpose(&self.slots, &mut self.incoming);
+            // Across processes every one takes every slice, so that their
+            // exchanges pair up; the loop drops a level cut short.
+            if self.stopped() && self.peers.processes() == 1 {
                 break;
             }
         }
         Ok(next as u64)
     }
 
-    fn has_new_successor(&mut self, _depth: u32, threads: usize) -> Result<bool, SpillError> {
-        Ok(self.view(threads, (0, 1)).has_new_successor(&self.visited))
+    fn has_new_successor(&mut self, depth: u32, width: u64, threads: usize) -> Result<bool, Fault> {
+        if self.peers.processes() == 1 {
+            return Ok(self.view(threads, (0, 1)).has_new_successor(&self.visited));
+        }
+        // Whether another process's successor is new only its owner
+        // knows: the next level is settled everywhere, and dropped.
+        let share = self.settle_next(depth, width, threads)?;
+        self.discard();
+        Ok(self.peers.sum(share)? > 0)
     }
 
-    fn commit(&mut self, _levels: &[u64], _seconds: f64) -> Result<(), SpillError> {
+    fn commit(&mut self, _levels: &[u64], _seconds: f64) -> Result<(), Fault> {
         let keep = self.keep;
         self.parts.iter_mut().for_each(|p| p.commit(keep));
         Ok(())
@@ -241,29 +277,38 @@ impl<M: Model> Store for InMemory<'_, M> {
         self.visited.bytes_per_new_key() + 8 + if self.keep == 0 { 8 } else { 0 }
     }
 
-    fn last_level(&mut self, threads: usize, sorted: bool) -> Vec<u64> {
+    fn last_level(&mut self, width: u64, threads: usize, sorted: bool) -> Result<Vec<u64>, Fault> {
         let mut keys: Vec<u64> = self
             .parts
             .iter()
             .flat_map(|p| p.frontier())
             .copied()
             .collect();
+        if self.peers.processes() > 1 {
+            if width > GATHER_MAX {
+                return Ok(Vec::new());
+            }
+            keys = self.peers.all_gather(&keys)?.concat();
+        }
         if sorted {
             sort_keys(&mut keys, threads);
         }
-        keys
+        Ok(keys)
     }
 
-    fn path(&mut self, goal: u64, threads: usize) -> Result<Vec<u64>, SpillError> {
+    fn path(&mut self, goal: u64, threads: usize) -> Result<Vec<u64>, Fault> {
         let kept: Vec<Vec<Vec<u64>>> = std::mem::take(&mut self.parts)
             .into_iter()
             .map(Partition::into_levels)
             .collect();
-        Ok(rebuild_path(self.model, &kept, self.router, goal, threads))
+        rebuild_path(self.model, self.peers, &kept, self.router, goal, threads)
     }
 
-    fn fault(&self, e: SpillError) -> StopReason {
-        StopReason::Storage(e.to_string())
+    fn fault(&self, e: Fault) -> StopReason {
+        match e {
+            Fault::Storage(e) => StopReason::Storage(e.to_string()),
+            Fault::Peer(e) => StopReason::Cluster(e.to_string()),
+        }
     }
 
     fn finish(self, _stopped: bool) -> Finished {
@@ -273,6 +318,51 @@ impl<M: Model> Store for InMemory<'_, M> {
             disk: None,
         }
     }
+}
+
+/// Moves the workers' per-partition buffers into `incoming`, transposed so
+/// that each partition's settle task owns its column, or back (the same
+/// swap again), with their capacity: the next level reuses them instead
+/// of paying for fresh memory in page faults.
+fn transpose<S>(slots: &Slots<S>, incoming: &mut [Vec<Vec<u64>>]) {
+    for (w, slot) in slots.iter().enumerate() {
+        let mut slot = lock(slot);
+        for (p, column) in incoming.iter_mut().enumerate() {
+            std::mem::swap(&mut column[w], &mut slot.out[p]);
+        }
+    }
+}
+
+/// Sends the candidates for other processes' partitions to them, and puts
+/// those they sent into the last column of this process's partitions
+/// (those `visited` has not seen, where the search keeps a visited set).
+fn send_away(
+    peers: &dyn Peers,
+    router: Router,
+    visited: &Visited,
+    incoming: &mut [Vec<Vec<u64>>],
+) -> Result<(), Fault> {
+    let mut outgoing = vec![Vec::new(); peers.processes()];
+    for (p, runs) in incoming.iter_mut().enumerate() {
+        if !peers.owns(p) {
+            let to = &mut outgoing[peers.owner(p)];
+            for run in runs.iter_mut() {
+                to.extend_from_slice(run);
+                run.clear();
+            }
+        }
+    }
+    for keys in peers.exchange(outgoing)? {
+        for key in keys {
+            let p = router.route(key);
+            if visited.insert(key)
+                && let Some(last) = incoming[p].last_mut()
+            {
+                last.push(key);
+            }
+        }
+    }
+    Ok(())
 }
 
 impl<M: Model> LevelView<'_, M> {
@@ -324,11 +414,12 @@ impl<M: Model> LevelView<'_, M> {
     /// them, under frontier search) to its own buffer for the successor's
     /// partition. A raised `stop` flag abandons the level (the caller drops
     /// it).
-    fn expand(&self, visited: &Visited, stop: Option<&AtomicBool>) {
+    fn expand(&self, visited: &Visited, remote: &[bool], stop: Option<&AtomicBool>) {
         let (model, router) = (self.model, self.router);
         // Frontier search and owned bitmaps take every successor as a
         // candidate and never ask the visited set (whose answer would
-        // always be yes).
+        // always be yes). A visited set knows only this process's keys:
+        // another process's go to their owner, which filters them.
         let every = matches!(visited, Visited::Frontier | Visited::Owned);
         self.min_over_chunks(|slot, chunk| {
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
@@ -341,8 +432,9 @@ impl<M: Model> LevelView<'_, M> {
             } = slot;
             for &key in chunk {
                 for &next in successors_of(model, state, successors, key) {
-                    if every || visited.insert(next) {
-                        out[router.route(next)].push(next);
+                    let p = router.route(next);
+                    if every || remote[p] || visited.insert(next) {
+                        out[p].push(next);
                     }
                 }
             }
@@ -403,26 +495,15 @@ impl<M: Model> LevelView<'_, M> {
 }
 
 /// Settles every partition's share of the next level from the candidates
-/// the workers routed to it, one task per partition; the size of the level.
-///
-/// The workers' per-partition buffers are moved (not copied) into
-/// `incoming`, transposed so that each partition's task owns its column,
-/// and moved back afterwards with their capacity: the next level reuses
-/// them instead of paying for fresh memory in page faults.
-fn settle_all<S: Send>(
+/// routed to it (`incoming[p]`, one run per worker and one from other
+/// processes), one task per partition; the size of this process's share.
+fn settle_all(
     parts: &mut [Partition],
-    slots: &Slots<S>,
     incoming: &mut [Vec<Vec<u64>>],
     how: Settle,
     threads: usize,
 ) -> usize {
-    for (w, slot) in slots.iter().enumerate() {
-        let mut slot = lock(slot);
-        for (p, column) in incoming.iter_mut().enumerate() {
-            std::mem::swap(&mut column[w], &mut slot.out[p]);
-        }
-    }
-    let width = if threads == 1 {
+    if threads == 1 {
         parts
             .iter_mut()
             .zip(incoming.iter_mut())
@@ -434,56 +515,61 @@ fn settle_all<S: Send>(
             .zip(incoming.par_iter_mut())
             .map(|(part, runs)| part.settle(runs, how))
             .sum()
-    };
-    for (w, slot) in slots.iter().enumerate() {
-        let mut slot = lock(slot);
-        for (p, column) in incoming.iter_mut().enumerate() {
-            std::mem::swap(&mut column[w], &mut slot.out[p]);
-        }
     }
-    width
 }
 
 /// Walks back from `goal`, whose level is every partition's newest, to the
 /// start, choosing at each level the smallest key that has the current one
-/// as a successor (so that the path depends on neither thread timing nor
-/// the partition count). `kept[p][d]` is partition p's share of level d,
-/// sorted.
+/// as a successor (so that the path depends on neither thread timing, the
+/// partition count nor the process count). `kept[p][d]` is partition p's
+/// share of level d, sorted (empty for another process's partition: each
+/// process finds its smallest, and the smallest of those is taken).
 fn rebuild_path<M: Model>(
     model: &M,
+    peers: &dyn Peers,
     kept: &[Vec<Vec<u64>>],
     router: Router,
     goal: u64,
     threads: usize,
-) -> Vec<u64> {
-    let depth = kept.first().map_or(0, |levels| levels.len() - 1);
+) -> Result<Vec<u64>, Fault> {
+    let depth = kept
+        .iter()
+        .map(|levels| levels.len())
+        .max()
+        .map_or(0, |n| n - 1);
     let mut state = model.new_state();
     let mut successors = Vec::new();
     let mut path = vec![goal];
     let mut current = goal;
+    let share = |p: usize, d: usize| kept[p].get(d).map_or(&[][..], Vec::as_slice);
     for d in (0..depth).rev() {
-        let previous = if model.reversible() {
+        let mine = if model.reversible() {
             successors_of(model, &mut state, &mut successors, current)
                 .iter()
                 .copied()
-                .filter(|&k| kept[router.route(k)][d].binary_search(&k).is_ok())
+                .filter(|&k| share(router.route(k), d).binary_search(&k).is_ok())
                 .min()
         } else {
             // Each partition's share is sorted, so its first hit is its
             // smallest; the smallest over the partitions is the level's.
-            let first_hit = |levels: &Vec<Vec<u64>>| {
+            let first_hit = |p: usize| {
                 let mut state = model.new_state();
                 let mut successors = Vec::new();
-                levels[d].iter().copied().find(|&key| {
+                share(p, d).iter().copied().find(|&key| {
                     successors_of(model, &mut state, &mut successors, key).contains(&current)
                 })
             };
             // With one worker there is no pool, so no parallel iterator may run.
             if threads == 1 {
-                kept.iter().filter_map(first_hit).min()
+                (0..kept.len()).filter_map(first_hit).min()
             } else {
-                kept.par_iter().filter_map(first_hit).min()
+                (0..kept.len()).into_par_iter().filter_map(first_hit).min()
             }
+        };
+        let previous = if peers.processes() == 1 {
+            mine
+        } else {
+            peers.min(mine)?
         };
         // Every key of a level was found as the successor of one in the level
         // before, so a predecessor always exists.
@@ -491,5 +577,5 @@ fn rebuild_path<M: Model>(
         path.push(current);
     }
     path.reverse();
-    path
+    Ok(path)
 }

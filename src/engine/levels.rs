@@ -11,8 +11,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::memory;
-use super::spill::{DiskUse, SpillError};
+use super::memory::{self, Bound};
+use super::peers::{Fault, Peers};
+use super::spill::DiskUse;
 use super::workers::{SEQUENTIAL_BELOW, cores};
 use super::{Outcome, Progress, Report, StopReason, VisitedKind};
 
@@ -52,31 +53,35 @@ impl Mode {
 /// Where a search's levels live, partition by partition: the seam between
 /// the level loop and its storage.
 ///
-/// A store holds the newest complete level (the frontier) and what it
-/// needs to tell new keys from old ones; `settle_next` expands the frontier
-/// and settles the next level, which then waits for `commit` (it becomes
-/// the frontier) or `discard`. Errors are storage faults (a full disk, a
-/// damaged file); a store in memory has none.
+/// A store holds this process's partitions' shares of the newest complete
+/// level (the frontier) and what it needs to tell new keys from old ones;
+/// `settle_next` expands the frontier and settles the next level, which
+/// then waits for `commit` (it becomes the frontier) or `discard`. Across
+/// processes a store sends other processes' candidates to them through its
+/// [`Peers`], and answers what the loop asks of a level (its goals, a key,
+/// its keys, a path) for the whole search, not its share. Errors are
+/// storage faults (a full disk, a damaged file) and lost peers.
 pub(crate) trait Store {
     /// The goal keys of the newest level, in no particular order.
-    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, SpillError>;
+    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault>;
 
     /// Whether the newest level holds `key`.
-    fn contains(&mut self, key: u64) -> Result<bool, SpillError>;
+    fn contains(&mut self, key: u64) -> Result<bool, Fault>;
 
-    /// Expands the newest level (at `depth`) on `threads` workers and
-    /// settles the next one; its size. A raised stop flag may cut the level
+    /// Expands the newest level (at `depth`, `width` states in all
+    /// processes) on `threads` workers and settles this process's share of
+    /// the next one; the share's size. A raised stop flag may cut the level
     /// short (the loop then discards it).
-    fn settle_next(&mut self, depth: u32, threads: usize) -> Result<u64, SpillError>;
+    fn settle_next(&mut self, depth: u32, width: u64, threads: usize) -> Result<u64, Fault>;
 
     /// Whether some state of the newest level has a successor the search
     /// has not seen (a depth limit at the true depth cuts nothing short);
     /// keeps nothing of the next level.
-    fn has_new_successor(&mut self, depth: u32, threads: usize) -> Result<bool, SpillError>;
+    fn has_new_successor(&mut self, depth: u32, width: u64, threads: usize) -> Result<bool, Fault>;
 
     /// Makes the settled level the newest; `levels` are the sizes of every
     /// level so far (the new one last), `seconds` the search's time so far.
-    fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), SpillError>;
+    fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault>;
 
     /// Drops the settled level.
     fn discard(&mut self);
@@ -85,18 +90,19 @@ pub(crate) trait Store {
     /// (levels on disk cost none: their memory is a fixed budget).
     fn bytes_per_new_key(&self) -> u64;
 
-    /// The newest level's keys, sorted if `sorted`; none when there are too
-    /// many to hold (on disk).
-    fn last_level(&mut self, threads: usize, sorted: bool) -> Vec<u64>;
+    /// The newest level's keys (`width` of them in all processes), sorted
+    /// if `sorted`; none when there are too many to hold (on disk, or to
+    /// gather from other processes).
+    fn last_level(&mut self, width: u64, threads: usize, sorted: bool) -> Result<Vec<u64>, Fault>;
 
     /// The path from a source to `goal`, a key of the newest level, when
     /// every level was kept (sorted): at each level back, the smallest key
     /// that has the current one as a successor.
-    fn path(&mut self, goal: u64, threads: usize) -> Result<Vec<u64>, SpillError>;
+    fn path(&mut self, goal: u64, threads: usize) -> Result<Vec<u64>, Fault>;
 
-    /// Why the search stopped, given the storage fault `e` (with how to go
-    /// on, where a checkpoint survives it).
-    fn fault(&self, e: SpillError) -> StopReason;
+    /// Why the search stopped, given the fault `e` (with how to go on,
+    /// where a checkpoint survives it).
+    fn fault(&self, e: Fault) -> StopReason;
 
     /// Ends the search (`stopped`: by a limit, a signal or a fault): what
     /// the report says of the storage.
@@ -113,9 +119,9 @@ pub(crate) struct Finished {
 /// The newest complete level, as an observer sees it.
 pub(crate) trait Newest {
     /// Its goal keys, in no particular order.
-    fn goals(&mut self) -> Result<Vec<u64>, SpillError>;
+    fn goals(&mut self) -> Result<Vec<u64>, Fault>;
     /// Whether it holds `key`.
-    fn contains(&mut self, key: u64) -> Result<bool, SpillError>;
+    fn contains(&mut self, key: u64) -> Result<bool, Fault>;
 }
 
 /// A store's newest level, looked at with a level's worth of workers.
@@ -125,11 +131,11 @@ struct At<'s, S> {
 }
 
 impl<S: Store> Newest for At<'_, S> {
-    fn goals(&mut self) -> Result<Vec<u64>, SpillError> {
+    fn goals(&mut self) -> Result<Vec<u64>, Fault> {
         self.store.goals(self.threads)
     }
 
-    fn contains(&mut self, key: u64) -> Result<bool, SpillError> {
+    fn contains(&mut self, key: u64) -> Result<bool, Fault> {
         self.store.contains(key)
     }
 }
@@ -137,11 +143,11 @@ impl<S: Store> Newest for At<'_, S> {
 /// What a command does with each complete level (at the given depth):
 /// `Some(outcome)` ends the search there.
 pub(crate) type Observer<'o> =
-    dyn FnMut(u32, &mut dyn Newest) -> Result<Option<Outcome>, SpillError> + Send + 'o;
+    dyn FnMut(u32, &mut dyn Newest) -> Result<Option<Outcome>, Fault> + Send + 'o;
 
 /// An observer that looks for a goal: the smallest goal key of the first
 /// level that has one.
-pub(crate) fn find_goal(depth: u32, level: &mut dyn Newest) -> Result<Option<Outcome>, SpillError> {
+pub(crate) fn find_goal(depth: u32, level: &mut dyn Newest) -> Result<Option<Outcome>, Fault> {
     Ok(level
         .goals()?
         .into_iter()
@@ -222,6 +228,49 @@ impl Limits<'_> {
     }
 }
 
+/// A reason to stop before a level, as words that processes exchange.
+fn encode(reason: &Option<StopReason>) -> [u64; 4] {
+    match reason {
+        None => [0; 4],
+        Some(StopReason::Interrupted) => [1, 0, 0, 0],
+        Some(StopReason::MaxDepth(d)) => [2, u64::from(*d), 0, 0],
+        Some(StopReason::MemoryLimit { limit, needed }) => [3, *limit, *needed, 0],
+        Some(StopReason::MemoryAvailable {
+            available,
+            needed,
+            bound,
+        }) => [4, *available, *needed, bound.code()],
+        // Not decided before a level.
+        Some(_) => [0; 4],
+    }
+}
+
+fn decode(words: &[u64]) -> Option<StopReason> {
+    match *words {
+        [1, ..] => Some(StopReason::Interrupted),
+        [2, d, ..] => Some(StopReason::MaxDepth(d as u32)),
+        [3, limit, needed, _] => Some(StopReason::MemoryLimit { limit, needed }),
+        [4, available, needed, bound] => Some(StopReason::MemoryAvailable {
+            available,
+            needed,
+            bound: Bound::from_code(bound),
+        }),
+        _ => None,
+    }
+}
+
+/// The reason every process stops for: the first process's that has one
+/// (each process checks its own memory and signals).
+fn agree_reason(peers: &dyn Peers, mine: Option<StopReason>) -> Result<Option<StopReason>, Fault> {
+    if peers.processes() == 1 {
+        return Ok(mine);
+    }
+    Ok(peers
+        .all_gather(&encode(&mine))?
+        .iter()
+        .find_map(|words| decode(words)))
+}
+
 /// Where a search starts: the sizes of its complete levels (level 0 alone
 /// for a new search; more for a resumed one) and the time they took.
 pub(crate) struct Start {
@@ -237,6 +286,7 @@ pub(crate) struct Start {
 /// that a report holds complete levels only.
 pub(crate) fn run<S: Store>(
     mut store: S,
+    peers: &dyn Peers,
     limits: &Limits<'_>,
     threads: usize,
     mode: Mode,
@@ -265,7 +315,8 @@ pub(crate) fn run<S: Store>(
     loop {
         // The newest level is complete: look at it, then expand it.
         let depth = levels.len() as u32 - 1;
-        let threads_now = threads_for(*levels.last().expect("level 0"));
+        let width = *levels.last().expect("level 0");
+        let threads_now = threads_for(width);
         let at = &mut At {
             store: &mut store,
             threads: threads_now,
@@ -282,14 +333,32 @@ pub(crate) fn run<S: Store>(
         if outcome != Outcome::Complete {
             break;
         }
-        if let Some(reason) = limits.stop_before_level(depth, &levels, store.bytes_per_new_key()) {
+        let mine = limits.stop_before_level(depth, &levels, store.bytes_per_new_key());
+        let reason = match agree_reason(peers, mine) {
+            Ok(reason) => reason,
+            Err(e) => {
+                fault = Some(e);
+                break;
+            }
+        };
+        if let Some(mut reason) = reason {
             // A depth limit at the last level cuts nothing short: the
             // search is complete if no state of the frontier has a new
             // successor.
             if matches!(reason, StopReason::MaxDepth(_)) {
-                match store.has_new_successor(depth, threads_now) {
-                    Ok(false) => break,
+                match store.has_new_successor(depth, width, threads_now) {
                     Ok(true) => {}
+                    Ok(false) => match agree_reason(
+                        peers,
+                        limits.stopped().then_some(StopReason::Interrupted),
+                    ) {
+                        Ok(None) => break,
+                        Ok(Some(interrupted)) => reason = interrupted,
+                        Err(e) => {
+                            fault = Some(e);
+                            break;
+                        }
+                    },
                     Err(e) => {
                         fault = Some(e);
                         break;
@@ -299,14 +368,29 @@ pub(crate) fn run<S: Store>(
             outcome = Outcome::Stopped(reason);
             break;
         }
-        let width = match store.settle_next(depth, threads_now) {
-            Ok(width) => width,
+        let share = match store.settle_next(depth, width, threads_now) {
+            Ok(share) => share,
             Err(e) => {
                 fault = Some(e);
                 break;
             }
         };
-        if limits.stopped() {
+        // Every process's share and whether a signal cut its level short.
+        let (width, stopped) = if peers.processes() == 1 {
+            (share, limits.stopped())
+        } else {
+            match peers.all_gather(&[share, u64::from(limits.stopped())]) {
+                Ok(all) => (
+                    all.iter().map(|v| v[0]).sum(),
+                    all.iter().any(|v| v[1] != 0),
+                ),
+                Err(e) => {
+                    fault = Some(e.into());
+                    break;
+                }
+            }
+        };
+        if stopped {
             // The level may be cut short by the signal's timing (even to
             // nothing, which must not pass for the end of the search).
             store.discard();
@@ -331,11 +415,25 @@ pub(crate) fn run<S: Store>(
             break;
         }
     }
+    let mut broken = false;
     if let Some(e) = fault {
+        broken = matches!(e, Fault::Peer(_));
         outcome = Outcome::Stopped(store.fault(e));
     }
-    // A goal search has no use for its last level in order.
-    let last_level = store.last_level(threads, mode == Mode::Count);
+    // A goal search has no use for its last level in order. After a lost
+    // peer nothing more can be gathered.
+    let width = *levels.last().expect("level 0");
+    let last_level = if broken {
+        Vec::new()
+    } else {
+        match store.last_level(width, threads, mode == Mode::Count) {
+            Ok(keys) => keys,
+            Err(e) => {
+                outcome = Outcome::Stopped(store.fault(e));
+                Vec::new()
+            }
+        }
+    };
     let path = match (&outcome, mode) {
         (Outcome::Goal { key, .. }, Mode::Solve) => match store.path(*key, threads) {
             Ok(path) => Some(path),
@@ -348,7 +446,7 @@ pub(crate) fn run<S: Store>(
     };
     let finished = store.finish(matches!(outcome, Outcome::Stopped(_)));
     let report = Report {
-        last_level_states: *levels.last().expect("level 0"),
+        last_level_states: width,
         levels,
         last_level,
         outcome,

@@ -99,6 +99,26 @@ pub enum Bound {
 }
 
 impl Bound {
+    /// The bound as a number, for processes to exchange.
+    pub(crate) fn code(self) -> u64 {
+        match self {
+            Bound::Machine => 0,
+            Bound::Cgroup => 1,
+            Bound::AddressSpace => 2,
+            Bound::Data => 3,
+        }
+    }
+
+    /// The bound a [`Bound::code`] stands for.
+    pub(crate) fn from_code(code: u64) -> Bound {
+        match code {
+            1 => Bound::Cgroup,
+            2 => Bound::AddressSpace,
+            3 => Bound::Data,
+            _ => Bound::Machine,
+        }
+    }
+
     /// How the bound is named in messages.
     pub fn name(self) -> &'static str {
         match self {

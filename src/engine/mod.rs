@@ -1,15 +1,16 @@
 //! The search engine: a level-synchronous parallel breadth-first search over
 //! exact `u64` keys. See `README.md` beside this file for the design.
 
-pub mod cluster;
 mod error;
 mod frontier;
 mod in_memory;
 mod levels;
 pub mod memory;
+mod mesh;
 mod model;
 mod on_disk;
 mod partition;
+mod peers;
 pub mod reference;
 mod report;
 mod search;
@@ -18,8 +19,10 @@ mod visited;
 mod workers;
 
 pub use error::SearchError;
+pub use mesh::{Cluster, MeshError};
 pub use model::Model;
 pub use partition::MAX_PARTITIONS;
+pub use peers::PeerError;
 pub use report::{Outcome, Progress, Report, StopReason};
 pub use search::{Hardest, Search, Solution};
 pub use spill::{Checkpoint, DiskUse, Spill, SpillError};

@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use super::frontier::sort_keys;
 use super::levels::{Finished, Mode, Start, Store};
 use super::partition::Router;
+use super::peers::Fault;
 use super::spill::file::{Header, Kind, PartReader, RunFile, RunWriter};
 use super::spill::manifest::{self, Kept, Manifest};
 use super::spill::{Checkpoint, Disk, Spill, SpillError, digest};
@@ -446,7 +447,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
 }
 
 impl<M: Model> Store for OnDisk<'_, M> {
-    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, SpillError> {
+    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault> {
         let failure = Failure::default();
         let found = Mutex::new(Vec::new());
         let model = self.model;
@@ -467,14 +468,14 @@ impl<M: Model> Store for OnDisk<'_, M> {
         Ok(found.into_inner().unwrap_or_else(|e| e.into_inner()))
     }
 
-    fn contains(&mut self, key: u64) -> Result<bool, SpillError> {
+    fn contains(&mut self, key: u64) -> Result<bool, Fault> {
         let p = self.router.route(key);
         let (scratch, keys) = &mut self.scratch;
         let level = self.kept.back().expect("the newest level");
-        level.file_of(p).contains(p, key, scratch, keys)
+        Ok(level.file_of(p).contains(p, key, scratch, keys)?)
     }
 
-    fn settle_next(&mut self, depth: u32, threads: usize) -> Result<u64, SpillError> {
+    fn settle_next(&mut self, depth: u32, _width: u64, threads: usize) -> Result<u64, Fault> {
         let candidates = self.expand(self.newest(), depth, threads)?;
         let mut incoming = std::mem::take(&mut self.incoming);
         let current = self.newest();
@@ -494,15 +495,15 @@ impl<M: Model> Store for OnDisk<'_, M> {
         Ok(width)
     }
 
-    fn has_new_successor(&mut self, depth: u32, threads: usize) -> Result<bool, SpillError> {
+    fn has_new_successor(&mut self, depth: u32, width: u64, threads: usize) -> Result<bool, Fault> {
         // The next level, settled and dropped: at the true depth it is
         // empty.
-        let width = self.settle_next(depth, threads)?;
+        let width = self.settle_next(depth, width, threads)?;
         self.discard();
         Ok(width > 0)
     }
 
-    fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), SpillError> {
+    fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault> {
         let level = self.pending.take().expect("a settled level");
         level.files.iter().for_each(|f| self.disk.count_level(f));
         self.kept.push_back(level);
@@ -544,25 +545,27 @@ impl<M: Model> Store for OnDisk<'_, M> {
         0
     }
 
-    fn last_level(&mut self, threads: usize, sorted: bool) -> Vec<u64> {
-        let newest = self.newest();
-        let states: u64 = newest.files.iter().map(RunFile::keys).sum();
-        let mut keys = if states <= LAST_LEVEL_MAX {
-            self.read_all(newest).unwrap_or_default()
+    fn last_level(&mut self, width: u64, threads: usize, sorted: bool) -> Result<Vec<u64>, Fault> {
+        let mut keys = if width <= LAST_LEVEL_MAX {
+            self.read_all(self.newest()).unwrap_or_default()
         } else {
             Vec::new()
         };
         if sorted {
             sort_keys(&mut keys, threads);
         }
-        keys
+        Ok(keys)
     }
 
-    fn path(&mut self, goal: u64, _threads: usize) -> Result<Vec<u64>, SpillError> {
-        self.rebuild_path(&self.kept, goal)
+    fn path(&mut self, goal: u64, _threads: usize) -> Result<Vec<u64>, Fault> {
+        Ok(self.rebuild_path(&self.kept, goal)?)
     }
 
-    fn fault(&self, e: SpillError) -> StopReason {
+    fn fault(&self, e: Fault) -> StopReason {
+        let e = match e {
+            Fault::Storage(e) => e,
+            Fault::Peer(e) => return StopReason::Cluster(e.to_string()),
+        };
         let resume_hint = if self.spill.checkpoint {
             format!(
                 "; the last checkpoint is whole: continue with `reach resume {}` once the cause is fixed",

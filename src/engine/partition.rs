@@ -303,12 +303,13 @@ impl Partition {
                 }
             }
             Settle::Bitmap { sorted, .. } => {
-                let seen = self
-                    .seen
-                    .as_mut()
-                    .expect("a bitmap settle in a partition that owns a bitmap");
-                for run in runs.iter() {
-                    seen.settle(run, &mut next);
+                // Another process's partition has no bits here, and no
+                // candidates either: they were sent to their owner.
+                debug_assert!(self.seen.is_some() || runs.iter().all(Vec::is_empty));
+                if let Some(seen) = self.seen.as_mut() {
+                    for run in runs.iter() {
+                        seen.settle(run, &mut next);
+                    }
                 }
                 if sorted {
                     next.sort_unstable();

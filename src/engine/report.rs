@@ -35,6 +35,9 @@ pub enum StopReason {
     /// Spilled levels could not be written or read (a full disk, an I/O
     /// error, a damaged file): what failed, and how to go on.
     Storage(String),
+    /// A process of the cluster was lost or stopped answering: which, and
+    /// how to go on.
+    Cluster(String),
 }
 
 impl fmt::Display for StopReason {
@@ -62,6 +65,7 @@ impl fmt::Display for StopReason {
             ),
             StopReason::Interrupted => write!(f, "interrupted"),
             StopReason::Storage(what) => write!(f, "the disk failed: {what}"),
+            StopReason::Cluster(what) => write!(f, "{what}"),
         }
     }
 }

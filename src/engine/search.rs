@@ -6,11 +6,13 @@
 use std::sync::atomic::AtomicBool;
 
 use super::error::SearchError;
-use super::in_memory::InMemory;
+use super::in_memory::{InMemory, bitmap_partitions_for_cache};
 use super::levels::{self, Limits, Mode, Newest, Observer, Start};
+use super::mesh::{Cluster, Mesh};
 use super::on_disk::{Begin, OnDisk};
 use super::partition::MAX_PARTITIONS;
-use super::spill::{Checkpoint, Spill, SpillError};
+use super::peers::{Alone, Peers};
+use super::spill::{Checkpoint, Spill, SpillError, digest};
 use super::visited::{BITMAP_HARD_MAX_KEYS, VisitedKind, resolve};
 use super::workers::cores;
 use super::{Model, Progress, Report};
@@ -39,6 +41,7 @@ pub struct Search<'a, M: Model> {
     pub(crate) stop: Option<&'a AtomicBool>,
     progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
     spill: Option<Spill>,
+    cluster: Option<Cluster>,
 }
 
 /// What [`Search::hardest`] found.
@@ -88,6 +91,7 @@ impl<'a, M: Model> Search<'a, M> {
             stop: None,
             progress: None,
             spill: None,
+            cluster: None,
         }
     }
 
@@ -96,6 +100,16 @@ impl<'a, M: Model> Search<'a, M> {
     /// spills without a checkpoint.
     pub fn spill(mut self, spill: Spill) -> Self {
         self.spill = Some(spill);
+        self
+    }
+
+    /// Runs the search across the processes of `cluster` (each process
+    /// calls the same command with the same model and options): each owns
+    /// a share of the partitions, candidates travel to their owners over
+    /// TCP, and every process takes the same decisions at every level
+    /// boundary, so that all return the same report.
+    pub fn cluster(mut self, cluster: Cluster) -> Self {
+        self.cluster = Some(cluster);
         self
     }
 
@@ -140,7 +154,9 @@ impl<'a, M: Model> Search<'a, M> {
                 self.stop,
                 Begin::Resume(checkpoint),
             )?;
-            Ok::<_, SpillError>(levels::run(store, &limits, threads, mode, start, observe))
+            Ok::<_, SpillError>(levels::run(
+                store, &Alone, &limits, threads, mode, start, observe,
+            ))
         })??;
         Ok(Solution { report, path })
     }
@@ -206,7 +222,8 @@ impl<'a, M: Model> Search<'a, M> {
 
     /// Counts every state reachable from the start, level by level.
     pub fn count(self) -> Result<Report, SearchError> {
-        Ok(self.run(Mode::Count)?.0)
+        let peers = self.connect("count")?;
+        Ok(self.run(Mode::Count, peers.as_ref())?.0)
     }
 
     /// Searches until the first level holding a goal; the outcome says at
@@ -215,7 +232,8 @@ impl<'a, M: Model> Search<'a, M> {
         if !self.model.has_goal() {
             return Err(SearchError::NoGoal);
         }
-        Ok(self.run(Mode::FindGoal)?.0)
+        let peers = self.connect("find")?;
+        Ok(self.run(Mode::FindGoal, peers.as_ref())?.0)
     }
 
     /// A shortest path from the start to a goal. Keeps every level's keys
@@ -225,7 +243,8 @@ impl<'a, M: Model> Search<'a, M> {
         if !self.model.has_goal() {
             return Err(SearchError::NoGoal);
         }
-        let (report, path) = self.run(Mode::Solve)?;
+        let peers = self.connect("solve")?;
+        let (report, path) = self.run(Mode::Solve, peers.as_ref())?;
         Ok(Solution { report, path })
     }
 
@@ -246,9 +265,12 @@ impl<'a, M: Model> Search<'a, M> {
             return Err(SearchError::CheckpointUnsupported("hardest"));
         }
         let model = self.model;
+        let peers = self.connect("hardest")?;
+        let peers = peers.as_ref();
         let mut goals: Vec<u64> = Vec::new();
         let (component, _) = self.run_with(
             Mode::Count,
+            peers,
             vec![model.start()],
             &mut |_, level: &mut dyn Newest| {
                 goals.extend(level.goals()?);
@@ -268,13 +290,17 @@ impl<'a, M: Model> Search<'a, M> {
         }
         let start = model.start();
         let mut start_distance = None;
-        let (mut report, _) =
-            self.run_with(Mode::Count, goals, &mut |depth, level: &mut dyn Newest| {
+        let (mut report, _) = self.run_with(
+            Mode::Count,
+            peers,
+            goals,
+            &mut |depth, level: &mut dyn Newest| {
                 if start_distance.is_none() && level.contains(start)? {
                     start_distance = Some(depth);
                 }
                 Ok(None)
-            })?;
+            },
+        )?;
         hardest.distance = report.depth();
         hardest.positions = std::mem::take(&mut report.last_level);
         hardest.start_distance = start_distance;
@@ -301,12 +327,60 @@ impl<'a, M: Model> Search<'a, M> {
         }
     }
 
-    fn run(&self, mode: Mode) -> Result<(Report, Option<Vec<u64>>), SearchError> {
+    fn run(
+        &self,
+        mode: Mode,
+        peers: Option<&Mesh>,
+    ) -> Result<(Report, Option<Vec<u64>>), SearchError> {
         let observe: &mut Observer<'_> = match mode {
             Mode::Count => &mut |_, _| Ok(None),
             Mode::FindGoal | Mode::Solve => &mut levels::find_goal,
         };
-        self.run_with(mode, vec![self.model.start()], observe)
+        self.run_with(mode, peers, vec![self.model.start()], observe)
+    }
+
+    /// The partition count: as asked; across processes, by default a few
+    /// per process (and, with a bitmap, enough that a share stays in
+    /// cache), the same in every process whatever its threads.
+    fn partitions_for(&self, processes: usize) -> usize {
+        if self.partitions > 0 || processes == 1 {
+            return self.partitions;
+        }
+        let few = (processes * PARTITIONS_PER_PROCESS)
+            .next_power_of_two()
+            .min(MAX_PARTITIONS);
+        let key_space = self.model.key_space();
+        if resolve(self.visited, key_space, self.model.reversible()) == VisitedKind::Bitmap {
+            few.max(bitmap_partitions_for_cache(key_space))
+        } else {
+            few
+        }
+    }
+
+    /// Connects to the other processes of the cluster, if there is one,
+    /// checking that every one runs `command` with the same puzzle and
+    /// options.
+    fn connect(&self, command: &str) -> Result<Option<Mesh>, SearchError> {
+        let Some(cluster) = &self.cluster else {
+            return Ok(None);
+        };
+        self.check()?;
+        let processes = cluster.addresses.len();
+        let none = |v: Option<String>| v.unwrap_or_else(|| "none".into());
+        let settings = format!(
+            "command {command}; visited {}; partitions {}; max-depth {}; max-states {}; levels {}",
+            self.visited.name(),
+            self.partitions_for(processes),
+            none(self.max_depth.map(|d| d.to_string())),
+            none(self.max_states.map(|n| n.to_string())),
+            if self.spill.is_some() {
+                "on disk"
+            } else {
+                "in memory"
+            },
+        );
+        let digest = digest(&self.model.identity());
+        Ok(Some(Mesh::connect(cluster, digest, &settings)?))
     }
 
     /// Checks the options against the model before a search starts.
@@ -347,12 +421,21 @@ impl<'a, M: Model> Search<'a, M> {
     fn run_with(
         &self,
         mode: Mode,
+        mesh: Option<&Mesh>,
         sources: Vec<u64>,
         observe: &mut Observer<'_>,
     ) -> Result<(Report, Option<Vec<u64>>), SearchError> {
         self.check()?;
         let threads = self.thread_count();
         let limits = self.limits();
+        let peers: &dyn Peers = match mesh {
+            Some(mesh) => mesh,
+            None => &Alone,
+        };
+        if peers.processes() > 1 && self.spill.is_some() {
+            return Err(SearchError::ClusterOnDisk);
+        }
+        let partitions = self.partitions_for(peers.processes());
         in_pool(threads, || match &self.spill {
             Some(spill) => {
                 let (store, start) = OnDisk::open(
@@ -361,12 +444,14 @@ impl<'a, M: Model> Search<'a, M> {
                     mode,
                     self.visited,
                     threads,
-                    self.partitions,
+                    partitions,
                     self.memory_limit,
                     self.stop,
                     Begin::Sources(sources),
                 )?;
-                Ok(levels::run(store, &limits, threads, mode, start, observe))
+                Ok(levels::run(
+                    store, peers, &limits, threads, mode, start, observe,
+                ))
             }
             None => {
                 let start = Start {
@@ -375,18 +460,24 @@ impl<'a, M: Model> Search<'a, M> {
                 };
                 let store = InMemory::new(
                     self.model,
+                    peers,
                     self.visited,
                     mode,
                     threads,
-                    self.partitions,
+                    partitions,
                     sources,
                     self.stop,
                 );
-                Ok(levels::run(store, &limits, threads, mode, start, observe))
+                Ok(levels::run(
+                    store, peers, &limits, threads, mode, start, observe,
+                ))
             }
         })?
     }
 }
+
+/// Partitions per process of a cluster by default.
+const PARTITIONS_PER_PROCESS: usize = 16;
 
 /// How many distinct keys `keys` holds.
 fn distinct(keys: &[u64]) -> u64 {

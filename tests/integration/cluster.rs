@@ -1,7 +1,8 @@
-//! The count across processes on loopback (timely-dataflow): exact at 1, 2
-//! and 3 processes of 1 or 2 workers, reversible or not; limits and signals
-//! end every process with process 0's partial report; a lost or absent
-//! peer ends the others with exit 5 and its name.
+//! The command line across processes on loopback: counts exact at 1, 2
+//! and 3 processes of 1 or 2 workers, reversible or not; solve and hardest
+//! as on one process; limits and signals end every process with process
+//! 0's partial report; a lost, stopped or absent peer ends the others with
+//! exit 5 and its name.
 
 use std::io::Write;
 use std::process::{Command as StdCommand, Stdio};
@@ -203,8 +204,7 @@ fn a_lost_peer_ends_the_others_with_exit_5_naming_it() {
     let hosts = Hosts::new(2);
     let mut peer = start(&hosts.args("eleven", "1", &["-j", "1"]), false);
     let zero = start(&hosts.args("eleven", "0", &["-j", "1"]), true);
-    // Connecting takes a second or two (timely retries once a second).
-    std::thread::sleep(Duration::from_millis(5000));
+    std::thread::sleep(Duration::from_millis(3000));
     peer.kill().unwrap();
     peer.wait().unwrap();
     let killed = Instant::now();
@@ -310,4 +310,54 @@ fn bad_hostfiles_and_options_are_usage_errors() {
         .code(2)
         .stderr(predicates::str::contains("do not work with a cluster"));
     let _ = std::fs::remove_file(&dir);
+}
+
+#[test]
+fn a_stopped_peer_ends_the_others_with_exit_5_within_the_peer_timeout() {
+    let hosts = Hosts::new(2);
+    let extra = ["-j", "1", "--peer-timeout", "3"];
+    let peer = start(&hosts.args("eleven", "1", &extra), false);
+    let zero = start(&hosts.args("eleven", "0", &extra), true);
+    std::thread::sleep(Duration::from_millis(2000));
+    StdCommand::new("kill")
+        .args(["-STOP", &peer.id().to_string()])
+        .status()
+        .unwrap();
+    let stopped = Instant::now();
+    let out = zero.wait_with_output().unwrap();
+    let waited = stopped.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    StdCommand::new("kill")
+        .args(["-KILL", &peer.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = peer.wait_with_output();
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("process 1"), "{stderr}");
+    assert!(stderr.contains("has not answered for 3 s"), "{stderr}");
+    // The timeout, plus a level in flight at most.
+    assert!(waited < Duration::from_secs(10), "{waited:?}: {stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn solve_and_hardest_across_processes_are_those_of_one() {
+    for args in [
+        ["solve", "rush-hour", "--metric", "slide"],
+        ["hardest", "klotski", "--top", "3"],
+    ] {
+        let one = count(&args, 0);
+        for processes in ["2", "3"] {
+            let mut v = count(
+                &[&args[..], &["--local-processes", processes, "-j", "1"]].concat(),
+                0,
+            );
+            for key in ["seconds", "threads", "peak_rss_bytes", "states_per_second"] {
+                if let Some(x) = one.get(key) {
+                    v[key] = x.clone();
+                }
+            }
+            assert_eq!(v, one, "{args:?} on {processes} processes");
+        }
+    }
 }

@@ -127,9 +127,9 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
         }
         return Ok(());
     }
-    if s.storage.spill.is_some() || s.storage.checkpoint.is_some() {
+    if s.storage.checkpoint.is_some() {
         bail!(
-            "--spill and --checkpoint do not work with a cluster yet; each process keeps its share of the levels in memory"
+            "--checkpoint does not work with a cluster yet: a cluster keeps its levels on disk with --spill DIR (each process in DIR/process-I), without a checkpoint"
         );
     }
     let (addresses, process, children) = match (&c.cluster, &c.cluster_addresses, c.local_processes)

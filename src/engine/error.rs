@@ -61,7 +61,7 @@ pub enum SearchError {
     Cluster(#[from] crate::engine::mesh::MeshError),
     /// Levels on disk were asked of a search across processes.
     #[error(
-        "--spill and --checkpoint do not work with a cluster yet: each process keeps its share of the levels in memory"
+        "--checkpoint does not work with a cluster yet: a cluster keeps its levels on disk with --spill DIR, without a checkpoint"
     )]
     ClusterOnDisk,
     /// A checkpoint was written by another kind of search.

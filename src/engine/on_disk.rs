@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use super::frontier::sort_keys;
 use super::levels::{Finished, Mode, Start, Store};
 use super::partition::Router;
-use super::peers::Fault;
+use super::peers::{Fault, Peers};
 use super::spill::file::{Header, Kind, PartReader, RunFile, RunWriter};
 use super::spill::manifest::{self, Kept, Manifest};
 use super::spill::{Checkpoint, Disk, Spill, SpillError, digest};
@@ -202,10 +202,15 @@ pub(crate) enum Begin<'c> {
 /// A search's levels on disk.
 pub(crate) struct OnDisk<'a, M: Model> {
     model: &'a M,
+    peers: &'a dyn Peers,
+    /// Whether each partition is another process's.
+    remote: Vec<bool>,
     spill: Spill,
     disk: Disk,
     /// Whether this search made the directory (it then removes it).
     created: bool,
+    /// Whether the directory is this process's in a cluster's (DIR/process-I).
+    cluster: bool,
     router: Router,
     visited: Visited,
     frontier: bool,
@@ -220,7 +225,8 @@ pub(crate) struct OnDisk<'a, M: Model> {
     kept: VecDeque<Level>,
     /// The settled level, until it is committed or discarded.
     pending: Option<Level>,
-    /// incoming[p][w]: worker w's candidates for partition p.
+    /// incoming[p][w]: worker w's candidates for partition p; with other
+    /// processes, a last column for the candidates they sent.
     incoming: Vec<Vec<Vec<u64>>>,
     manifest: Manifest,
     /// Buffers for looking a key up.
@@ -237,6 +243,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn open(
         model: &'a M,
+        peers: &'a dyn Peers,
         spill: &Spill,
         mode: Mode,
         kind: VisitedKind,
@@ -259,6 +266,17 @@ impl<'a, M: Model> OnDisk<'a, M> {
         };
         let visited = Visited::new(kind, model.key_space(), model.reversible(), threads);
         let frontier = matches!(visited, Visited::Frontier);
+        // Across processes each keeps its files in a directory of its own
+        // (DIR/process-I), and the last to leave DIR empty removes it.
+        let cluster = peers.processes() > 1;
+        let spill = &if peers.processes() > 1 {
+            Spill {
+                dir: spill.dir.join(format!("process-{}", peers.me())),
+                ..spill.clone()
+            }
+        } else {
+            spill.clone()
+        };
         let created = !spill.dir.exists();
         let disk = Disk::new(spill)?;
         if resume.is_none() && spill.checkpoint && Checkpoint::exists(&spill.dir) {
@@ -310,11 +328,15 @@ impl<'a, M: Model> OnDisk<'a, M> {
         manifest.digest = format!("{digest:016x}");
         manifest.identity = identity.clone();
         manifest.record = spill.record.clone();
+        let columns = threads + usize::from(peers.processes() > 1);
         let mut store = OnDisk {
             model,
+            peers,
+            remote: (0..partitions).map(|p| !peers.owns(p)).collect(),
             spill: spill.clone(),
             disk,
             created,
+            cluster,
             router,
             visited,
             frontier,
@@ -325,7 +347,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
             keep,
             kept: VecDeque::new(),
             pending: None,
-            incoming: vec![vec![Vec::new(); threads]; partitions],
+            incoming: vec![vec![Vec::new(); columns]; partitions],
             manifest,
             scratch: (Vec::new(), Vec::new()),
         };
@@ -347,9 +369,13 @@ impl<'a, M: Model> OnDisk<'a, M> {
             self.header(Kind::Level, 0, 0, router.partitions()),
         )?;
         let mut part = None;
+        let all = sources.len() as u64;
         for &key in &sources {
-            self.visited.insert(key);
             let p = router.route(key);
+            if self.remote[p] {
+                continue;
+            }
+            self.visited.insert(key);
             if part != Some(p) {
                 writer.partition(p)?;
                 part = Some(p);
@@ -359,7 +385,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
         let file = writer.finish()?;
         self.disk.count_level(&file);
         self.kept.push_back(Level { files: vec![file] });
-        let levels = vec![sources.len() as u64];
+        let levels = vec![all];
         if self.spill.checkpoint {
             self.manifest.levels = levels.clone();
             self.manifest.kept = vec![Kept {
@@ -465,19 +491,40 @@ impl<M: Model> Store for OnDisk<'_, M> {
             Ok(())
         });
         failure.take()?;
-        Ok(found.into_inner().unwrap_or_else(|e| e.into_inner()))
+        let mine = found.into_inner().unwrap_or_else(|e| e.into_inner());
+        if self.peers.processes() == 1 {
+            return Ok(mine);
+        }
+        Ok(self.peers.all_gather(&mine)?.concat())
     }
 
     fn contains(&mut self, key: u64) -> Result<bool, Fault> {
         let p = self.router.route(key);
         let (scratch, keys) = &mut self.scratch;
         let level = self.kept.back().expect("the newest level");
-        Ok(level.file_of(p).contains(p, key, scratch, keys)?)
+        let mine = !self.remote[p] && level.file_of(p).contains(p, key, scratch, keys)?;
+        Ok(self.peers.any(mine)?)
     }
 
     fn settle_next(&mut self, depth: u32, _width: u64, threads: usize) -> Result<u64, Fault> {
         let candidates = self.expand(self.newest(), depth, threads)?;
         let mut incoming = std::mem::take(&mut self.incoming);
+        // Transpose the workers' buffers into incoming[p][w].
+        for (w, worker) in self.workers.iter().enumerate() {
+            let mut worker = lock(worker);
+            for (p, column) in incoming.iter_mut().enumerate() {
+                std::mem::swap(&mut column[w], &mut worker.out[p]);
+            }
+            worker.buffered = 0;
+        }
+        if self.peers.processes() > 1
+            && let Err(e) = self.send_away(&mut incoming, &candidates)
+        {
+            self.incoming = incoming;
+            self.return_buffers();
+            candidates.into_iter().for_each(|f| self.disk.remove(f));
+            return Err(e);
+        }
         let current = self.newest();
         let previous = self.kept.len().checked_sub(2).map(|i| &self.kept[i]);
         let settled = self.settle(
@@ -489,6 +536,7 @@ impl<M: Model> Store for OnDisk<'_, M> {
             threads,
         );
         self.incoming = incoming;
+        self.return_buffers();
         candidates.into_iter().for_each(|f| self.disk.remove(f));
         let (files, width) = settled?;
         self.pending = Some(Level { files });
@@ -498,9 +546,9 @@ impl<M: Model> Store for OnDisk<'_, M> {
     fn has_new_successor(&mut self, depth: u32, width: u64, threads: usize) -> Result<bool, Fault> {
         // The next level, settled and dropped: at the true depth it is
         // empty.
-        let width = self.settle_next(depth, width, threads)?;
+        let share = self.settle_next(depth, width, threads)?;
         self.discard();
-        Ok(width > 0)
+        Ok(self.peers.sum(share)? > 0)
     }
 
     fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault> {
@@ -547,10 +595,13 @@ impl<M: Model> Store for OnDisk<'_, M> {
 
     fn last_level(&mut self, width: u64, threads: usize, sorted: bool) -> Result<Vec<u64>, Fault> {
         let mut keys = if width <= LAST_LEVEL_MAX {
-            self.read_all(self.newest()).unwrap_or_default()
+            self.read_all(self.newest())?
         } else {
             Vec::new()
         };
+        if self.peers.processes() > 1 && width <= LAST_LEVEL_MAX {
+            keys = self.peers.all_gather(&keys)?.concat();
+        }
         if sorted {
             sort_keys(&mut keys, threads);
         }
@@ -558,7 +609,7 @@ impl<M: Model> Store for OnDisk<'_, M> {
     }
 
     fn path(&mut self, goal: u64, _threads: usize) -> Result<Vec<u64>, Fault> {
-        Ok(self.rebuild_path(&self.kept, goal)?)
+        self.rebuild_path(&self.kept, goal)
     }
 
     fn fault(&self, e: Fault) -> StopReason {
@@ -592,6 +643,12 @@ impl<M: Model> Store for OnDisk<'_, M> {
             // nothing else is in it.
             if self.created || self.spill.checkpoint {
                 let _ = std::fs::remove_dir(&self.spill.dir);
+            }
+            if self.cluster
+                && self.created
+                && let Some(parent) = self.spill.dir.parent()
+            {
+                let _ = std::fs::remove_dir(parent);
             }
         }
         Finished {
@@ -659,8 +716,13 @@ impl<M: Model> OnDisk<'_, M> {
     ) -> Result<Vec<RunFile>, SpillError> {
         let failure = Failure::default();
         let flushed = Mutex::new(Vec::new());
-        let (model, router, visited, frontier) =
-            (self.model, self.router, &self.visited, self.frontier);
+        let (model, router, visited, frontier, remote) = (
+            self.model,
+            self.router,
+            &self.visited,
+            self.frontier,
+            &self.remote[..],
+        );
         self.for_each_block(level, threads, &failure, |w, keys| {
             let Worker {
                 state,
@@ -671,8 +733,11 @@ impl<M: Model> OnDisk<'_, M> {
             } = w;
             for &key in keys {
                 for &next in successors_of(model, state, successors, key) {
-                    if frontier || visited.insert(next) {
-                        out[router.route(next)].push(next);
+                    // A bitmap knows only this process's keys: another
+                    // process's go to their owner, which filters them.
+                    let p = router.route(next);
+                    if frontier || remote[p] || visited.insert(next) {
+                        out[p].push(next);
                         *buffered += 1;
                     }
                 }
@@ -731,14 +796,6 @@ impl<M: Model> OnDisk<'_, M> {
         depth: u32,
         threads: usize,
     ) -> Result<(Vec<RunFile>, u64), SpillError> {
-        // Transpose the workers' buffers into incoming[p][w].
-        for (w, worker) in self.workers.iter().enumerate() {
-            let mut worker = lock(worker);
-            for (p, column) in incoming.iter_mut().enumerate() {
-                std::mem::swap(&mut column[w], &mut worker.out[p]);
-            }
-            worker.buffered = 0;
-        }
         let p = self.router.partitions();
         let groups = threads.next_power_of_two().min(p);
         let per_group = p / groups;
@@ -748,6 +805,11 @@ impl<M: Model> OnDisk<'_, M> {
             let mut writer = RunWriter::new(&self.disk, &level_name(depth, first), header)?;
             for (i, runs) in runs.iter_mut().enumerate() {
                 let part = first + i;
+                if self.remote[part] {
+                    // Sent to its owner; nothing of it is settled here.
+                    runs.iter_mut().for_each(Vec::clear);
+                    continue;
+                }
                 writer.partition(part)?;
                 for run in runs.iter_mut() {
                     run.sort_unstable();
@@ -793,14 +855,6 @@ impl<M: Model> OnDisk<'_, M> {
                 .map(settle_group)
                 .collect()
         };
-        // The buffers go back to the workers, with their capacity.
-        for (w, worker) in self.workers.iter().enumerate() {
-            let mut worker = lock(worker);
-            for (p, column) in incoming.iter_mut().enumerate() {
-                column[w].clear();
-                std::mem::swap(&mut column[w], &mut worker.out[p]);
-            }
-        }
         let mut files = Vec::with_capacity(results.len());
         let mut error = None;
         for r in results {
@@ -831,10 +885,63 @@ impl<M: Model> OnDisk<'_, M> {
         Ok(keys)
     }
 
+    /// Sends the candidates for other processes' partitions (in the
+    /// workers' buffers, transposed into `incoming`, and in the candidate
+    /// files) to their owners, and puts those they sent (that the bitmap,
+    /// if any, has not seen) into the last column of this process's
+    /// partitions.
+    fn send_away(
+        &self,
+        incoming: &mut [Vec<Vec<u64>>],
+        candidates: &[RunFile],
+    ) -> Result<(), Fault> {
+        let mut outgoing = vec![Vec::new(); self.peers.processes()];
+        for (p, runs) in incoming.iter_mut().enumerate() {
+            if !self.remote[p] {
+                continue;
+            }
+            let to = &mut outgoing[self.peers.owner(p)];
+            for run in runs.iter_mut() {
+                to.extend_from_slice(run);
+                run.clear();
+            }
+            for c in candidates {
+                if c.keys_in(p) > 0 {
+                    let mut reader = PartReader::new(c, p);
+                    while let Some(key) = reader.next_key()? {
+                        to.push(key);
+                    }
+                }
+            }
+        }
+        for keys in self.peers.exchange(outgoing)? {
+            for key in keys {
+                let p = self.router.route(key);
+                if self.visited.insert(key)
+                    && let Some(last) = incoming[p].last_mut()
+                {
+                    last.push(key);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives the workers their buffers back, empty, with their capacity.
+    fn return_buffers(&mut self) {
+        for (w, worker) in self.workers.iter().enumerate() {
+            let mut worker = lock(worker);
+            for (p, column) in self.incoming.iter_mut().enumerate() {
+                column[w].clear();
+                std::mem::swap(&mut column[w], &mut worker.out[p]);
+            }
+        }
+    }
+
     /// Walks back from `goal` (in the newest of `levels`, which hold every
     /// level from 0) to the start, as the in-memory rebuild does: the
     /// smallest key of each level that has the current one as a successor.
-    fn rebuild_path(&self, levels: &VecDeque<Level>, goal: u64) -> Result<Vec<u64>, SpillError> {
+    fn rebuild_path(&self, levels: &VecDeque<Level>, goal: u64) -> Result<Vec<u64>, Fault> {
         let model = self.model;
         let mut state = model.new_state();
         let (mut successors, mut scratch, mut keys) = (Vec::new(), Vec::new(), Vec::new());
@@ -849,6 +956,7 @@ impl<M: Model> OnDisk<'_, M> {
                 for k in candidates {
                     let p = self.router.route(k);
                     if found.is_none_or(|f| k < f)
+                        && !self.remote[p]
                         && level.file_of(p).contains(p, k, &mut scratch, &mut keys)?
                     {
                         found = Some(k);
@@ -870,6 +978,10 @@ impl<M: Model> OnDisk<'_, M> {
                         }
                     }
                 }
+            }
+            // Each process found its smallest; the smallest of those.
+            if self.peers.processes() > 1 {
+                found = self.peers.min(found)?;
             }
             current = found.ok_or_else(|| SpillError::Damaged {
                 path: level.files[0].path().to_path_buf(),

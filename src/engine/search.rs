@@ -145,6 +145,7 @@ impl<'a, M: Model> Search<'a, M> {
         let (report, path) = in_pool(threads, || {
             let (store, start) = OnDisk::open(
                 self.model,
+                &Alone,
                 &spill,
                 mode,
                 self.visited,
@@ -432,7 +433,7 @@ impl<'a, M: Model> Search<'a, M> {
             Some(mesh) => mesh,
             None => &Alone,
         };
-        if peers.processes() > 1 && self.spill.is_some() {
+        if peers.processes() > 1 && self.spill.as_ref().is_some_and(|s| s.checkpoint) {
             return Err(SearchError::ClusterOnDisk);
         }
         let partitions = self.partitions_for(peers.processes());
@@ -440,6 +441,7 @@ impl<'a, M: Model> Search<'a, M> {
             Some(spill) => {
                 let (store, start) = OnDisk::open(
                     self.model,
+                    peers,
                     spill,
                     mode,
                     self.visited,

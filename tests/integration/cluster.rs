@@ -305,10 +305,19 @@ fn bad_hostfiles_and_options_are_usage_errors() {
     std::fs::write(&dir, "127.0.0.1:2101\n").unwrap();
     refused("3", "--process 3 is not a line");
     reach()
-        .args(["count", "mas", "--local-processes", "2", "--spill", "x"])
+        .args([
+            "count",
+            "mas",
+            "--local-processes",
+            "2",
+            "--checkpoint",
+            "x",
+        ])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("do not work with a cluster"));
+        .stderr(predicates::str::contains(
+            "does not work with a cluster yet",
+        ));
     let _ = std::fs::remove_file(&dir);
 }
 

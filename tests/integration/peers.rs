@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use reach::engine::{Cluster, Model, Outcome, Report, Search, VisitedKind, reference};
+use reach::engine::{Cluster, Model, Outcome, Report, Search, Spill, VisitedKind, reference};
 use reach::puzzles::builtin;
 use reach::puzzles::clocks::Clocks;
 use reach::puzzles::sawtooth::{self, Sawtooth};
@@ -185,6 +185,82 @@ fn hardest_across_processes_is_the_single_process_one() {
                 assert_eq!(got.positions, want.positions, "{what}");
                 assert_eq!(got.start_distance, want.start_distance, "{what}");
                 assert_eq!(got.report.levels, want.report.levels, "{what}");
+            }
+        }
+    }
+}
+
+/// A fresh directory under the system's temporary one, removed on drop.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "reach-peers-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn levels_on_disk_across_processes_are_those_in_memory() {
+    let klotski = builtin::sliding("klotski").unwrap();
+    let rush = builtin::sliding("rush-hour").unwrap();
+    let clocks = Clocks::new([0; 9]);
+    let on_disk = |dir: &TempDir| Spill::new(&dir.0).in_memory_below(0);
+    for n in [1, 2, 3] {
+        for threads in [1, 2] {
+            let what = format!("{n} processes x {threads}");
+            // Counts, frontier search and a bitmap (moves that cannot be
+            // undone), with candidates flushed to disk at every level.
+            for kind in [VisitedKind::Frontier, VisitedKind::Bitmap] {
+                let dir = TempDir::new("count");
+                let want = reference::level_sizes(&klotski);
+                for r in across(&klotski, n, threads, |s| {
+                    s.visited(kind)
+                        .spill(on_disk(&dir).candidate_budget(Some(1)))
+                        .count()
+                        .unwrap()
+                }) {
+                    assert_eq!(r.levels, want, "klotski {kind:?} {what}");
+                    assert!(r.disk.is_some());
+                }
+                assert!(!dir.0.exists(), "{what}: {:?} left behind", dir.0);
+            }
+            let dir = TempDir::new("clocks");
+            let want = reference::level_sizes(&clocks);
+            for r in across(&clocks, n, threads, |s| {
+                s.spill(on_disk(&dir)).count().unwrap()
+            }) {
+                assert_eq!(r.levels, want, "clocks {what}");
+            }
+            // Solutions and hardest positions.
+            let dir = TempDir::new("solve");
+            let want = Search::new(&rush).threads(2).solve().unwrap();
+            for got in across(&rush, n, threads, |s| {
+                s.spill(on_disk(&dir)).solve().unwrap()
+            }) {
+                assert_eq!(got.path, want.path, "rush-hour {what}");
+            }
+            let dir = TempDir::new("hardest");
+            let want = Search::new(&klotski).threads(2).hardest().unwrap();
+            for got in across(&klotski, n, threads, |s| {
+                s.spill(on_disk(&dir)).hardest().unwrap()
+            }) {
+                assert_eq!(got.positions, want.positions, "klotski {what}");
+                assert_eq!(got.report.levels, want.report.levels, "klotski {what}");
+                assert_eq!(got.start_distance, want.start_distance, "klotski {what}");
             }
         }
     }

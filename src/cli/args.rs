@@ -218,6 +218,11 @@ pub struct ResumeArgs {
     /// The memory budget (default: as the run was started).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
+
+    /// A checkpointed cluster's run goes on with the same processes: each
+    /// process I resumes DIR/process-I.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 #[derive(Args, Debug, Clone)]

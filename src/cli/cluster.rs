@@ -31,15 +31,40 @@ impl std::fmt::Display for ClusterFailed {
 impl std::error::Error for ClusterFailed {}
 
 /// A search that lost a process ends as an error (exit 5), not a partial
-/// report.
-pub(super) fn check(report: &Report) -> Result<()> {
+/// report: with a checkpoint, saying how to go on from it.
+pub(super) fn check(report: &Report, s: &Settings) -> Result<()> {
     if let Outcome::Stopped(StopReason::Cluster(what)) = &report.outcome {
-        return Err(ClusterFailed(format!(
-            "{what}\n  the search is abandoned; start it again once every process runs"
-        ))
-        .into());
+        let next = match s.resume_hint() {
+            Some((dir, how)) => format!(
+                "levels 0 to {} are saved in {}; once every process runs, continue with `{how}`",
+                report.depth(),
+                dir.display()
+            ),
+            None => "the search is abandoned; start it again once every process runs".into(),
+        };
+        return Err(ClusterFailed(format!("{what}\n  {next}")).into());
     }
     Ok(())
+}
+
+/// This process's index, when `c` makes it one of a cluster's.
+pub(super) fn process_of(c: &ClusterArgs) -> Option<usize> {
+    if c.local_processes.is_some() {
+        Some(0)
+    } else if c.cluster.is_some() || c.cluster_addresses.is_some() {
+        Some(c.process.unwrap_or(0))
+    } else {
+        None
+    }
+}
+
+/// The options of `reach resume` that run the same cluster again.
+pub(super) fn resume_args(c: &Cluster, local: bool) -> String {
+    if local {
+        format!(" --local-processes {}", c.addresses.len())
+    } else {
+        " --cluster HOSTFILE --process I (on each host, as before)".into()
+    }
 }
 
 /// The most bytes of a hostfile read.
@@ -127,11 +152,6 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
         }
         return Ok(());
     }
-    if s.storage.checkpoint.is_some() {
-        bail!(
-            "--checkpoint does not work with a cluster yet: a cluster keeps its levels on disk with --spill DIR (each process in DIR/process-I), without a checkpoint"
-        );
-    }
     let (addresses, process, children) = match (&c.cluster, &c.cluster_addresses, c.local_processes)
     {
         (Some(file), _, _) => {
@@ -166,7 +186,16 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
             cores
         }
     };
-    watch(children);
+    let local = !children.is_empty();
+    let hint = match (&s.storage.checkpoint, &s.resume_dir) {
+        (_, Some(dir)) | (Some(dir), None) => format!(
+            "\n  once every process runs, continue with `reach resume {} --local-processes {processes}`",
+            dir.display()
+        ),
+        (None, None) => String::new(),
+    };
+    watch(children, hint);
+    s.local = local;
     s.threads = workers;
     s.cluster = Some((processes, workers));
     s.process = process;
@@ -184,20 +213,30 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
 /// than at the connect timeout; the swap makes sure only the first watcher
 /// reports (one atomic read-modify-write; nothing else is published
 /// through the flag).
-fn watch(children: Vec<Child>) {
+fn watch(children: Vec<Child>, hint: String) {
     let failed = Arc::new(AtomicBool::new(false));
+    let hint = Arc::new(hint);
     for (i, mut child) in children.into_iter().enumerate() {
         let failed = Arc::clone(&failed);
+        let hint = Arc::clone(&hint);
         std::thread::spawn(move || {
             let status = child.wait();
             // A peer ends as process 0 does: done, no solution, stopped by
             // a limit or by a signal.
-            let ok = status
-                .as_ref()
-                .is_ok_and(|s| matches!(s.code(), Some(0 | 1 | 3 | 130 | 143)));
+            let code = status.as_ref().ok().and_then(|s| s.code());
+            let ok = matches!(code, Some(0 | 1 | 3 | 130 | 143));
+            if code == Some(2) && !failed.swap(true, Ordering::AcqRel) {
+                // It refused its input (its message is on stderr): so
+                // does the cluster.
+                say!(
+                    "error: process {} of the local cluster refused its input",
+                    i + 1
+                );
+                std::process::exit(i32::from(super::EXIT_BAD_INPUT));
+            }
             if !ok && !failed.swap(true, Ordering::AcqRel) {
                 say!(
-                    "error: process {} of the local cluster ended: {}",
+                    "error: process {} of the local cluster ended: {}{hint}",
                     i + 1,
                     status.map_or_else(|e| e.to_string(), |s| s.to_string())
                 );

@@ -41,7 +41,7 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     let spill = s.spill(&a.puzzle)?;
     let found = spilled(search(&puzzle, s, &signals, &progress), &spill).hardest()?;
     line.finish();
-    super::cluster::check(&found.report)?;
+    super::cluster::check(&found.report, s)?;
     if s.process != 0 {
         return Ok(super::follower_code(
             &found.report,

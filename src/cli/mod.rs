@@ -8,7 +8,7 @@ mod plot;
 mod watch;
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -121,6 +121,11 @@ struct Settings {
     /// This process's index in the cluster (0 alone): only process 0
     /// prints a report, a plot or a page.
     process: usize,
+    /// The directory `reach resume` was given (a cluster's, above each
+    /// process's own).
+    resume_dir: Option<PathBuf>,
+    /// Whether this process started its cluster's peers on this machine.
+    local: bool,
 }
 
 impl Settings {
@@ -137,6 +142,8 @@ impl Settings {
             cluster: None,
             peers: None,
             process: 0,
+            resume_dir: None,
+            local: false,
         }
     }
 
@@ -183,19 +190,37 @@ impl Settings {
     /// Says how to go on from a checkpoint that a limit, a signal or a
     /// storage fault left behind.
     fn checkpoint_hint(&self, report: &Report) {
-        let dir = match (&self.resume, &self.storage.checkpoint) {
-            (Some(cp), _) => cp.dir().to_path_buf(),
-            (None, Some(dir)) => dir.clone(),
-            (None, None) => return,
-        };
-        if !report.is_complete() && Checkpoint::exists(&dir) {
+        if !report.is_complete()
+            && let Some((dir, how)) = self.resume_hint()
+        {
             say!(
-                "checkpoint: levels 0 to {} are saved in {}; continue with `reach resume {}`",
+                "checkpoint: levels 0 to {} are saved in {}; continue with `{how}`",
                 report.depth(),
                 dir.display(),
-                dir.display()
             );
         }
+    }
+
+    /// Where this run's checkpoint is and the command that continues it,
+    /// if it has one on disk.
+    fn resume_hint(&self) -> Option<(PathBuf, String)> {
+        let dir = match (&self.resume_dir, &self.resume, &self.storage.checkpoint) {
+            (Some(dir), _, _) => dir.clone(),
+            (None, Some(cp), _) => cp.dir().to_path_buf(),
+            (None, None, Some(dir)) => dir.clone(),
+            (None, None, None) => return None,
+        };
+        let (own, how) = match &self.peers {
+            Some(c) => (
+                dir.join(format!("process-{}", c.process)),
+                cluster::resume_args(c, self.local),
+            ),
+            None => (dir.clone(), String::new()),
+        };
+        Checkpoint::exists(&own).then(|| {
+            let how = format!("reach resume {}{how}", dir.display());
+            (dir, how)
+        })
     }
 }
 
@@ -237,7 +262,29 @@ fn run_solve<M: Model>(search: Search<'_, M>, s: &Settings) -> Result<Solution> 
 
 /// `reach resume DIR`: the checkpointed command again, from its checkpoint.
 fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
-    let cp = Checkpoint::open(&a.dir)?;
+    // A cluster's process I goes on from its own directory.
+    let process = cluster::process_of(&a.cluster);
+    let dir = match process {
+        Some(i) => a.dir.join(format!("process-{i}")),
+        None => a.dir.clone(),
+    };
+    // A cluster's directory resumed as one process's: say how instead.
+    let first = a.dir.join("process-0");
+    if process.is_none() && !Checkpoint::exists(&dir) && Checkpoint::exists(&first) {
+        let n = Checkpoint::open(&first)?.process().1;
+        bail!(
+            "{} holds the checkpoint of a run on {n} processes (one directory each): resume the run with --local-processes {n} (or --cluster HOSTFILE --process I on each host)",
+            a.dir.display()
+        );
+    }
+    let cp = Checkpoint::open(&dir)?;
+    if process.is_none() && cp.process().1 > 1 {
+        let (i, n) = cp.process();
+        bail!(
+            "{} is process {i} of a run on {n} processes: resume the run with --local-processes {n} (or --cluster HOSTFILE --process I on each host)",
+            a.dir.display()
+        );
+    }
     let argv: Vec<String> = cp
         .record()
         .get("argv")
@@ -273,15 +320,21 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         s
     };
     match command {
-        Command::Count(c) => {
+        Command::Count(mut c) => {
             let mut s = settings(&c.options.run, &c.options.limits, &c.options.storage);
             s.visited = c.options.visited.kind();
             s.resume = Some(cp);
+            s.resume_dir = Some(a.dir.clone());
+            c.options.cluster = a.cluster.clone();
+            cluster::prepare(&c.options.cluster, &mut s)?;
             count(&c, &s)
         }
-        Command::Solve(c) => {
+        Command::Solve(mut c) => {
             let mut s = settings(&c.run, &c.limits, &c.storage);
             s.resume = Some(cp);
+            s.resume_dir = Some(a.dir.clone());
+            c.cluster = a.cluster.clone();
+            cluster::prepare(&c.cluster, &mut s)?;
             solve(&c, &s)
         }
         _ => bail!("{} holds no count or solve to resume", a.dir.display()),
@@ -551,7 +604,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         }
     };
     line.finish();
-    cluster::check(&report)?;
+    cluster::check(&report, s)?;
     if s.process != 0 {
         return Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)));
     }
@@ -759,7 +812,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     let spill = s.spill(&a.puzzle)?;
     let solution = run_solve(spilled(search(&puzzle, s, &signals, &progress), &spill), s)?;
     line.finish();
-    cluster::check(&solution.report)?;
+    cluster::check(&solution.report, s)?;
     if s.process != 0 {
         return Ok(follower_code(
             &solution.report,

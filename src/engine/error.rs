@@ -59,12 +59,19 @@ pub enum SearchError {
     /// The cluster could not be formed.
     #[error(transparent)]
     Cluster(#[from] crate::engine::mesh::MeshError),
-    /// Levels on disk were asked of a search across processes.
-    #[error(
-        "--checkpoint does not work with a cluster yet: a cluster keeps its levels on disk with --spill DIR, without a checkpoint"
-    )]
-    ClusterOnDisk,
+    /// A process of the cluster was lost while the search was set up.
+    #[error(transparent)]
+    Peer(#[from] crate::engine::peers::PeerError),
     /// A checkpoint was written by another kind of search.
     #[error("{0}")]
     Checkpoint(String),
+}
+
+impl From<crate::engine::peers::Fault> for SearchError {
+    fn from(fault: crate::engine::peers::Fault) -> SearchError {
+        match fault {
+            crate::engine::peers::Fault::Storage(e) => SearchError::Spill(e),
+            crate::engine::peers::Fault::Peer(e) => SearchError::Peer(e),
+        }
+    }
 }

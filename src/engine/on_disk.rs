@@ -252,7 +252,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
         memory_limit: Option<u64>,
         stop: Option<&'a AtomicBool>,
         begin: Begin<'_>,
-    ) -> Result<(OnDisk<'a, M>, Start), SpillError> {
+    ) -> Result<(OnDisk<'a, M>, Start), Fault> {
         let identity = model.identity();
         let digest = digest(&identity);
         let resume = match &begin {
@@ -269,7 +269,8 @@ impl<'a, M: Model> OnDisk<'a, M> {
         // Across processes each keeps its files in a directory of its own
         // (DIR/process-I), and the last to leave DIR empty removes it.
         let cluster = peers.processes() > 1;
-        let spill = &if peers.processes() > 1 {
+        // (A resumed checkpoint's directory is already the process's own.)
+        let spill = &if cluster && resume.is_none() {
             Spill {
                 dir: spill.dir.join(format!("process-{}", peers.me())),
                 ..spill.clone()
@@ -282,7 +283,8 @@ impl<'a, M: Model> OnDisk<'a, M> {
         if resume.is_none() && spill.checkpoint && Checkpoint::exists(&spill.dir) {
             return Err(SpillError::CheckpointExists {
                 path: spill.dir.clone(),
-            });
+            }
+            .into());
         }
         let partitions = match resume {
             Some(cp) => {
@@ -291,7 +293,8 @@ impl<'a, M: Model> OnDisk<'a, M> {
                     return Err(SpillError::Damaged {
                         path: cp.dir.join(manifest::NAME),
                         what: format!("{p} partitions is not a power of two up to 65536"),
-                    });
+                    }
+                    .into());
                 }
                 p
             }
@@ -316,8 +319,12 @@ impl<'a, M: Model> OnDisk<'a, M> {
         });
         // Levels kept: all to rebuild a path (and, with a bitmap, to
         // rebuild the bitmap on resume); the last two for frontier search.
+        // A checkpointed cluster keeps one level more: processes may be a
+        // level apart when one dies, and all resume from the level every
+        // one saved.
         let keep = match (mode, frontier, spill.checkpoint) {
             (Mode::Solve, _, _) | (_, false, true) => 0,
+            (_, true, true) if peers.processes() > 1 => 3,
             (_, true, _) => 2,
             (_, false, false) => 1,
         };
@@ -328,6 +335,8 @@ impl<'a, M: Model> OnDisk<'a, M> {
         manifest.digest = format!("{digest:016x}");
         manifest.identity = identity.clone();
         manifest.record = spill.record.clone();
+        manifest.process = peers.me() as u32;
+        manifest.processes = peers.processes() as u32;
         let columns = threads + usize::from(peers.processes() > 1);
         let mut store = OnDisk {
             model,
@@ -359,7 +368,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
     }
 
     /// Writes `sources` as level 0 (and, checkpointed, its manifest).
-    fn level_zero(&mut self, mut sources: Vec<u64>) -> Result<Start, SpillError> {
+    fn level_zero(&mut self, mut sources: Vec<u64>) -> Result<Start, Fault> {
         let router = self.router;
         sources.sort_unstable_by_key(|&k| (router.route(k), k));
         sources.dedup();
@@ -387,6 +396,14 @@ impl<'a, M: Model> OnDisk<'a, M> {
         self.kept.push_back(Level { files: vec![file] });
         let levels = vec![all];
         if self.spill.checkpoint {
+            // The run's name: process 0's clock and process id, which
+            // every process records.
+            let seed = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+                ^ u64::from(std::process::id()) << 32;
+            let run = self.peers.all_gather(&[seed])?[0][0];
+            self.manifest.run = format!("{run:016x}");
             self.manifest.levels = levels.clone();
             self.manifest.kept = vec![Kept {
                 depth: 0,
@@ -403,18 +420,82 @@ impl<'a, M: Model> OnDisk<'a, M> {
 
     /// Takes up the levels that `cp` names, each file checked against the
     /// manifest and every block against its checksum.
-    fn resume(&mut self, cp: &Checkpoint) -> Result<Start, SpillError> {
+    fn resume(&mut self, cp: &Checkpoint) -> Result<Start, Fault> {
         let m = &cp.manifest;
         let partitions = self.router.partitions();
+        let manifest_path = cp.dir.join(manifest::NAME);
         if m.identity != self.manifest.identity || m.digest != self.manifest.digest {
             return Err(SpillError::Foreign {
-                path: cp.dir.join(manifest::NAME),
+                path: manifest_path,
                 what: "it was written for another puzzle or metric".into(),
-            });
+            }
+            .into());
         }
-        let levels = m.levels.clone();
+        let (me, n) = (self.peers.me(), self.peers.processes());
+        if (m.process as usize, m.processes as usize) != (me, n) && n == 1 {
+            return Err(SpillError::Foreign {
+                path: manifest_path,
+                what: format!(
+                    "it is process {} of a run on {} processes: resume it with --local-processes {} (or --cluster HOSTFILE --process {})",
+                    m.process, m.processes, m.processes, m.process
+                ),
+            }.into());
+        }
+        let mut levels = m.levels.clone();
+        if levels.is_empty() {
+            return Err(SpillError::Damaged {
+                path: manifest_path,
+                what: "it names no level".into(),
+            }
+            .into());
+        }
+        // Across processes: the checkpoints must be one run's, each in its
+        // process's place, and all go on from the last level every one
+        // saved (a process may be one level ahead of another that died).
+        if n > 1 {
+            let run = u64::from_str_radix(&m.run, 16).unwrap_or(0);
+            let mine = [
+                run,
+                u64::from(m.process),
+                u64::from(m.processes),
+                levels.len() as u64 - 1,
+            ];
+            let all = self.peers.all_gather(&mine)?;
+            for (q, theirs) in all.iter().enumerate() {
+                let what = if theirs[2] != n as u64 {
+                    format!(
+                        "process {q}'s checkpoint is of a run on {} processes, this run has {n}",
+                        theirs[2]
+                    )
+                } else if theirs[1] != q as u64 {
+                    format!(
+                        "process {q}'s directory holds process {}'s checkpoint",
+                        theirs[1]
+                    )
+                } else if theirs[0] != all[0][0] {
+                    format!("process {q}'s checkpoint is of another run than process 0's")
+                } else {
+                    continue;
+                };
+                return Err(SpillError::Foreign {
+                    path: manifest_path,
+                    what: format!(
+                        "{what}\n  help: resume with the same processes and the directories of one run"
+                    ),
+                }.into());
+            }
+            let last = all.iter().map(|v| v[3]).min().unwrap_or(0) as usize;
+            levels.truncate(last + 1);
+        }
         self.manifest.record = m.record.clone();
+        self.manifest.run = m.run.clone();
+        let last = levels.len() - 1;
+        let mut named = Vec::new();
         for k in &m.kept {
+            // A level past the one every process saved is settled again.
+            if k.depth as usize > last {
+                continue;
+            }
             let mut files = Vec::new();
             let mut first = 0usize;
             for name in &k.files {
@@ -429,30 +510,34 @@ impl<'a, M: Model> OnDisk<'a, M> {
                 files.push(file);
             }
             let keys: u64 = files.iter().map(RunFile::keys).sum();
-            if first != partitions || levels.get(k.depth as usize) != Some(&keys) {
+            // Alone, a level's files hold the whole level; in a cluster
+            // this process's share.
+            if first != partitions || (n == 1 && levels.get(k.depth as usize) != Some(&keys)) {
                 return Err(SpillError::Damaged {
-                    path: cp.dir.join(manifest::NAME),
+                    path: manifest_path,
                     what: format!("its level {} does not match its files", k.depth),
-                });
+                }
+                .into());
             }
+            named.push(k.clone());
             self.kept.push_back(Level { files });
         }
-        remove_orphans(&cp.dir, &m.kept);
-        // Exactly the levels this search keeps, ending at the last
-        // complete one: a frontier search resumed without level d-1 would
-        // count its keys again.
-        let needed = if self.keep == 0 {
-            levels.len()
-        } else {
-            self.keep.min(levels.len())
+        remove_orphans(&cp.dir, &named);
+        // The levels this search keeps, ending at the last complete one: a
+        // frontier search resumed without level d-1 would count its keys
+        // again.
+        let needed = match self.keep {
+            0 => levels.len(),
+            keep => keep.min(2).min(levels.len()),
         };
-        let depths: Vec<usize> = m.kept.iter().map(|k| k.depth as usize).collect();
-        let expected: Vec<usize> = (levels.len() - needed..levels.len()).collect();
-        if levels.is_empty() || depths != expected {
+        let depths: Vec<usize> = named.iter().map(|k| k.depth as usize).collect();
+        let consecutive = depths.windows(2).all(|w| w[1] == w[0] + 1);
+        if depths.last() != Some(&last) || depths.len() < needed || !consecutive {
             return Err(SpillError::Damaged {
-                path: cp.dir.join(manifest::NAME),
+                path: manifest_path,
                 what: "it does not name the levels a resumed search needs".into(),
-            });
+            }
+            .into());
         }
         if !self.frontier {
             for level in &self.kept {

@@ -12,7 +12,7 @@ use super::mesh::{Cluster, Mesh};
 use super::on_disk::{Begin, OnDisk};
 use super::partition::MAX_PARTITIONS;
 use super::peers::{Alone, Peers};
-use super::spill::{Checkpoint, Spill, SpillError, digest};
+use super::spill::{Checkpoint, Spill, digest};
 use super::visited::{BITMAP_HARD_MAX_KEYS, VisitedKind, resolve};
 use super::workers::cores;
 use super::{Model, Progress, Report};
@@ -125,6 +125,10 @@ impl<'a, M: Model> Search<'a, M> {
                 checkpoint.manifest.mode
             ))
         })?;
+        if self.model.identity().is_empty() {
+            return Err(SearchError::NoIdentity);
+        }
+        // In a cluster each process's checkpoint is its own directory.
         let spill = Spill {
             dir: checkpoint.dir.clone(),
             checkpoint: true,
@@ -133,9 +137,11 @@ impl<'a, M: Model> Search<'a, M> {
                 .take()
                 .unwrap_or_else(|| Spill::new(checkpoint.dir.clone()))
         };
-        if self.model.identity().is_empty() {
-            return Err(SearchError::NoIdentity);
-        }
+        let mesh = self.connect(&format!("resume {}", mode.name()))?;
+        let peers: &dyn Peers = match &mesh {
+            Some(mesh) => mesh,
+            None => &Alone,
+        };
         let threads = self.thread_count();
         let limits = self.limits();
         let observe: &mut Observer<'_> = match mode {
@@ -145,18 +151,18 @@ impl<'a, M: Model> Search<'a, M> {
         let (report, path) = in_pool(threads, || {
             let (store, start) = OnDisk::open(
                 self.model,
-                &Alone,
+                peers,
                 &spill,
                 mode,
                 self.visited,
                 threads,
-                self.partitions,
+                self.partitions_for(peers.processes()),
                 self.memory_limit,
                 self.stop,
                 Begin::Resume(checkpoint),
             )?;
-            Ok::<_, SpillError>(levels::run(
-                store, &Alone, &limits, threads, mode, start, observe,
+            Ok::<_, SearchError>(levels::run(
+                store, peers, &limits, threads, mode, start, observe,
             ))
         })??;
         Ok(Solution { report, path })
@@ -433,9 +439,6 @@ impl<'a, M: Model> Search<'a, M> {
             Some(mesh) => mesh,
             None => &Alone,
         };
-        if peers.processes() > 1 && self.spill.as_ref().is_some_and(|s| s.checkpoint) {
-            return Err(SearchError::ClusterOnDisk);
-        }
         let partitions = self.partitions_for(peers.processes());
         in_pool(threads, || match &self.spill {
             Some(spill) => {

@@ -305,19 +305,10 @@ fn bad_hostfiles_and_options_are_usage_errors() {
     std::fs::write(&dir, "127.0.0.1:2101\n").unwrap();
     refused("3", "--process 3 is not a line");
     reach()
-        .args([
-            "count",
-            "mas",
-            "--local-processes",
-            "2",
-            "--checkpoint",
-            "x",
-        ])
+        .args(["count", "mas", "--process", "1"])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains(
-            "does not work with a cluster yet",
-        ));
+        .stderr(predicates::str::contains("--process needs --cluster"));
     let _ = std::fs::remove_file(&dir);
 }
 
@@ -369,4 +360,160 @@ fn solve_and_hardest_across_processes_are_those_of_one() {
             assert_eq!(v, one, "{args:?} on {processes} processes");
         }
     }
+}
+
+/// A fresh directory under the system's temporary one, removed on drop.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("reach-cluster-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        TempDir(dir)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The fields that must not depend on how the run was cut up.
+fn essentials(v: &serde_json::Value) -> [serde_json::Value; 4] {
+    [
+        v["states"].clone(),
+        v["depth"].clone(),
+        v["levels"].clone(),
+        v["stop_reason"].clone(),
+    ]
+}
+
+#[test]
+fn a_checkpointed_cluster_killed_at_a_random_moment_resumes_to_the_uninterrupted_count() {
+    let puzzle = ["count", "eleven", "--max-depth", "30", "-j", "1"];
+    let reference = count(&puzzle, 3);
+    let dir = TempDir::new("kill");
+    // A moment from the clock, printed on failure; which process dies too.
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
+    let after = Duration::from_millis(800 + seed % 2500);
+    let victim = (seed / 7 % 2) as usize;
+    let what = format!("killed process {victim} after {after:?}");
+    let hosts = Hosts::new(2);
+    let mut extra = puzzle[2..].to_vec();
+    extra.extend(["--json", "--checkpoint", dir.path()]);
+    let mut procs: Vec<_> = ["0", "1"]
+        .iter()
+        .map(|i| start(&hosts.args("eleven", i, &extra), true))
+        .collect();
+    std::thread::sleep(after);
+    let finished = procs[victim].try_wait().unwrap().is_some();
+    assert!(!finished, "{what}: the run ended before the kill");
+    procs[victim].kill().unwrap();
+    let killed = Instant::now();
+    let other = procs.remove(1 - victim);
+    let out = other.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        killed.elapsed() < Duration::from_secs(10),
+        "{what}: {stderr}"
+    );
+    assert_eq!(out.status.code(), Some(5), "{what}: {stderr}");
+    assert!(
+        stderr.contains(&format!("lost process {victim}")),
+        "{what}: {stderr}"
+    );
+    assert!(
+        stderr.contains("continue with `reach resume"),
+        "{what}: {stderr}"
+    );
+    procs[0].wait().unwrap();
+    // Both go on, from the last level every one saved.
+    let hosts = Hosts::new(2);
+    let resume = |i: &'static str| {
+        start(
+            &[
+                "resume",
+                dir.path(),
+                "--cluster",
+                hosts.0.to_str().unwrap(),
+                "--process",
+                i,
+                "--json",
+            ],
+            true,
+        )
+    };
+    let peer = resume("1");
+    let zero = resume("0").wait_with_output().unwrap();
+    let peer = peer.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&zero.stderr);
+    assert_eq!(zero.status.code(), Some(3), "{what}: {stderr}");
+    assert_eq!(peer.status.code(), Some(3), "{what}");
+    assert_eq!(
+        essentials(&json(&zero.stdout)),
+        essentials(&reference),
+        "{what}"
+    );
+}
+
+#[test]
+fn checkpoints_of_two_runs_are_refused_together() {
+    let a = TempDir::new("run-a");
+    let b = TempDir::new("run-b");
+    for dir in [&a, &b] {
+        count(
+            &[
+                "count",
+                "klotski",
+                "--max-depth",
+                "50",
+                "--local-processes",
+                "2",
+                "--checkpoint",
+                dir.path(),
+            ],
+            3,
+        );
+    }
+    // Process 1's directory of run a swapped for run b's.
+    std::fs::remove_dir_all(a.0.join("process-1")).unwrap();
+    std::fs::rename(b.0.join("process-1"), a.0.join("process-1")).unwrap();
+    let hosts = Hosts::new(2);
+    let resume = |i: &'static str| {
+        start(
+            &[
+                "resume",
+                a.path(),
+                "--cluster",
+                hosts.0.to_str().unwrap(),
+                "--process",
+                i,
+            ],
+            false,
+        )
+    };
+    let peer = resume("1");
+    let zero = resume("0").wait_with_output().unwrap();
+    let peer = peer.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&zero.stderr);
+    assert_eq!(zero.status.code(), Some(2), "{stderr}");
+    assert_eq!(peer.status.code(), Some(2));
+    assert!(
+        stderr.contains("process 1's checkpoint is of another run than process 0's"),
+        "{stderr}"
+    );
+    // Resumed alone, a process's share is refused with how to go on.
+    reach()
+        .args(["resume", a.path()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--local-processes 2"));
 }

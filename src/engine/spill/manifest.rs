@@ -47,6 +47,20 @@ pub(crate) struct Manifest {
     pub kept: Vec<Kept>,
     /// What the caller asked to remember (the command line's settings).
     pub record: BTreeMap<String, String>,
+    /// The run this checkpoint is part of (the same in every process of a
+    /// cluster's run), in hex.
+    #[serde(default)]
+    pub run: String,
+    /// This process's index in its cluster (0 alone).
+    #[serde(default)]
+    pub process: u32,
+    /// The processes of the run (1 alone).
+    #[serde(default = "one")]
+    pub processes: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl Manifest {
@@ -121,6 +135,9 @@ impl Manifest {
             seconds: 0.0,
             kept: Vec::new(),
             record: BTreeMap::new(),
+            run: String::new(),
+            process: 0,
+            processes: 1,
         }
     }
 }
@@ -166,5 +183,13 @@ impl Checkpoint {
     /// The complete levels' sizes.
     pub fn levels(&self) -> &[u64] {
         &self.manifest.levels
+    }
+
+    /// Which process of how many wrote it ((0, 1) alone).
+    pub fn process(&self) -> (usize, usize) {
+        (
+            self.manifest.process as usize,
+            self.manifest.processes as usize,
+        )
     }
 }

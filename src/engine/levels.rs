@@ -207,8 +207,9 @@ impl Limits<'_> {
         let next = (last * growth) as u64;
         let extra = next.saturating_mul(per_key);
         // Reading /proc costs tens of microseconds, a real share of a thin
-        // level: levels that add under 1 MiB are not checked one by one.
-        if extra < 1 << 20 && !depth.is_multiple_of(64) {
+        // level in memory: levels that add under 1 MiB are not checked one
+        // by one. Levels on disk (no memory a key) are checked every time.
+        if per_key > 0 && extra < 1 << 20 && !depth.is_multiple_of(64) {
             return None;
         }
         let rss = memory::current_rss_bytes()?;

@@ -303,9 +303,11 @@ impl<'a, M: Model> OnDisk<'a, M> {
         let router = Router::new(partitions);
         // Half the memory budget for the candidates the workers hold, with
         // room for their buffers' growth by doubling.
+        // Of a memory limit, what the process does not hold already.
+        let rss = crate::engine::memory::current_rss_bytes().unwrap_or(0);
         let budget = spill
             .candidate_budget
-            .or_else(|| memory_limit.map(|limit| limit / 2))
+            .or_else(|| memory_limit.map(|limit| limit.saturating_sub(rss) / 2))
             .or_else(|| crate::engine::memory::headroom().map(|(room, _)| room / 4))
             .unwrap_or(1 << 29);
         let flush_at = ((budget / 8 / 2) as usize / threads).max(1 << 16);

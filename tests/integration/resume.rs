@@ -303,3 +303,45 @@ fn a_full_filesystem_ends_with_exit_3_and_resumes_once_there_is_room() {
     assert_eq!(v["states"], 2_613_742);
     assert_eq!(v["depth"], 1368);
 }
+
+#[test]
+fn a_spilled_count_keeps_its_peak_memory_under_the_limit() {
+    // The 15-puzzle to depth 22: 12.3 million states, 5.8 million in the
+    // last level (44 MiB of keys): far more than the limits, which hold
+    // the candidates the workers buffer and the readers of a merge.
+    let dir = TempDir::new("limit");
+    let puzzle = dir.join("15.toml");
+    std::fs::write(
+        &puzzle,
+        "distinct = \"*\"\nboard = \"\"\"\n1234\n5678\n9ABC\nDEF.\n\"\"\"\n",
+    )
+    .unwrap();
+    for (limit, bytes) in [("32M", 32u64 << 20), ("64M", 64 << 20)] {
+        let spill = dir.join(limit);
+        let out = reach()
+            .args([
+                "count",
+                puzzle.to_str().unwrap(),
+                "--max-depth",
+                "22",
+                "-j",
+                "2",
+                "--json",
+                "--memory-limit",
+                limit,
+                "--spill",
+                spill.to_str().unwrap(),
+            ])
+            .assert()
+            .code(3)
+            .get_output()
+            .stdout
+            .clone();
+        let v = json(&out);
+        assert_eq!(v["states"], 12_318_701, "{limit}");
+        let peak = v["peak_rss_bytes"].as_u64().unwrap();
+        // The limit, and a few MiB the process holds whatever the budget
+        // (its threads, the allocator's pages in flight).
+        assert!(peak <= bytes + (4 << 20), "{limit}: peak {peak} bytes");
+    }
+}

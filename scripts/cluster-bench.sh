@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The count across processes (timely-dataflow) on this machine's loopback:
+# The count across processes (the TCP mesh) on this machine's loopback:
 # every configuration of processes x workers, each process started from a
 # hostfile and measured on its own (peak RSS per process), the counts and
 # level profiles checked against the single-process engine.

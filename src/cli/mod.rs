@@ -277,6 +277,20 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
             a.dir.display()
         );
     }
+    // This machine's processes: every one's directory must be there
+    // before any is started.
+    if let Some(n) = a.cluster.local_processes {
+        for i in 0..n {
+            let own = a.dir.join(format!("process-{i}"));
+            if !Checkpoint::exists(&own) {
+                bail!(
+                    "{} holds no checkpoint of process {i} (no {}): every process of the run must resume from its own directory\n  help: give the directory of a whole run, with as many processes as it had",
+                    a.dir.display(),
+                    own.join("checkpoint.toml").display()
+                );
+            }
+        }
+    }
     let cp = Checkpoint::open(&dir)?;
     if process.is_none() && cp.process().1 > 1 {
         let (i, n) = cp.process();

@@ -47,8 +47,12 @@ const GOODBYE: u64 = u64::MAX - 1;
 const MAX_FRAME_WORDS: u64 = 1 << 32;
 /// The longest settings text in a hello.
 const MAX_SETTINGS: u64 = 4096;
-/// How long a stranger may take to say hello.
+/// How long a connection accepted may take to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a process that dialled waits for the answering hello (longer
+/// than the other side's wait, so that the one who gives up first is the
+/// listener).
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where the processes of a cluster are, and which one this is.
 #[derive(Clone, Debug)]
@@ -247,6 +251,7 @@ impl Mesh {
         let listener = TcpListener::bind(&cluster.addresses[me]).map_err(listen_error)?;
         listener.set_nonblocking(true).map_err(listen_error)?;
         let mut streams: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
+        let (greeted_tx, greeted_rx) = crossbeam_channel::unbounded();
         // Earlier processes listen for this one; later ones connect to it.
         // Both go on at once, so that no order of starting deadlocks.
         let mut next_out = 0;
@@ -295,25 +300,44 @@ impl Mesh {
                     )),
                 }
             }
+            // Each connection says hello on a thread of its own, so that a
+            // silent one holds up nobody.
             match listener.accept() {
                 Ok((stream, from)) => {
                     progressed = true;
-                    match greet(stream, &hello, &streams) {
-                        Ok((stream, theirs)) => {
-                            if let Some(what) = hello.difference(&theirs) {
-                                return Err(MeshError::Mismatch {
-                                    process: theirs.process as usize,
-                                    other: me,
-                                    what,
-                                });
-                            }
-                            streams[theirs.process as usize] = Some(stream);
-                        }
-                        Err(what) => warn(&format!("closed a connection from {from}: {what}")),
-                    }
+                    let (tx, hello) = (greeted_tx.clone(), hello.clone());
+                    std::thread::spawn(move || {
+                        let _ = tx.send((from, greet(stream, &hello)));
+                    });
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(e) => warn(&format!("accepting a connection: {e}")),
+            }
+            while let Ok((from, greeted)) = greeted_rx.try_recv() {
+                progressed = true;
+                match greeted {
+                    Ok((stream, theirs)) => {
+                        if let Some(what) = hello.difference(&theirs) {
+                            return Err(MeshError::Mismatch {
+                                process: theirs.process as usize,
+                                other: me,
+                                what,
+                            });
+                        }
+                        // A process dials again only when its last try
+                        // failed on its side: the newest connection is the
+                        // one it uses.
+                        let slot = &mut streams[theirs.process as usize];
+                        if slot.is_some() {
+                            warn(&format!(
+                                "process {} connected again from {from}: the new connection replaces the old",
+                                theirs.process
+                            ));
+                        }
+                        *slot = Some(stream);
+                    }
+                    Err(what) => warn(&format!("closed a connection from {from}: {what}")),
+                }
             }
             if !progressed {
                 std::thread::sleep(Duration::from_millis(20));
@@ -637,7 +661,7 @@ fn dial(
         return Ok(None);
     };
     stream
-        .set_read_timeout(Some(HELLO_TIMEOUT))
+        .set_read_timeout(Some(ANSWER_TIMEOUT))
         .map_err(|e| e.to_string())?;
     hello.write(&mut stream).map_err(|e| e.to_string())?;
     let theirs = Hello::read(&mut stream)?;
@@ -645,26 +669,19 @@ fn dial(
 }
 
 /// Trades hellos with a connection accepted from a later process: refuses
-/// strangers, indices out of range or not after this one, and duplicates.
-fn greet(
-    mut stream: TcpStream,
-    hello: &Hello,
-    streams: &[Option<TcpStream>],
-) -> Result<(TcpStream, Hello), String> {
+/// strangers and indices out of range or not after this one.
+fn greet(mut stream: TcpStream, hello: &Hello) -> Result<(TcpStream, Hello), String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
     stream
         .set_read_timeout(Some(HELLO_TIMEOUT))
         .map_err(|e| e.to_string())?;
     let theirs = Hello::read(&mut stream)?;
     let i = theirs.process;
-    if i <= hello.process || i >= streams.len() as u64 {
+    if i <= hello.process || i >= hello.processes {
         return Err(format!(
             "it says it is process {i}, which does not connect to process {}",
             hello.process
         ));
-    }
-    if streams[i as usize].is_some() {
-        return Err(format!("process {i} is connected already"));
     }
     hello.write(&mut stream).map_err(|e| e.to_string())?;
     Ok((stream, theirs))

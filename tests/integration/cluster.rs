@@ -516,4 +516,61 @@ fn checkpoints_of_two_runs_are_refused_together() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--local-processes 2"));
+    // On more processes than the run had, or with one missing.
+    reach()
+        .args(["resume", b.path(), "--local-processes", "2"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "holds no checkpoint of process 1",
+        ));
+    let hosts = Hosts::new(3);
+    let resume = |i: &'static str| {
+        start(
+            &[
+                "resume",
+                a.path(),
+                "--cluster",
+                hosts.0.to_str().unwrap(),
+                "--process",
+                i,
+            ],
+            false,
+        )
+    };
+    std::fs::create_dir_all(a.0.join("process-2")).unwrap();
+    std::fs::copy(
+        a.0.join("process-1").join("checkpoint.toml"),
+        a.0.join("process-2").join("checkpoint.toml"),
+    )
+    .unwrap();
+    let (p1, p2) = (resume("1"), resume("2"));
+    let zero = resume("0").wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&zero.stderr);
+    assert_eq!(zero.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("run on 2 processes, this run has 3"),
+        "{stderr}"
+    );
+    let _ = (p1.wait_with_output(), p2.wait_with_output());
+}
+
+#[test]
+fn a_stranger_on_a_port_is_set_aside_and_the_count_goes_on() {
+    let hosts = Hosts::new(2);
+    let text = std::fs::read_to_string(&hosts.0).unwrap();
+    let zero_port = text.lines().rev().nth(1).unwrap().to_string();
+    let zero = start(&hosts.args("mas", "0", &["--json"]), true);
+    // Eight bytes of 0xff, then a silent connection: neither is a process.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut stranger = std::net::TcpStream::connect(&zero_port).unwrap();
+    stranger.write_all(&[0xff; 8]).unwrap();
+    let _silent = std::net::TcpStream::connect(&zero_port).unwrap();
+    let peer = start(&hosts.args("mas", "1", &[]), false);
+    let out = zero.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(json(&out.stdout)["states"], 110804);
+    assert!(stderr.contains("not a reach process"), "{stderr}");
+    assert_eq!(peer.wait_with_output().unwrap().status.code(), Some(0));
 }

@@ -54,6 +54,16 @@ where
     })
 }
 
+/// The official sample of ZOJ 3814 (the Sawtooth Puzzle): 6 steps.
+fn sawtooth_sample() -> sawtooth::Case {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/sawtooth.sample.in"
+    ))
+    .unwrap();
+    sawtooth::parse_input(&text).unwrap().remove(0)
+}
+
 fn same(a: &Report, b: &Report, what: &str) {
     assert_eq!(a.levels, b.levels, "{what}: levels");
     assert_eq!(a.outcome, b.outcome, "{what}: outcome");
@@ -218,6 +228,7 @@ fn levels_on_disk_across_processes_are_those_in_memory() {
     let klotski = builtin::sliding("klotski").unwrap();
     let rush = builtin::sliding("rush-hour").unwrap();
     let clocks = Clocks::new([0; 9]);
+    let gears = Sawtooth::new(&sawtooth_sample());
     let on_disk = |dir: &TempDir| Spill::new(&dir.0).in_memory_below(0);
     for n in [1, 2, 3] {
         for threads in [1, 2] {
@@ -252,6 +263,14 @@ fn levels_on_disk_across_processes_are_those_in_memory() {
                 s.spill(on_disk(&dir)).solve().unwrap()
             }) {
                 assert_eq!(got.path, want.path, "rush-hour {what}");
+            }
+            // Moves that cannot be undone: a bitmap of this process's keys.
+            let dir = TempDir::new("gears");
+            let want = Search::new(&gears).threads(1).solve().unwrap();
+            for got in across(&gears, n, threads, |s| {
+                s.spill(on_disk(&dir)).solve().unwrap()
+            }) {
+                assert_eq!(got.path, want.path, "sawtooth {what}");
             }
             let dir = TempDir::new("hardest");
             let want = Search::new(&klotski).threads(2).hardest().unwrap();

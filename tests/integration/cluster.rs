@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 use assert_cmd::cargo::CommandCargoExt;
 
+use super::spill::TempDir;
+
 fn reach() -> Command {
     Command::cargo_bin("reach").unwrap()
 }
@@ -152,6 +154,22 @@ impl Hosts {
         let mut args = vec![
             "count",
             puzzle,
+            "--cluster",
+            self.0.to_str().unwrap(),
+            "--process",
+            i,
+        ];
+        args.extend_from_slice(extra);
+        args
+    }
+}
+
+impl Hosts {
+    /// `resume DIR` as process `i` of this cluster, then `extra`.
+    fn resume<'a>(&'a self, dir: &'a str, i: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+        let mut args = vec![
+            "resume",
+            dir,
             "--cluster",
             self.0.to_str().unwrap(),
             "--process",
@@ -362,27 +380,6 @@ fn solve_and_hardest_across_processes_are_those_of_one() {
     }
 }
 
-/// A fresh directory under the system's temporary one, removed on drop.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("reach-cluster-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        TempDir(dir)
-    }
-
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The fields that must not depend on how the run was cut up.
 fn essentials(v: &serde_json::Value) -> [serde_json::Value; 4] {
     [
@@ -408,7 +405,8 @@ fn a_checkpointed_cluster_killed_at_a_random_moment_resumes_to_the_uninterrupted
     let what = format!("killed process {victim} after {after:?}");
     let hosts = Hosts::new(2);
     let mut extra = puzzle[2..].to_vec();
-    extra.extend(["--json", "--checkpoint", dir.path()]);
+    let cp = dir.path().to_str().unwrap();
+    extra.extend(["--json", "--checkpoint", cp]);
     let mut procs: Vec<_> = ["0", "1"]
         .iter()
         .map(|i| start(&hosts.args("eleven", i, &extra), true))
@@ -437,20 +435,7 @@ fn a_checkpointed_cluster_killed_at_a_random_moment_resumes_to_the_uninterrupted
     procs[0].wait().unwrap();
     // Both go on, from the last level every one saved.
     let hosts = Hosts::new(2);
-    let resume = |i: &'static str| {
-        start(
-            &[
-                "resume",
-                dir.path(),
-                "--cluster",
-                hosts.0.to_str().unwrap(),
-                "--process",
-                i,
-                "--json",
-            ],
-            true,
-        )
-    };
+    let resume = |i| start(&hosts.resume(cp, i, &["--json"]), true);
     let peer = resume("1");
     let zero = resume("0").wait_with_output().unwrap();
     let peer = peer.wait_with_output().unwrap();
@@ -466,9 +451,9 @@ fn a_checkpointed_cluster_killed_at_a_random_moment_resumes_to_the_uninterrupted
 
 #[test]
 fn checkpoints_of_two_runs_are_refused_together() {
-    let a = TempDir::new("run-a");
-    let b = TempDir::new("run-b");
-    for dir in [&a, &b] {
+    let (a, b) = (TempDir::new("run-a"), TempDir::new("run-b"));
+    let (pa, pb) = (a.path().to_str().unwrap(), b.path().to_str().unwrap());
+    for dir in [pa, pb] {
         count(
             &[
                 "count",
@@ -478,7 +463,7 @@ fn checkpoints_of_two_runs_are_refused_together() {
                 "--local-processes",
                 "2",
                 "--checkpoint",
-                dir.path(),
+                dir,
             ],
             3,
         );
@@ -487,19 +472,7 @@ fn checkpoints_of_two_runs_are_refused_together() {
     std::fs::remove_dir_all(a.0.join("process-1")).unwrap();
     std::fs::rename(b.0.join("process-1"), a.0.join("process-1")).unwrap();
     let hosts = Hosts::new(2);
-    let resume = |i: &'static str| {
-        start(
-            &[
-                "resume",
-                a.path(),
-                "--cluster",
-                hosts.0.to_str().unwrap(),
-                "--process",
-                i,
-            ],
-            false,
-        )
-    };
+    let resume = |i| start(&hosts.resume(pa, i, &[]), false);
     let peer = resume("1");
     let zero = resume("0").wait_with_output().unwrap();
     let peer = peer.wait_with_output().unwrap();
@@ -512,32 +485,20 @@ fn checkpoints_of_two_runs_are_refused_together() {
     );
     // Resumed alone, a process's share is refused with how to go on.
     reach()
-        .args(["resume", a.path()])
+        .args(["resume", pa])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--local-processes 2"));
     // On more processes than the run had, or with one missing.
     reach()
-        .args(["resume", b.path(), "--local-processes", "2"])
+        .args(["resume", pb, "--local-processes", "2"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
             "holds no checkpoint of process 1",
         ));
     let hosts = Hosts::new(3);
-    let resume = |i: &'static str| {
-        start(
-            &[
-                "resume",
-                a.path(),
-                "--cluster",
-                hosts.0.to_str().unwrap(),
-                "--process",
-                i,
-            ],
-            false,
-        )
-    };
+    let resume = |i| start(&hosts.resume(pa, i, &[]), false);
     std::fs::create_dir_all(a.0.join("process-2")).unwrap();
     std::fs::copy(
         a.0.join("process-1").join("checkpoint.toml"),

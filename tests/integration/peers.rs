@@ -13,6 +13,8 @@ use reach::puzzles::clocks::Clocks;
 use reach::puzzles::sawtooth::{self, Sawtooth};
 use reach::puzzles::sliding::Metric;
 
+use super::spill::TempDir;
+
 /// `n` loopback addresses whose ports were free a moment ago.
 fn addresses(n: usize) -> Vec<String> {
     let listeners: Vec<_> = (0..n)
@@ -197,29 +199,6 @@ fn hardest_across_processes_is_the_single_process_one() {
                 assert_eq!(got.report.levels, want.report.levels, "{what}");
             }
         }
-    }
-}
-
-/// A fresh directory under the system's temporary one, removed on drop.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "reach-peers-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -219,15 +219,27 @@ impl Limits<'_> {
         }
         // Whatever bounds the process first: the machine, a cgroup, or
         // `ulimit -v` (which counts address space that the allocator has
-        // reserved, not only what is resident).
+        // reserved, not only what is resident). Levels on disk need no
+        // memory a key, but their buffers and merges need some: a machine
+        // with less than that left ends the search before it runs out.
         let (room, bound) = memory::headroom()?;
-        (extra > room / 10 * 9).then_some(StopReason::MemoryAvailable {
+        let needed = if per_key == 0 {
+            extra.max(DISK_FLOOR)
+        } else {
+            extra
+        };
+        (needed > room / 10 * 9).then_some(StopReason::MemoryAvailable {
             available: room,
-            needed: extra,
+            needed,
             bound,
         })
     }
 }
+
+/// The memory a search with its levels on disk needs left to go on: its
+/// candidate buffers and a merge's blocks at their smallest (64 Ki keys a
+/// worker, a block of each source).
+const DISK_FLOOR: u64 = 32 << 20;
 
 /// A reason to stop before a level, as words that processes exchange.
 fn encode(reason: &Option<StopReason>) -> [u64; 4] {

@@ -228,6 +228,13 @@ fn levels_on_disk_across_processes_are_those_in_memory() {
                 }
                 assert!(!dir.0.exists(), "{what}: {:?} left behind", dir.0);
             }
+            let dir = TempDir::new("rush");
+            let want = reference::level_sizes(&rush);
+            for r in across(&rush, n, threads, |s| {
+                s.spill(on_disk(&dir)).count().unwrap()
+            }) {
+                assert_eq!(r.levels, want, "rush-hour {what}");
+            }
             let dir = TempDir::new("clocks");
             let want = reference::level_sizes(&clocks);
             for r in across(&clocks, n, threads, |s| {

@@ -213,6 +213,9 @@ struct Link {
     heard: Arc<AtomicU64>,
     /// The peer said goodbye.
     gone: AtomicBool,
+    /// The socket, to shut down without the writer's lock (which a write
+    /// to a stopped peer may hold until the peer timeout).
+    raw: TcpStream,
 }
 
 /// The processes of a cluster, connected: the [`Peers`] of a search that
@@ -391,11 +394,14 @@ impl Mesh {
                 }
                 last = Instant::now();
                 for w in &writers {
-                    let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
-                    // A failed write is the reader's to report.
-                    let _ = w
-                        .write_all(&HEARTBEAT.to_le_bytes())
-                        .and_then(|()| w.flush());
+                    // A connection busy with a frame shows the peer this
+                    // process is alive already. A failed write is the
+                    // reader's to report.
+                    if let Ok(mut w) = w.try_lock() {
+                        let _ = w
+                            .write_all(&HEARTBEAT.to_le_bytes())
+                            .and_then(|()| w.flush());
+                    }
                 }
             }
         })
@@ -437,6 +443,11 @@ impl Mesh {
             },
         };
         let mut w = link.writer.lock().unwrap_or_else(|e| e.into_inner());
+        // A peer silent for the whole timeout is not written to (its
+        // buffers may be full, and the write would wait as long again).
+        if self.silent(link) {
+            return Err(lost(io::ErrorKind::TimedOut.into()));
+        }
         w.write_all(&(words.len() as u64).to_le_bytes())
             .map_err(lost)?;
         let mut bytes = Vec::with_capacity(words.len().min(1 << 13) * 8);
@@ -448,6 +459,13 @@ impl Mesh {
             w.write_all(&bytes).map_err(lost)?;
         }
         w.flush().map_err(lost)
+    }
+
+    /// Whether `link`'s peer has sent nothing for the peer timeout.
+    fn silent(&self, link: &Link) -> bool {
+        let heard = link.heard.load(Ordering::Relaxed);
+        let now = self.epoch.elapsed().as_millis() as u64;
+        now.saturating_sub(heard) > self.peer_timeout.as_millis() as u64
     }
 
     /// The next frame from process `q`.
@@ -473,9 +491,7 @@ impl Mesh {
                     });
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    let heard = link.heard.load(Ordering::Relaxed);
-                    let now = self.epoch.elapsed().as_millis() as u64;
-                    if now.saturating_sub(heard) > self.peer_timeout.as_millis() as u64 {
+                    if self.silent(link) {
                         return Err(PeerError::Stalled {
                             process: q,
                             address: link.address.clone(),
@@ -537,15 +553,24 @@ impl Drop for Mesh {
     /// reset it under the peer's last read).
     fn drop(&mut self) {
         self.done.store(true, Ordering::Relaxed);
+        // A lost or stopped peer's socket is shut first: a write to it
+        // (a heartbeat, a goodbye) then fails at once instead of waiting
+        // for the peer timeout.
+        let broken = self.check().err();
+        if let Some(link) = broken
+            .as_ref()
+            .and_then(|e| self.links[e.process()].as_ref())
+        {
+            let _ = link.raw.shutdown(Shutdown::Both);
+        }
         if let Some(h) = self.heartbeat.take() {
             let _ = h.join();
         }
-        let healthy = self.check().is_ok();
         for link in self.links.iter().flatten() {
             let mut w = link.writer.lock().unwrap_or_else(|e| e.into_inner());
             let _ = w.write_all(&GOODBYE.to_le_bytes()).and_then(|()| w.flush());
         }
-        if healthy {
+        if broken.is_none() {
             let until = Instant::now() + Duration::from_secs(2);
             for link in self.links.iter().flatten() {
                 while !link.gone.load(Ordering::Relaxed) {
@@ -558,8 +583,7 @@ impl Drop for Mesh {
             }
         }
         for link in self.links.iter().flatten() {
-            let w = link.writer.lock().unwrap_or_else(|e| e.into_inner());
-            let _ = w.get_ref().shutdown(Shutdown::Both);
+            let _ = link.raw.shutdown(Shutdown::Both);
         }
     }
 }
@@ -578,6 +602,7 @@ impl Link {
         // timeout instead of waiting forever.
         stream.set_write_timeout(Some(peer_timeout.max(Duration::from_millis(100))))?;
         let reader = stream.try_clone()?;
+        let raw = stream.try_clone()?;
         let (tx, rx) = crossbeam_channel::unbounded();
         let heard = Arc::new(AtomicU64::new(epoch.elapsed().as_millis() as u64));
         let seen = Arc::clone(&heard);
@@ -590,6 +615,7 @@ impl Link {
             frames: rx,
             heard,
             gone: AtomicBool::new(false),
+            raw,
         })
     }
 }

@@ -732,7 +732,7 @@ impl<M: Model> Store for OnDisk<'_, M> {
                 let _ = std::fs::remove_dir(&self.spill.dir);
             }
             if self.cluster
-                && self.created
+                && (self.created || self.spill.checkpoint)
                 && let Some(parent) = self.spill.dir.parent()
             {
                 let _ = std::fs::remove_dir(parent);

@@ -41,6 +41,15 @@ pub enum PeerError {
     },
 }
 
+impl PeerError {
+    /// The process that was lost or stopped answering.
+    pub fn process(&self) -> usize {
+        match self {
+            PeerError::Lost { process, .. } | PeerError::Stalled { process, .. } => *process,
+        }
+    }
+}
+
 /// The processes of a search, as the level loop and its stores see them.
 ///
 /// Every process calls the same collectives in the same order; each call

@@ -174,6 +174,13 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
     pub peer_timeout: u64,
 
+    /// A file whose bytes (16 at least) every process of the cluster holds:
+    /// each connection proves it both ways (an HMAC of a random challenge;
+    /// the secret itself never travels) before the search reads a byte
+    /// from it. --local-processes makes one of its own.
+    #[arg(long, value_name = "FILE")]
+    pub cluster_secret_file: Option<std::path::PathBuf>,
+
     /// The addresses of a --local-processes cluster (set by its process 0).
     #[arg(long, hide = true, value_delimiter = ',', requires = "process")]
     pub cluster_addresses: Option<Vec<String>>,

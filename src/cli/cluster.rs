@@ -113,9 +113,70 @@ fn free_ports(n: usize) -> Result<Vec<String>> {
         .collect()
 }
 
+/// The environment variable through which a `--local-processes` cluster's
+/// process 0 hands its peers the secret it made (in hex).
+const SECRET_VAR: &str = "REACH_CLUSTER_SECRET";
+
+/// The most bytes of a secret file read.
+const MAX_SECRET_BYTES: u64 = 4096;
+
+/// The fewest bytes a secret may have.
+const MIN_SECRET_BYTES: usize = 16;
+
+/// The cluster's secret from `path`: a regular file of 16 to 4096 bytes.
+fn read_secret(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path)
+        .with_context(|| format!("reading the cluster secret {}", path.display()))?;
+    if !meta.is_file() {
+        bail!(
+            "the cluster secret {} is not a regular file",
+            path.display()
+        );
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_SECRET_BYTES + 1).read_to_end(&mut bytes))
+        .with_context(|| format!("reading the cluster secret {}", path.display()))?;
+    if bytes.len() < MIN_SECRET_BYTES || bytes.len() as u64 > MAX_SECRET_BYTES {
+        bail!(
+            "the cluster secret {} has {} bytes; it takes {MIN_SECRET_BYTES} to {MAX_SECRET_BYTES}\n  help: make one with `head -c 32 /dev/urandom > {}` and copy it to every host",
+            path.display(),
+            bytes.len(),
+            path.display()
+        );
+    }
+    Ok(bytes)
+}
+
+/// 32 random bytes, from the kernel.
+fn new_secret() -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = vec![0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .context("making a secret for the local cluster")?;
+    Ok(bytes)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 /// Starts processes 1..N of a local cluster: this program with the same
-/// arguments, `--local-processes` replaced by the addresses and the index.
-fn spawn_local(addresses: &[String]) -> Result<Vec<Child>> {
+/// arguments, `--local-processes` replaced by the addresses and the index,
+/// and the cluster's secret in its environment.
+fn spawn_local(addresses: &[String], secret: &[u8]) -> Result<Vec<Child>> {
     let exe = std::env::current_exe().context("finding this program to start its peers")?;
     let mut args: Vec<String> = Vec::new();
     let mut it = std::env::args().skip(1);
@@ -134,6 +195,7 @@ fn spawn_local(addresses: &[String]) -> Result<Vec<Child>> {
                 .arg(addresses.join(","))
                 .arg("--process")
                 .arg(i.to_string())
+                .env(SECRET_VAR, hex(secret))
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .spawn()
@@ -152,6 +214,10 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
         }
         return Ok(());
     }
+    let mut secret = match &c.cluster_secret_file {
+        Some(path) => Some(read_secret(path)?),
+        None => None,
+    };
     let (addresses, process, children) = match (&c.cluster, &c.cluster_addresses, c.local_processes)
     {
         (Some(file), _, _) => {
@@ -167,10 +233,21 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
             }
             (addresses, process, Vec::new())
         }
-        (None, Some(addresses), _) => (addresses.clone(), c.process.unwrap_or(0), Vec::new()),
+        (None, Some(addresses), _) => {
+            // A local cluster's peer: the secret its process 0 made.
+            if secret.is_none() {
+                secret = std::env::var(SECRET_VAR).ok().and_then(|h| unhex(&h));
+            }
+            (addresses.clone(), c.process.unwrap_or(0), Vec::new())
+        }
         (None, None, Some(n)) => {
             let addresses = free_ports(n as usize)?;
-            let children = spawn_local(&addresses)?;
+            let made = match secret.take() {
+                Some(given) => given,
+                None => new_secret()?,
+            };
+            let children = spawn_local(&addresses, &made)?;
+            secret = Some(made);
             (addresses, 0, children)
         }
         (None, None, None) => bail!("--process needs --cluster HOSTFILE"),
@@ -199,11 +276,17 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
     s.threads = workers;
     s.cluster = Some((processes, workers));
     s.process = process;
+    if secret.is_none() {
+        say!(
+            "reach: cluster: no --cluster-secret-file: any program that reaches these ports may join as a process"
+        );
+    }
     s.peers = Some(Cluster {
         addresses,
         process,
         connect_timeout: Duration::from_secs(c.connect_timeout),
         peer_timeout: Duration::from_secs(c.peer_timeout),
+        secret,
     });
     Ok(())
 }

@@ -31,13 +31,17 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
 
 use super::peers::{PeerError, Peers};
 
 /// "reach-m1": the first word of every hello.
 const MAGIC: u64 = u64::from_le_bytes(*b"reach-m1");
 /// The format of hellos and frames.
-const VERSION: u64 = 1;
+const VERSION: u64 = 2;
+/// Bytes of a proof of the cluster's secret (an HMAC-SHA256).
+const PROOF: usize = 32;
 /// A frame header that says "still here".
 const HEARTBEAT: u64 = u64::MAX;
 /// A frame header that says "done: nothing more will come".
@@ -66,6 +70,11 @@ pub struct Cluster {
     /// How long a process may send nothing (not even a heartbeat) before
     /// it is taken for stopped or hung.
     pub peer_timeout: Duration,
+    /// The secret every process holds, which each proves to the other on
+    /// every connection before a byte of the search is read from it (an
+    /// HMAC of the other side's random challenge, never the secret
+    /// itself); `None`: connections are not authenticated.
+    pub secret: Option<Vec<u8>>,
 }
 
 /// Why a cluster could not be formed.
@@ -111,11 +120,15 @@ struct Hello {
     process: u64,
     processes: u64,
     digest: u64,
+    /// Whether this process holds a secret and proves it.
+    keyed: bool,
+    /// A random challenge: the other side proves the secret over it.
+    nonce: [u64; 2],
     settings: String,
 }
 
 impl Hello {
-    fn write(&self, w: &mut impl Write) -> io::Result<()> {
+    fn bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::new();
         for word in [
             MAGIC,
@@ -123,13 +136,87 @@ impl Hello {
             self.process,
             self.processes,
             self.digest,
+            u64::from(self.keyed),
+            self.nonce[0],
+            self.nonce[1],
             self.settings.len() as u64,
         ] {
             bytes.extend_from_slice(&word.to_le_bytes());
         }
         bytes.extend_from_slice(self.settings.as_bytes());
-        w.write_all(&bytes)?;
+        bytes
+    }
+
+    fn write(&self, w: &mut impl Write) -> io::Result<()> {
+        w.write_all(&self.bytes())?;
         w.flush()
+    }
+
+    /// The proof, by the process that says `self`, that it holds `secret`:
+    /// an HMAC of `role`, the other side's challenge and this hello.
+    fn proof(&self, secret: &[u8], role: &[u8], challenge: [u64; 2]) -> Vec<u8> {
+        let mut mac =
+            <Hmac<Sha256> as Mac>::new_from_slice(secret).expect("HMAC takes a key of any length");
+        mac.update(role);
+        mac.update(&challenge[0].to_le_bytes());
+        mac.update(&challenge[1].to_le_bytes());
+        mac.update(&self.bytes());
+        mac.finalize().into_bytes().to_vec()
+    }
+
+    /// Writes this hello's proof over `challenge`, if it has a secret.
+    fn prove(
+        &self,
+        w: &mut impl Write,
+        secret: Option<&[u8]>,
+        role: &[u8],
+        challenge: [u64; 2],
+    ) -> io::Result<()> {
+        if let Some(secret) = secret {
+            w.write_all(&self.proof(secret, role, challenge))?;
+            w.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Reads the proof of the process that said `self` over `challenge`
+    /// and checks it (in constant time), if this process has a secret.
+    fn check_proof(
+        &self,
+        r: &mut impl Read,
+        secret: Option<&[u8]>,
+        role: &[u8],
+        challenge: [u64; 2],
+    ) -> Result<(), String> {
+        let Some(secret) = secret else {
+            return Ok(());
+        };
+        let mut proof = [0u8; PROOF];
+        r.read_exact(&mut proof).map_err(|e| {
+            format!("it did not prove the cluster secret ({e}; another --cluster-secret-file?)")
+        })?;
+        let mut mac =
+            <Hmac<Sha256> as Mac>::new_from_slice(secret).expect("HMAC takes a key of any length");
+        mac.update(role);
+        mac.update(&challenge[0].to_le_bytes());
+        mac.update(&challenge[1].to_le_bytes());
+        mac.update(&self.bytes());
+        mac.verify_slice(&proof).map_err(|_| {
+            "its proof of the cluster secret is wrong (another --cluster-secret-file?)".to_string()
+        })
+    }
+
+    /// Whether the two sides can authenticate each other.
+    fn keys_agree(&self, theirs: &Hello) -> Result<(), String> {
+        match (self.keyed, theirs.keyed) {
+            (true, false) => Err(
+                "it has no cluster secret and this process has one (give every process the same --cluster-secret-file)".into(),
+            ),
+            (false, true) => Err(
+                "it has a cluster secret and this process has none (give every process the same --cluster-secret-file)".into(),
+            ),
+            _ => Ok(()),
+        }
     }
 
     /// Reads a hello; `Err` with what was wrong (the connection is then not
@@ -152,6 +239,12 @@ impl Hello {
         let process = word(r)?;
         let processes = word(r)?;
         let digest = word(r)?;
+        let keyed = match word(r)? {
+            0 => false,
+            1 => true,
+            _ => return Err("its hello is garbled".into()),
+        };
+        let nonce = [word(r)?, word(r)?];
         let len = word(r)?;
         if len > MAX_SETTINGS {
             return Err("its hello is too long".into());
@@ -163,6 +256,8 @@ impl Hello {
             process,
             processes,
             digest,
+            keyed,
+            nonce,
             settings,
         })
     }
@@ -240,10 +335,17 @@ impl Mesh {
         let n = cluster.addresses.len();
         let me = cluster.process;
         let deadline = Instant::now() + cluster.connect_timeout;
+        let secret = cluster.secret.as_deref();
         let hello = Hello {
             process: me as u64,
             processes: n as u64,
             digest,
+            keyed: secret.is_some(),
+            nonce: challenge().map_err(|source| MeshError::Listen {
+                process: me,
+                address: cluster.addresses[me].clone(),
+                source,
+            })?,
             settings: settings.to_string(),
         };
         let listen_error = |source| MeshError::Listen {
@@ -255,6 +357,7 @@ impl Mesh {
         listener.set_nonblocking(true).map_err(listen_error)?;
         let mut streams: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
         let (greeted_tx, greeted_rx) = crossbeam_channel::unbounded();
+        let mut dial_after = Instant::now();
         // Earlier processes listen for this one; later ones connect to it.
         // Both go on at once, so that no order of starting deadlocks.
         let mut next_out = 0;
@@ -276,8 +379,8 @@ impl Mesh {
                 });
             }
             let mut progressed = false;
-            if next_out < me {
-                match dial(&cluster.addresses[next_out], &hello, deadline) {
+            if next_out < me && Instant::now() >= dial_after {
+                match dial(&cluster.addresses[next_out], &hello, secret, deadline) {
                     Ok(Some((stream, theirs))) => {
                         if theirs.process != next_out as u64 {
                             warn(&format!(
@@ -297,10 +400,14 @@ impl Mesh {
                         }
                     }
                     Ok(None) => {}
-                    Err(what) => warn(&format!(
-                        "{} (process {next_out}): {what}",
-                        cluster.addresses[next_out]
-                    )),
+                    Err(what) => {
+                        warn(&format!(
+                            "{} (process {next_out}): {what}",
+                            cluster.addresses[next_out]
+                        ));
+                        // Not again at once: a refusal would repeat.
+                        dial_after = Instant::now() + Duration::from_secs(1);
+                    }
                 }
             }
             // Each connection says hello on a thread of its own, so that a
@@ -309,8 +416,9 @@ impl Mesh {
                 Ok((stream, from)) => {
                     progressed = true;
                     let (tx, hello) = (greeted_tx.clone(), hello.clone());
+                    let secret = cluster.secret.clone();
                     std::thread::spawn(move || {
-                        let _ = tx.send((from, greet(stream, &hello)));
+                        let _ = tx.send((from, greet(stream, &hello, secret.as_deref())));
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -672,10 +780,12 @@ fn read_frames(mut stream: TcpStream, tx: &Sender<Frame>, heard: &AtomicU64, epo
 }
 
 /// Connects to an earlier process and trades hellos: `Ok(None)` while it
-/// is not listening yet.
+/// is not listening yet. With a secret, the other side proves it first
+/// (over this side's challenge), then this side (over the other's).
 fn dial(
     address: &str,
     hello: &Hello,
+    secret: Option<&[u8]>,
     deadline: Instant,
 ) -> Result<Option<(TcpStream, Hello)>, String> {
     let Some(addr) = address.to_socket_addrs().map_err(|e| e.to_string())?.next() else {
@@ -691,12 +801,22 @@ fn dial(
         .map_err(|e| e.to_string())?;
     hello.write(&mut stream).map_err(|e| e.to_string())?;
     let theirs = Hello::read(&mut stream)?;
+    hello.keys_agree(&theirs)?;
+    theirs.check_proof(&mut stream, secret, b"accepted", hello.nonce)?;
+    hello
+        .prove(&mut stream, secret, b"dialled", theirs.nonce)
+        .map_err(|e| e.to_string())?;
     Ok(Some((stream, theirs)))
 }
 
 /// Trades hellos with a connection accepted from a later process: refuses
-/// strangers and indices out of range or not after this one.
-fn greet(mut stream: TcpStream, hello: &Hello) -> Result<(TcpStream, Hello), String> {
+/// strangers, indices out of range or not after this one, and (with a
+/// secret) a process that cannot prove it.
+fn greet(
+    mut stream: TcpStream,
+    hello: &Hello,
+    secret: Option<&[u8]>,
+) -> Result<(TcpStream, Hello), String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
     stream
         .set_read_timeout(Some(HELLO_TIMEOUT))
@@ -709,8 +829,21 @@ fn greet(mut stream: TcpStream, hello: &Hello) -> Result<(TcpStream, Hello), Str
             hello.process
         ));
     }
+    hello.keys_agree(&theirs)?;
     hello.write(&mut stream).map_err(|e| e.to_string())?;
+    hello
+        .prove(&mut stream, secret, b"accepted", theirs.nonce)
+        .map_err(|e| e.to_string())?;
+    theirs.check_proof(&mut stream, secret, b"dialled", hello.nonce)?;
     Ok((stream, theirs))
+}
+
+/// A random challenge, from the kernel.
+fn challenge() -> io::Result<[u64; 2]> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    Ok([word(&bytes[..8]), word(&bytes[8..])])
 }
 
 /// A note on stderr about a connection set aside.

@@ -544,3 +544,78 @@ fn a_stranger_on_a_port_is_set_aside_and_the_count_goes_on() {
     assert!(stderr.contains("not a reach process"), "{stderr}");
     assert_eq!(peer.wait_with_output().unwrap().status.code(), Some(0));
 }
+
+#[test]
+fn a_cluster_secret_keeps_out_whoever_cannot_prove_it() {
+    let dir = TempDir::new("secret");
+    std::fs::create_dir_all(dir.path()).unwrap();
+    let (good, other) = (dir.path().join("good"), dir.path().join("other"));
+    std::fs::write(&good, b"0123456789abcdef0123456789abcdef").unwrap();
+    std::fs::write(&other, b"fedcba9876543210fedcba9876543210").unwrap();
+    let (good, other) = (good.to_str().unwrap(), other.to_str().unwrap());
+    // A stranger that claims to be process 1 (a well-formed hello) but
+    // cannot prove the secret is closed, and the real process 1 joins.
+    let hosts = Hosts::new(2);
+    let text = std::fs::read_to_string(&hosts.0).unwrap();
+    let zero_port = text.lines().rev().nth(1).unwrap().to_string();
+    let secret = ["--cluster-secret-file", good];
+    let zero = start(
+        &hosts.args("mas", "0", &[&secret[..], &["--json"]].concat()),
+        true,
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let mut stranger = std::net::TcpStream::connect(&zero_port).unwrap();
+    let mut hello = Vec::new();
+    for word in [u64::from_le_bytes(*b"reach-m1"), 2, 1, 2, 0, 1, 7, 7, 0] {
+        hello.extend_from_slice(&word.to_le_bytes());
+    }
+    stranger.write_all(&hello).unwrap();
+    stranger.write_all(&[0u8; 32]).unwrap();
+    let peer = start(&hosts.args("mas", "1", &secret), false);
+    let out = zero.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(json(&out.stdout)["states"], 110804);
+    assert!(
+        stderr.contains("proof of the cluster secret is wrong"),
+        "{stderr}"
+    );
+    assert_eq!(peer.wait_with_output().unwrap().status.code(), Some(0));
+    // Another secret, or none, never joins.
+    for theirs in [vec!["--cluster-secret-file", other], vec![]] {
+        let hosts = Hosts::new(2);
+        let timeout = ["--connect-timeout", "3"];
+        let peer = start(
+            &hosts.args("mas", "1", &[&theirs[..], &timeout].concat()),
+            false,
+        );
+        let out = reach()
+            .args(hosts.args("mas", "0", &[&secret[..], &timeout].concat()))
+            .assert()
+            .code(5)
+            .get_output()
+            .clone();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("not every process"), "{stderr}");
+        assert!(
+            stderr.contains("did not prove the cluster secret")
+                || stderr.contains("it has no cluster secret"),
+            "{stderr}"
+        );
+        assert!(stderr.lines().count() < 20, "{stderr}");
+        assert_eq!(peer.wait_with_output().unwrap().status.code(), Some(5));
+    }
+    // A secret file that is too short says how to make one.
+    reach()
+        .args([
+            "count",
+            "mas",
+            "--local-processes",
+            "2",
+            "--cluster-secret-file",
+            "/dev/null",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not a regular file"));
+}

@@ -47,6 +47,7 @@ where
                     process,
                     connect_timeout: Duration::from_secs(30),
                     peer_timeout: Duration::from_secs(30),
+                    secret: Some(b"a secret of the test cluster".to_vec()),
                 };
                 let f = &f;
                 scope.spawn(move || f(Search::new(model).threads(threads).cluster(cluster)))

@@ -207,9 +207,16 @@ impl Limits<'_> {
         let next = (last * growth) as u64;
         let extra = next.saturating_mul(per_key);
         // Reading /proc costs tens of microseconds, a real share of a thin
-        // level in memory: levels that add under 1 MiB are not checked one
-        // by one. Levels on disk (no memory a key) are checked every time.
-        if per_key > 0 && extra < 1 << 20 && !depth.is_multiple_of(64) {
+        // level: levels that add under 1 MiB in memory, or under 64 Ki
+        // states on disk (no memory a key; its buffers grow with the
+        // level), are checked one in 64. pe766 on disk at 2 threads, with
+        // every level checked: 0.43-0.51 s against 0.29-0.46 s before.
+        let thin = if per_key > 0 {
+            extra < 1 << 20
+        } else {
+            last < 65536.0
+        };
+        if thin && !depth.is_multiple_of(64) {
             return None;
         }
         let rss = memory::current_rss_bytes()?;

@@ -306,7 +306,9 @@ struct Link {
     /// (a relaxed store by the reader, a relaxed load by the search: a
     /// clock reading, nothing published through it).
     heard: Arc<AtomicU64>,
-    /// The peer said goodbye.
+    /// The peer said goodbye (relaxed: written and read by the thread
+    /// that runs the search, which also drops the mesh; an atomic only so
+    /// that a `Link` can be shared with `&`).
     gone: AtomicBool,
     /// The socket, to shut down without the writer's lock (which a write
     /// to a stopped peer may hold until the peer timeout).

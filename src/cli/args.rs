@@ -156,7 +156,7 @@ pub struct ClusterArgs {
     pub cluster: Option<std::path::PathBuf>,
 
     /// This process's line in the hostfile, from 0; process 0 prints the report.
-    #[arg(long, value_name = "I")]
+    #[arg(long, value_name = "I", conflicts_with = "local_processes")]
     pub process: Option<usize>,
 
     /// Start N processes of reach on this machine, on free loopback ports,
@@ -164,15 +164,16 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
     pub local_processes: Option<u64>,
 
-    /// Give up when not every process has connected after SECS seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
-    pub connect_timeout: u64,
+    /// Give up when not every process has connected after SECS seconds
+    /// [default: 60].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub connect_timeout: Option<u64>,
 
     /// Take a process that has sent nothing, not even a heartbeat (one a
     /// second), for SECS seconds for stopped or hung, and end the search
-    /// (exit 5). Independent of how long a level takes.
-    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
-    pub peer_timeout: u64,
+    /// (exit 5). Independent of how long a level takes [default: 60].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub peer_timeout: Option<u64>,
 
     /// A file whose bytes (16 at least) every process of the cluster holds:
     /// each connection proves it both ways (an HMAC of a random challenge;

@@ -93,12 +93,20 @@ fn read_hostfile(path: &Path) -> Result<Vec<String>> {
                 i + 1
             );
         }
-        addresses.push(line.to_string());
+        if let Some(first) = addresses.iter().position(|(_, a)| a == line) {
+            bail!(
+                "{}:{}: {line} is listed already, on line {}\n  help: one line for each process, each with its own port",
+                path.display(),
+                i + 1,
+                addresses[first].0
+            );
+        }
+        addresses.push((i + 1, line.to_string()));
     }
     if addresses.is_empty() {
         bail!("{} lists no process (host:port a line)", path.display());
     }
-    Ok(addresses)
+    Ok(addresses.into_iter().map(|(_, a)| a).collect())
 }
 
 /// `n` loopback addresses whose ports were free a moment ago.
@@ -209,8 +217,16 @@ fn spawn_local(addresses: &[String], secret: &[u8]) -> Result<Vec<Child>> {
 /// and watching them), and the workers each runs.
 pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
     if c.cluster.is_none() && c.local_processes.is_none() && c.cluster_addresses.is_none() {
-        if c.process.is_some() {
-            bail!("--process needs --cluster HOSTFILE");
+        let given = [
+            ("--process", c.process.is_some()),
+            ("--connect-timeout", c.connect_timeout.is_some()),
+            ("--peer-timeout", c.peer_timeout.is_some()),
+            ("--cluster-secret-file", c.cluster_secret_file.is_some()),
+        ];
+        if let Some((option, _)) = given.iter().find(|(_, given)| *given) {
+            bail!(
+                "{option} applies to a search on several processes\n  help: add --cluster HOSTFILE --process I, or --local-processes N"
+            );
         }
         return Ok(());
     }
@@ -234,6 +250,13 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
             (addresses, process, Vec::new())
         }
         (None, Some(addresses), _) => {
+            let process = c.process.unwrap_or(0);
+            if process == 0 || process >= addresses.len() {
+                bail!(
+                    "--process {process} is not one of the {} peers that --cluster-addresses lists",
+                    addresses.len()
+                );
+            }
             // A local cluster's peer: the secret its process 0 made.
             if secret.is_none() {
                 secret = std::env::var(SECRET_VAR).ok().and_then(|h| unhex(&h));
@@ -284,8 +307,8 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
     s.peers = Some(Cluster {
         addresses,
         process,
-        connect_timeout: Duration::from_secs(c.connect_timeout),
-        peer_timeout: Duration::from_secs(c.peer_timeout),
+        connect_timeout: Duration::from_secs(c.connect_timeout.unwrap_or(60)),
+        peer_timeout: Duration::from_secs(c.peer_timeout.unwrap_or(60)),
         secret,
     });
     Ok(())

@@ -322,11 +322,41 @@ fn bad_hostfiles_and_options_are_usage_errors() {
     refused("0", ":2: \"not-an-address\" is not host:port");
     std::fs::write(&dir, "127.0.0.1:2101\n").unwrap();
     refused("3", "--process 3 is not a line");
-    reach()
-        .args(["count", "mas", "--process", "1"])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("--process needs --cluster"));
+    // Options of a cluster without one, or with the other kind.
+    for (args, message) in [
+        (
+            &["--process", "1"][..],
+            "--process applies to a search on several processes",
+        ),
+        (&["--connect-timeout", "5"], "--connect-timeout applies"),
+        (&["--peer-timeout", "5"], "--peer-timeout applies"),
+        (
+            &["--cluster-secret-file", "x"],
+            "--cluster-secret-file applies",
+        ),
+        (
+            &["--local-processes", "2", "--process", "1"],
+            "cannot be used with",
+        ),
+        (
+            &[
+                "--cluster-addresses",
+                "127.0.0.1:1,127.0.0.1:2",
+                "--process",
+                "2",
+            ],
+            "is not one of the 2 peers",
+        ),
+    ] {
+        reach()
+            .args([&["count", "mas"][..], args].concat())
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(message));
+    }
+    // The same address twice.
+    std::fs::write(&dir, "127.0.0.1:2101\n# a comment\n127.0.0.1:2101\n").unwrap();
+    refused("0", ":3: 127.0.0.1:2101 is listed already, on line 1");
     let _ = std::fs::remove_file(&dir);
 }
 

@@ -152,16 +152,17 @@ impl Hello {
         w.flush()
     }
 
-    /// The proof, by the process that says `self`, that it holds `secret`:
-    /// an HMAC of `role`, the other side's challenge and this hello.
-    fn proof(&self, secret: &[u8], role: &[u8], challenge: [u64; 2]) -> Vec<u8> {
+    /// The HMAC, under `secret`, by which the process that says `self`
+    /// proves it holds the secret: of `role`, the other side's challenge
+    /// and this hello.
+    fn mac(&self, secret: &[u8], role: &[u8], challenge: [u64; 2]) -> Hmac<Sha256> {
         let mut mac =
             <Hmac<Sha256> as Mac>::new_from_slice(secret).expect("HMAC takes a key of any length");
         mac.update(role);
         mac.update(&challenge[0].to_le_bytes());
         mac.update(&challenge[1].to_le_bytes());
         mac.update(&self.bytes());
-        mac.finalize().into_bytes().to_vec()
+        mac
     }
 
     /// Writes this hello's proof over `challenge`, if it has a secret.
@@ -173,7 +174,8 @@ impl Hello {
         challenge: [u64; 2],
     ) -> io::Result<()> {
         if let Some(secret) = secret {
-            w.write_all(&self.proof(secret, role, challenge))?;
+            let proof = self.mac(secret, role, challenge).finalize().into_bytes();
+            w.write_all(&proof)?;
             w.flush()?;
         }
         Ok(())
@@ -195,15 +197,12 @@ impl Hello {
         r.read_exact(&mut proof).map_err(|e| {
             format!("it did not prove the cluster secret ({e}; another --cluster-secret-file?)")
         })?;
-        let mut mac =
-            <Hmac<Sha256> as Mac>::new_from_slice(secret).expect("HMAC takes a key of any length");
-        mac.update(role);
-        mac.update(&challenge[0].to_le_bytes());
-        mac.update(&challenge[1].to_le_bytes());
-        mac.update(&self.bytes());
-        mac.verify_slice(&proof).map_err(|_| {
-            "its proof of the cluster secret is wrong (another --cluster-secret-file?)".to_string()
-        })
+        self.mac(secret, role, challenge)
+            .verify_slice(&proof)
+            .map_err(|_| {
+                "its proof of the cluster secret is wrong (another --cluster-secret-file?)"
+                    .to_string()
+            })
     }
 
     /// Whether the two sides can authenticate each other.

@@ -9,7 +9,7 @@ use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
 use super::frontier::sort_keys;
-use super::levels::{Finished, Mode, Store};
+use super::levels::{Finished, Mode, Start, Store};
 use super::partition::{MAX_PARTITIONS, Partition, Router, Settle};
 use super::peers::{Fault, Peers};
 use super::visited::{Visited, resolve};
@@ -93,8 +93,8 @@ struct LevelView<'v, M: Model> {
 }
 
 impl<'a, M: Model> InMemory<'a, M> {
-    /// A search of `model` from `sources` (level 0), keeping what `mode`
-    /// needs, on `threads` workers in `partitions` partitions (0: a few per
+    /// A search of `model` from `sources` (level 0; where it starts is
+    /// returned beside it), keeping what `mode` needs, on `threads` workers in `partitions` partitions (0: a few per
     /// worker), of which `peers` says which are this process's.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
@@ -106,7 +106,7 @@ impl<'a, M: Model> InMemory<'a, M> {
         partitions: usize,
         mut sources: Vec<u64>,
         stop: Option<&'a AtomicBool>,
-    ) -> InMemory<'a, M> {
+    ) -> (InMemory<'a, M>, Start) {
         let key_space = model.key_space();
         // A bitmap is split between the partitions by ranges of keys, each
         // settling its own bits: no atomics, and a partition's bits stay in
@@ -144,6 +144,11 @@ impl<'a, M: Model> InMemory<'a, M> {
         };
         sources.sort_unstable();
         sources.dedup();
+        // Every process is given every source and keeps its own.
+        let start = Start {
+            levels: vec![sources.len() as u64],
+            seconds: 0.0,
+        };
         let mut shares = vec![Vec::new(); router.partitions()];
         for &key in &sources {
             let p = router.route(key);
@@ -167,7 +172,7 @@ impl<'a, M: Model> InMemory<'a, M> {
             })
             .collect();
         let columns = threads + usize::from(peers.processes() > 1);
-        InMemory {
+        let store = InMemory {
             model,
             peers,
             parts,
@@ -179,7 +184,8 @@ impl<'a, M: Model> InMemory<'a, M> {
             remote: (0..router.partitions()).map(|p| !peers.owns(p)).collect(),
             keep,
             stop,
-        }
+        };
+        (store, start)
     }
 
     fn view(&self, threads: usize, batch: (usize, usize)) -> LevelView<'_, M> {

@@ -145,9 +145,18 @@ impl<S: Store> Newest for At<'_, S> {
 pub(crate) type Observer<'o> =
     dyn FnMut(u32, &mut dyn Newest) -> Result<Option<Outcome>, Fault> + Send + 'o;
 
+/// What a plain `mode` observes: nothing for a count; for a goal search
+/// and a solve, the first level with a goal.
+pub(crate) fn observer(mode: Mode) -> fn(u32, &mut dyn Newest) -> Result<Option<Outcome>, Fault> {
+    match mode {
+        Mode::Count => |_, _| Ok(None),
+        Mode::FindGoal | Mode::Solve => find_goal,
+    }
+}
+
 /// An observer that looks for a goal: the smallest goal key of the first
 /// level that has one.
-pub(crate) fn find_goal(depth: u32, level: &mut dyn Newest) -> Result<Option<Outcome>, Fault> {
+fn find_goal(depth: u32, level: &mut dyn Newest) -> Result<Option<Outcome>, Fault> {
     Ok(level
         .goals()?
         .into_iter()

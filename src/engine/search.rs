@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::error::SearchError;
 use super::in_memory::{InMemory, bitmap_partitions_for_cache};
-use super::levels::{self, Limits, Mode, Newest, Observer, Start};
+use super::levels::{self, Limits, Mode, Newest, Observer};
 use super::mesh::{Cluster, Mesh};
 use super::on_disk::{Begin, OnDisk};
 use super::partition::MAX_PARTITIONS;
@@ -129,42 +129,23 @@ impl<'a, M: Model> Search<'a, M> {
             return Err(SearchError::NoIdentity);
         }
         // In a cluster each process's checkpoint is its own directory.
-        let spill = Spill {
+        self.spill = Some(Spill {
             dir: checkpoint.dir.clone(),
             checkpoint: true,
             ..self
                 .spill
                 .take()
                 .unwrap_or_else(|| Spill::new(checkpoint.dir.clone()))
+        });
+        // The checkpoint's visited set, not the one this search would pick.
+        self.visited = match checkpoint.manifest.visited.as_str() {
+            "bitmap" => VisitedKind::Bitmap,
+            _ => VisitedKind::Frontier,
         };
         let mesh = self.connect(&format!("resume {}", mode.name()))?;
-        let peers: &dyn Peers = match &mesh {
-            Some(mesh) => mesh,
-            None => &Alone,
-        };
-        let threads = self.thread_count();
-        let limits = self.limits();
-        let observe: &mut Observer<'_> = match mode {
-            Mode::Count => &mut |_, _| Ok(None),
-            Mode::FindGoal | Mode::Solve => &mut levels::find_goal,
-        };
-        let (report, path) = in_pool(threads, || {
-            let (store, start) = OnDisk::open(
-                self.model,
-                peers,
-                &spill,
-                mode,
-                self.visited,
-                threads,
-                self.partitions_for(peers.processes()),
-                self.memory_limit,
-                self.stop,
-                Begin::Resume(checkpoint),
-            )?;
-            Ok::<_, SearchError>(levels::run(
-                store, peers, &limits, threads, mode, start, observe,
-            ))
-        })??;
+        let observe = &mut levels::observer(mode);
+        let (report, path) =
+            self.run_with(mode, mesh.as_ref(), Begin::Resume(checkpoint), observe)?;
         Ok(Solution { report, path })
     }
 
@@ -278,7 +259,7 @@ impl<'a, M: Model> Search<'a, M> {
         let (component, _) = self.run_with(
             Mode::Count,
             peers,
-            vec![model.start()],
+            Begin::Sources(vec![model.start()]),
             &mut |_, level: &mut dyn Newest| {
                 goals.extend(level.goals()?);
                 Ok(None)
@@ -300,7 +281,7 @@ impl<'a, M: Model> Search<'a, M> {
         let (mut report, _) = self.run_with(
             Mode::Count,
             peers,
-            goals,
+            Begin::Sources(goals),
             &mut |depth, level: &mut dyn Newest| {
                 if start_distance.is_none() && level.contains(start)? {
                     start_distance = Some(depth);
@@ -339,11 +320,9 @@ impl<'a, M: Model> Search<'a, M> {
         mode: Mode,
         peers: Option<&Mesh>,
     ) -> Result<(Report, Option<Vec<u64>>), SearchError> {
-        let observe: &mut Observer<'_> = match mode {
-            Mode::Count => &mut |_, _| Ok(None),
-            Mode::FindGoal | Mode::Solve => &mut levels::find_goal,
-        };
-        self.run_with(mode, peers, vec![self.model.start()], observe)
+        let observe = &mut levels::observer(mode);
+        let start = Begin::Sources(vec![self.model.start()]);
+        self.run_with(mode, peers, start, observe)
     }
 
     /// The partition count: as asked; across processes, by default a few
@@ -422,14 +401,14 @@ impl<'a, M: Model> Search<'a, M> {
         Ok(())
     }
 
-    /// A search from `sources` (level 0; several for a multi-source
-    /// search), in memory or on disk, with `observe` looking at every
-    /// complete level.
+    /// A search that begins at `begin` (sources as level 0, several for a
+    /// multi-source search; or a checkpoint, whose levels are on disk), in
+    /// memory or on disk, with `observe` looking at every complete level.
     fn run_with(
         &self,
         mode: Mode,
         mesh: Option<&Mesh>,
-        sources: Vec<u64>,
+        begin: Begin<'_>,
         observe: &mut Observer<'_>,
     ) -> Result<(Report, Option<Vec<u64>>), SearchError> {
         self.check()?;
@@ -440,8 +419,8 @@ impl<'a, M: Model> Search<'a, M> {
             None => &Alone,
         };
         let partitions = self.partitions_for(peers.processes());
-        in_pool(threads, || match &self.spill {
-            Some(spill) => {
+        in_pool(threads, || match (&self.spill, begin) {
+            (Some(spill), begin) => {
                 let (store, start) = OnDisk::open(
                     self.model,
                     peers,
@@ -452,18 +431,14 @@ impl<'a, M: Model> Search<'a, M> {
                     partitions,
                     self.memory_limit,
                     self.stop,
-                    Begin::Sources(sources),
+                    begin,
                 )?;
                 Ok(levels::run(
                     store, peers, &limits, threads, mode, start, observe,
                 ))
             }
-            None => {
-                let start = Start {
-                    levels: vec![distinct(&sources)],
-                    seconds: 0.0,
-                };
-                let store = InMemory::new(
+            (None, Begin::Sources(sources)) => {
+                let (store, start) = InMemory::new(
                     self.model,
                     peers,
                     self.visited,
@@ -477,20 +452,13 @@ impl<'a, M: Model> Search<'a, M> {
                     store, peers, &limits, threads, mode, start, observe,
                 ))
             }
+            (None, Begin::Resume(_)) => unreachable!("a resumed search has its levels on disk"),
         })?
     }
 }
 
 /// Partitions per process of a cluster by default.
 const PARTITIONS_PER_PROCESS: usize = 16;
-
-/// How many distinct keys `keys` holds.
-fn distinct(keys: &[u64]) -> u64 {
-    let mut sorted = keys.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    sorted.len() as u64
-}
 
 /// Runs `f` in a pool of `threads` workers (on the calling thread when
 /// there is one: then no parallel iterator may reach rayon's global pool,

@@ -13,7 +13,7 @@ use reach::puzzles::clocks::Clocks;
 use reach::puzzles::sawtooth::{self, Sawtooth};
 use reach::puzzles::sliding::Metric;
 
-use super::spill::TempDir;
+use super::spill::{TempDir, same_hardest};
 
 /// `n` loopback addresses whose ports were free a moment ago.
 fn addresses(n: usize) -> Vec<String> {
@@ -191,13 +191,7 @@ fn hardest_across_processes_is_the_single_process_one() {
         let want = Search::new(p).threads(2).hardest().unwrap();
         for n in [2, 3] {
             for got in across(p, n, 1, |s| s.hardest().unwrap()) {
-                let what = format!("{name} {n} processes");
-                assert_eq!(got.component, want.component, "{what}");
-                assert_eq!(got.goal_states, want.goal_states, "{what}");
-                assert_eq!(got.distance, want.distance, "{what}");
-                assert_eq!(got.positions, want.positions, "{what}");
-                assert_eq!(got.start_distance, want.start_distance, "{what}");
-                assert_eq!(got.report.levels, want.report.levels, "{what}");
+                same_hardest(&got, &want, &format!("{name} {n} processes"));
             }
         }
     }
@@ -264,9 +258,7 @@ fn levels_on_disk_across_processes_are_those_in_memory() {
             for got in across(&klotski, n, threads, |s| {
                 s.spill(on_disk(&dir)).hardest().unwrap()
             }) {
-                assert_eq!(got.positions, want.positions, "klotski {what}");
-                assert_eq!(got.report.levels, want.report.levels, "klotski {what}");
-                assert_eq!(got.start_distance, want.start_distance, "klotski {what}");
+                same_hardest(&got, &want, &format!("klotski {what}"));
             }
         }
     }

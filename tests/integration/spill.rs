@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use reach::engine::{
-    Checkpoint, Model, Outcome, Report, Search, SearchError, Spill, SpillError, StopReason,
-    VisitedKind,
+    Checkpoint, Hardest, Model, Outcome, Report, Search, SearchError, Spill, SpillError,
+    StopReason, VisitedKind,
 };
 use reach::puzzles::builtin;
 use reach::puzzles::clocks::Clocks;
@@ -528,6 +528,16 @@ fn spilling_is_refused_where_it_cannot_help() {
     assert!(!dir.path().join("checkpoint.toml").exists());
 }
 
+/// Asserts that two `hardest` results agree in everything they found.
+pub(super) fn same_hardest(got: &Hardest, want: &Hardest, what: &str) {
+    assert_eq!(got.component, want.component, "{what}");
+    assert_eq!(got.goal_states, want.goal_states, "{what}");
+    assert_eq!(got.distance, want.distance, "{what}");
+    assert_eq!(got.positions, want.positions, "{what}");
+    assert_eq!(got.start_distance, want.start_distance, "{what}");
+    assert_eq!(got.report.levels, want.report.levels, "{what}");
+}
+
 #[test]
 fn hardest_on_disk_is_the_in_memory_one() {
     // The second search starts from every goal at once: level 0 on disk
@@ -561,12 +571,7 @@ fn hardest_on_disk_is_the_in_memory_one() {
                 .hardest()
                 .unwrap();
             let what = format!("{name} at {threads} threads, {partitions} partitions");
-            assert_eq!(got.component, want.component, "{what}");
-            assert_eq!(got.goal_states, want.goal_states, "{what}");
-            assert_eq!(got.distance, want.distance, "{what}");
-            assert_eq!(got.positions, want.positions, "{what}");
-            assert_eq!(got.start_distance, want.start_distance, "{what}");
-            assert_eq!(got.report.levels, want.report.levels, "{what}");
+            same_hardest(&got, &want, &what);
             assert!(got.report.disk.is_some(), "{what}");
             assert!(dir.files().is_empty(), "{what}: {:?}", dir.files());
         }

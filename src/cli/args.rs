@@ -377,6 +377,9 @@ pub enum VisitedArg {
     Bitmap,
     /// dashmap's sharded concurrent hash set.
     Dashmap,
+    /// Two bits for every possible key, no level kept as keys: for puzzles
+    /// with dense keys (tiles-RxC), counted in memory on one process.
+    Dense,
 }
 
 impl VisitedArg {
@@ -386,6 +389,7 @@ impl VisitedArg {
             VisitedArg::Frontier => VisitedKind::Frontier,
             VisitedArg::Bitmap => VisitedKind::Bitmap,
             VisitedArg::Dashmap => VisitedKind::DashMap,
+            VisitedArg::Dense => VisitedKind::Dense,
         }
     }
 }

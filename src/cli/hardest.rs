@@ -17,6 +17,11 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
         Loaded::Clocks(_) => bail!(
             "the clocks have no goal position to measure from\n  help: `reach count clocks` gives the depth from all at 12"
         ),
+        Loaded::Tiles(t) => bail!(
+            "{} is counted from its solved position, and `reach count {}` names the hardest positions (its antipodes) when they are few",
+            t.name(),
+            t.name()
+        ),
     };
     if !puzzle.goal_given() {
         bail!(

@@ -25,6 +25,7 @@ use reach::puzzles::builtin::{self, Kind};
 use reach::puzzles::clocks::{self, Clocks};
 use reach::puzzles::sawtooth::{self, Sawtooth};
 use reach::puzzles::sliding::{Metric, SlidingPuzzle};
+use reach::puzzles::tiles::Tiles;
 
 use args::{Cli, Command, CountArgs, LimitArgs, ResumeArgs, RunArgs, SolveArgs, StorageArgs};
 use output::{OutputError, ProgressLine, bytes, say, stdout};
@@ -460,6 +461,20 @@ fn show(name: &str, json: bool) -> Result<ExitCode> {
             json!({"puzzle": "clocks", "clocks": 9, "key_space": 262_144,
                    "moves": clocks::MOVES.iter().map(|m| m.iter().map(|&c| (b'A' + c as u8) as char).collect::<String>()).collect::<Vec<_>>()})
         ))?,
+        Loaded::Tiles(t) if json => stdout(&format!(
+            "{}\n",
+            json!({"puzzle": t.name(), "rows": t.rows(), "cols": t.cols(),
+                   "board": t.render(t.start()), "key_space": t.key_space()})
+        ))?,
+        Loaded::Tiles(t) => stdout(&format!(
+            "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}key space: {}!/2 = {} (dense ranks: the sequence of tiles and the blank's cell; every key is reachable)\n",
+            t.name(),
+            t.rows(),
+            t.cols(),
+            t.render(t.start()),
+            t.rows() * t.cols(),
+            t.key_space()
+        ))?,
         Loaded::Clocks(_) => stdout(
             "puzzle: clocks\nnine clocks A-I in a 3x3 grid, each at 12, 3, 6 or 9 o'clock\n\
              moves: 1 ABDE, 2 ABC, 3 BCEF, 4 ADG, 5 BDEFH, 6 CFI, 7 DEGH, 8 GHI, 9 EFHI\n\
@@ -472,6 +487,7 @@ fn show(name: &str, json: bool) -> Result<ExitCode> {
 enum Loaded {
     Sliding(Box<SlidingPuzzle>),
     Clocks(Clocks),
+    Tiles(Tiles),
 }
 
 /// A built-in by name, or else a puzzle file (or, for a resumed run, the
@@ -496,6 +512,11 @@ fn load(name: &str) -> Result<Loaded> {
         });
     }
     let path = Path::new(name);
+    if !path.exists()
+        && let Some(tiles) = Tiles::from_name(name)
+    {
+        return Ok(Loaded::Tiles(tiles?));
+    }
     if !path.exists() && !name.contains(['/', '.']) {
         let names: Vec<&str> = builtin::ALL.iter().map(|b| b.name).collect();
         bail!(
@@ -615,6 +636,16 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
             }
             let report = run_count(spilled(search(&c, s, &signals, &progress), &spill), s)?;
             ("clocks".to_string(), None, report, Box::new(clocks_board))
+        }
+        Loaded::Tiles(t) => {
+            if a.options.metric.is_some() {
+                bail!(
+                    "--metric applies to sliding-block puzzles; {} moves one tile a cell at a time",
+                    t.name()
+                );
+            }
+            let report = run_count(spilled(search(&t, s, &signals, &progress), &spill), s)?;
+            (t.name(), None, report, Box::new(move |k| t.render(k)))
         }
     };
     line.finish();
@@ -797,6 +828,10 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         Loaded::Clocks(_) => {
             bail!("to solve the clocks, pipe the nine readings into `reach clocks`")
         }
+        Loaded::Tiles(t) => bail!(
+            "{} is counted from its solved position and has no other goal\n  help: to solve a tile puzzle, give it as a puzzle file with a goal (`reach show eight` prints one)",
+            t.name()
+        ),
     };
     if !puzzle.goal_given() {
         if builtin::find(&a.puzzle).is_some() {

@@ -94,14 +94,23 @@ impl ProgressLine {
         if !self.verbose && !redraw {
             return;
         }
-        let line = format!(
+        let rate = p.total_states as f64 / p.seconds.max(1e-9);
+        let mut line = format!(
             "depth {:>4}: {:>12} states in level, {:>13} in all, {:>6.1} M states/s, {} resident",
             p.depth,
             p.level_states,
             p.total_states,
-            p.total_states as f64 / p.seconds.max(1e-9) / 1e6,
+            rate / 1e6,
             memory::current_rss_bytes().map_or("?".into(), bytes),
         );
+        // At the rate so far: the thin first levels run slower than the
+        // wide middle ones, so the estimate falls faster than the clock.
+        if let Some(expected) = p.expected_states
+            && p.seconds > 1.0
+        {
+            let left = expected.saturating_sub(p.total_states) as f64 / rate.max(1.0);
+            line.push_str(&format!(", about {} left", duration(left)));
+        }
         let mut err = io::stderr().lock();
         if self.verbose {
             let _ = writeln!(err, "{line}");
@@ -117,5 +126,16 @@ impl ProgressLine {
         if state.1 {
             let _ = write!(io::stderr(), "\r\x1b[K");
         }
+    }
+}
+
+/// Seconds as a short duration: `45 s`, `12 min`, `3.2 h`.
+fn duration(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 5400.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
     }
 }

@@ -21,6 +21,31 @@ pub enum SearchError {
         /// The largest key space a bitmap takes.
         max: u64,
     },
+    /// The dense visited set was asked for where it cannot serve.
+    #[error(
+        "the dense visited set (two bits a key) counts in memory on one process; it keeps no level to {0}\n  help: leave out --visited (the automatic choice)"
+    )]
+    DenseUnsupported(&'static str),
+    /// The dense visited set does not fit in memory.
+    #[error(
+        "the dense visited set needs {need} MiB (two bits for each of {key_space} keys) and {room} MiB are left\n  help: leave out --visited (the automatic choice), or use --spill DIR to keep levels on disk"
+    )]
+    DenseTooLarge {
+        /// MiB the two-bit array takes.
+        need: u64,
+        /// MiB of memory left to take.
+        room: u64,
+        /// The model's key space.
+        key_space: u64,
+    },
+    /// The memory for the dense visited set could not be mapped.
+    #[error("could not map {mib} MiB for the dense visited set: {source}")]
+    DenseMap {
+        /// MiB asked for.
+        mib: u64,
+        /// Why the kernel refused.
+        source: std::io::Error,
+    },
     /// The partition count is not a power of two up to [`MAX_PARTITIONS`].
     #[error("the partition count must be a power of two from 1 to {max}, not {partitions}")]
     Partitions {

@@ -173,6 +173,8 @@ pub(crate) struct Limits<'a> {
     pub(crate) memory_limit: Option<u64>,
     pub(crate) memory_guard: bool,
     pub(crate) progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    /// The states the search will find in all, where known in advance.
+    pub(crate) expected_states: Option<u64>,
 }
 
 impl Limits<'_> {
@@ -187,6 +189,7 @@ impl Limits<'_> {
                 level_states: *levels.last().unwrap_or(&0),
                 total_states: total,
                 seconds,
+                expected_states: self.expected_states,
             });
         }
     }

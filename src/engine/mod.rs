@@ -1,6 +1,7 @@
 //! The search engine: a level-synchronous parallel breadth-first search over
 //! exact `u64` keys. See `README.md` beside this file for the design.
 
+mod dense;
 mod error;
 mod frontier;
 mod in_memory;

@@ -53,6 +53,16 @@ pub trait Model: Sync {
         false
     }
 
+    /// Whether most keys below [`Model::key_space`] are states the search
+    /// reaches (a perfect rank onto the reachable states, as the tile
+    /// puzzles have): then a dense visited set of two bits a key, with no
+    /// level kept anywhere else, is the smallest there is, and the engine
+    /// picks it when it fits in memory. Models with sparse keys keep the
+    /// default, no.
+    fn dense(&self) -> bool {
+        false
+    }
+
     /// A description that tells this puzzle (and its metric) apart from
     /// every other one: checkpoints carry its digest and refuse to resume
     /// another puzzle. Models without one (the default, empty) can be

@@ -145,4 +145,8 @@ pub struct Progress {
     pub total_states: u64,
     /// Seconds since the search began.
     pub seconds: f64,
+    /// The states the whole search will have found, where the model says
+    /// so in advance (a model with dense keys: its key space), for an
+    /// estimate of the time left.
+    pub expected_states: Option<u64>,
 }

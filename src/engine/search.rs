@@ -5,6 +5,7 @@
 
 use std::sync::atomic::AtomicBool;
 
+use super::dense::{self, Dense};
 use super::error::SearchError;
 use super::in_memory::{InMemory, bitmap_partitions_for_cache};
 use super::levels::{self, Limits, Mode, Newest, Observer};
@@ -13,7 +14,7 @@ use super::on_disk::{Begin, OnDisk};
 use super::partition::MAX_PARTITIONS;
 use super::peers::{Alone, Peers};
 use super::spill::{Checkpoint, Spill, digest};
-use super::visited::{BITMAP_HARD_MAX_KEYS, VisitedKind, resolve};
+use super::visited::{BITMAP_HARD_MAX_KEYS, BITMAP_MAX_KEYS, VisitedKind, resolve};
 use super::workers::cores;
 use super::{Model, Progress, Report};
 
@@ -312,6 +313,7 @@ impl<'a, M: Model> Search<'a, M> {
             memory_limit: self.memory_limit,
             memory_guard: self.memory_guard,
             progress: self.progress,
+            expected_states: self.model.dense().then(|| self.model.key_space()),
         }
     }
 
@@ -419,6 +421,20 @@ impl<'a, M: Model> Search<'a, M> {
             None => &Alone,
         };
         let partitions = self.partitions_for(peers.processes());
+        if let Begin::Sources(sources) = &begin
+            && self.dense(mode, peers.processes())?
+        {
+            let (store, start) =
+                Dense::new(self.model, threads, sources, self.stop).map_err(|source| {
+                    SearchError::DenseMap {
+                        mib: dense::bytes_for(self.model.key_space()) >> 20,
+                        source,
+                    }
+                })?;
+            return in_pool(threads, || {
+                levels::run(store, peers, &limits, threads, mode, start, observe)
+            });
+        }
         in_pool(threads, || match (&self.spill, begin) {
             (Some(spill), begin) => {
                 let (store, start) = OnDisk::open(
@@ -454,6 +470,50 @@ impl<'a, M: Model> Search<'a, M> {
             }
             (None, Begin::Resume(_)) => unreachable!("a resumed search has its levels on disk"),
         })?
+    }
+}
+
+impl<M: Model> Search<'_, M> {
+    /// Whether the search counts with the dense store: when asked for (and
+    /// able to serve), or by default for a model with dense keys too many
+    /// for a bitmap whose two bits a key fit in three quarters of the
+    /// memory left (or of the memory limit).
+    fn dense(&self, mode: Mode, processes: usize) -> Result<bool, SearchError> {
+        let asked = self.visited == VisitedKind::Dense;
+        let key_space = self.model.key_space();
+        let usable = if mode == Mode::Solve {
+            Err("rebuild a path from (solve)")
+        } else if self.spill.is_some() {
+            Err("put on disk (--spill, --checkpoint)")
+        } else if processes > 1 {
+            Err("share between processes")
+        } else {
+            Ok(())
+        };
+        if !asked && (self.visited != VisitedKind::Auto || !self.model.dense()) {
+            return Ok(false);
+        }
+        if !asked && (key_space <= BITMAP_MAX_KEYS || usable.is_err()) {
+            return Ok(false);
+        }
+        usable.map_err(SearchError::DenseUnsupported)?;
+        let need = dense::bytes_for(key_space);
+        let rss = super::memory::current_rss_bytes().unwrap_or(0);
+        let room = match self.memory_limit {
+            Some(limit) => limit.saturating_sub(rss),
+            None => super::memory::headroom().map_or(u64::MAX, |(room, _)| room),
+        };
+        if need > room / 4 * 3 {
+            if asked {
+                return Err(SearchError::DenseTooLarge {
+                    need: need >> 20,
+                    room: room >> 20,
+                    key_space,
+                });
+            }
+            return Ok(false);
+        }
+        Ok(true)
     }
 }
 

@@ -34,6 +34,10 @@ pub enum VisitedKind {
     Bitmap,
     /// A sharded concurrent hash set of exact keys.
     DashMap,
+    /// Two bits for every possible key, and no level kept as keys (see
+    /// `dense.rs`): for models whose keys are dense, counted in memory on
+    /// one process.
+    Dense,
 }
 
 impl VisitedKind {
@@ -44,6 +48,7 @@ impl VisitedKind {
             VisitedKind::Frontier => "frontier",
             VisitedKind::Bitmap => "bitmap",
             VisitedKind::DashMap => "dashmap",
+            VisitedKind::Dense => "dense",
         }
     }
 }
@@ -68,7 +73,9 @@ pub(crate) fn resolve(kind: VisitedKind, key_space: u64, reversible: bool) -> Vi
     match kind {
         VisitedKind::Auto if key_space <= BITMAP_MAX_KEYS => VisitedKind::Bitmap,
         VisitedKind::Bitmap if key_space <= BITMAP_HARD_MAX_KEYS => VisitedKind::Bitmap,
-        VisitedKind::Auto | VisitedKind::Frontier if reversible => VisitedKind::Frontier,
+        VisitedKind::Auto | VisitedKind::Frontier | VisitedKind::Dense if reversible => {
+            VisitedKind::Frontier
+        }
         _ => VisitedKind::DashMap,
     }
 }

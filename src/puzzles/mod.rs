@@ -5,3 +5,4 @@ pub mod clocks;
 pub mod combinadic;
 pub mod sawtooth;
 pub mod sliding;
+pub mod tiles;

@@ -9,3 +9,4 @@ mod replay;
 mod resume;
 mod sliding;
 mod spill;
+mod tiles;

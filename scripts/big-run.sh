@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The workstation-scale run: the 2x7 sliding-tile puzzle (43,589,145,600
+# states, depth 108) counted at two threads, next to the 3x4 puzzle
+# (`eleven`, 2.4e8 states, in memory with its bitmap) for the states-per-
+# second ratio; every level checked against the published histogram
+# (tests/data/tiles-2x7-levels.txt, OEIS A346736). Prints one table.
+#
+#   scripts/big-run.sh            the full run: about 16 minutes, 10.2 GiB
+#   scripts/big-run.sh --quick    its first 46 levels (7.3e8 states): under a minute
+#   scripts/big-run.sh [--quick] -- ARGS   extra arguments for the 2x7 count
+#
+# Not part of .ci/run in full (too long); its quick form is.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+exec python3 scripts/big_run.py target/release/reach "$@"

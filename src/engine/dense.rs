@@ -1,0 +1,494 @@
+//! The dense store: two bits a key for the whole key space, and nothing
+//! else (Korf's scheme), for models whose keys are dense ranks of the
+//! reachable states.
+//!
+//! Each key's two bits say where it stands:
+//!
+//! | bits | meaning |
+//! |---|---|
+//! | `00` | not seen |
+//! | `01`, `10` | in the newest level, or in the level being settled: the two labels swap at every level |
+//! | `11` | expanded: in an older level |
+//!
+//! A level is expanded by scanning the words that hold its label, decoding
+//! each such key, and settling each successor whose bits are `00` with one
+//! `fetch_or` of the next level's label: the `fetch_or` that sees `00`
+//! counts the state, so every state is counted once however many workers
+//! reach it at once. A word's keys of the newest level are then marked
+//! expanded (`11`) with one more `fetch_or`. No level is kept anywhere but
+//! in these bits, so the memory is fixed from the start: a quarter of a
+//! byte a key (the 2x7 tile puzzle: 43.6e9 keys, 10.2 GiB), against eight
+//! bytes a state of a level held as keys.
+//!
+//! Which blocks of words hold the newest level is kept beside the bits, so
+//! the thin levels at both ends of a search scan only the blocks they
+//! touch. Successors are looked up in batches whose words were prefetched
+//! when they were generated: the bits of a big key space are far beyond
+//! the caches, and a worker that waits for one word at a time waits for
+//! memory most of its time.
+//!
+//! Orderings: every access is `Relaxed`. Within a level, the only writes
+//! are `fetch_or`s, which commute, and each key's `00` is seen by exactly
+//! one of them (a read-modify-write reads the latest value in the key's
+//! word's modification order); the plain loads before them only skip
+//! keys that are already set, which bits never unset within a search. Between
+//! levels, rayon's join (the end of a level's parallel loop) orders every
+//! write of a level before every read of the next.
+//!
+//! The store keeps no level as keys, so it cannot rebuild a path: it serves
+//! counts (the search picks another store to solve).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crossbeam_utils::CachePadded;
+use rayon::prelude::*;
+use std::sync::Mutex;
+
+use super::Model;
+use super::levels::{Finished, Start, Store};
+use super::peers::Fault;
+use super::report::StopReason;
+use super::visited::VisitedKind;
+use super::workers::{lock, my_slot, per_worker};
+
+/// Keys in a word: two bits each.
+const KEYS_PER_WORD: u64 = 32;
+
+/// Words in a block, the unit of the scan and of its work split: 32 KiB,
+/// 131072 keys.
+const BLOCK_WORDS: usize = 4096;
+
+/// Successors looked up at once; their words are prefetched as they are
+/// generated, and each batch's first lookup comes this many later.
+const BATCH: usize = 64;
+
+/// The low bit of every two-bit slot.
+const LOW: u64 = 0x5555_5555_5555_5555;
+
+/// Bits of a key's slot that mean "expanded".
+const DONE: u64 = 3;
+
+/// Keys of a level the store remembers as keys (for the last level's
+/// report after the level was expanded): a level wider than this has its
+/// keys only in the bits.
+const REMEMBERED: usize = 1 << 16;
+
+/// The bytes of the two-bit array for `key_space` keys.
+pub(crate) fn bytes_for(key_space: u64) -> u64 {
+    key_space.div_ceil(KEYS_PER_WORD) * 8
+}
+
+/// The two-bit array: anonymous memory, zero until touched, asked for in
+/// huge pages (a big key space is looked up at random, and with 4 KiB pages
+/// every lookup would also miss the TLB).
+struct Bits {
+    ptr: *mut AtomicU64,
+    words: usize,
+}
+
+// SAFETY: `Bits` owns its mapping outright; its words are atomics, which
+// any thread may access through a shared reference.
+unsafe impl Send for Bits {}
+// SAFETY: as above: every access to the words goes through `AtomicU64`.
+unsafe impl Sync for Bits {}
+
+impl Bits {
+    fn new(words: usize) -> std::io::Result<Bits> {
+        let bytes = words.max(1) * 8;
+        // SAFETY: an anonymous private mapping at an address the kernel
+        // chooses aliases nothing; the result is checked below.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        // A hint only: without transparent huge pages the array works the
+        // same, more slowly.
+        // SAFETY: the range is the mapping just made.
+        unsafe {
+            libc::madvise(ptr, bytes, libc::MADV_HUGEPAGE);
+        }
+        Ok(Bits {
+            ptr: ptr.cast(),
+            words,
+        })
+    }
+
+    #[inline]
+    fn words(&self) -> &[AtomicU64] {
+        // SAFETY: the mapping holds `words` zero-initialised u64s, suitably
+        // aligned (page-aligned), valid for the life of `self`; `AtomicU64`
+        // has u64's layout, and the slice is only accessed atomically.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.words) }
+    }
+}
+
+impl Drop for Bits {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, of this length, unmapped once.
+        unsafe {
+            libc::munmap(self.ptr.cast(), self.words.max(1) * 8);
+        }
+    }
+}
+
+/// Fetches the word holding `key` towards this core.
+#[inline(always)]
+fn prefetch(words: &[AtomicU64], key: u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let p = words[(key / KEYS_PER_WORD) as usize].as_ptr();
+        // SAFETY: a prefetch has no effect on memory; `p` points into the
+        // array (the index was bounds-checked above).
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (words, key);
+}
+
+/// One low bit per slot of `word` holding `label`.
+#[inline(always)]
+fn holding(word: u64, label: u64) -> u64 {
+    let lo = word & LOW;
+    let hi = (word >> 1) & LOW;
+    match label {
+        1 => lo & !hi,
+        2 => hi & !lo,
+        _ => lo & hi,
+    }
+}
+
+struct Worker<S> {
+    state: S,
+    successors: Vec<u64>,
+    batch: Vec<u64>,
+    /// States this worker settled in the level.
+    found: u64,
+    /// Those states' keys, while few.
+    remembered: Vec<u64>,
+}
+
+/// The dense store.
+pub(crate) struct Dense<'a, M: Model> {
+    model: &'a M,
+    bits: Bits,
+    /// The label of the newest level (1 or 2).
+    label: u64,
+    /// Blocks holding the newest level.
+    blocks: Vec<u32>,
+    /// Per block, whether it holds the level being settled.
+    marks: Vec<AtomicBool>,
+    /// The newest level's keys, sorted, while few.
+    newest: Option<Vec<u64>>,
+    workers: Vec<CachePadded<Mutex<Worker<M::State>>>>,
+    stop: Option<&'a AtomicBool>,
+}
+
+impl<'a, M: Model> Dense<'a, M> {
+    /// A search of `model` from `sources` (each below the key space).
+    pub(crate) fn new(
+        model: &'a M,
+        threads: usize,
+        sources: &[u64],
+        stop: Option<&'a AtomicBool>,
+    ) -> std::io::Result<(Dense<'a, M>, Start)> {
+        let key_space = model.key_space();
+        let words = key_space.div_ceil(KEYS_PER_WORD) as usize;
+        let bits = Bits::new(words)?;
+        let marks = (0..words.div_ceil(BLOCK_WORDS))
+            .map(|_| AtomicBool::new(false))
+            .collect();
+        let workers = per_worker(threads, || Worker {
+            state: model.new_state(),
+            successors: Vec::new(),
+            batch: Vec::with_capacity(BATCH),
+            found: 0,
+            remembered: Vec::new(),
+        });
+        let mut dense = Dense {
+            model,
+            bits,
+            label: 1,
+            blocks: Vec::new(),
+            marks,
+            newest: None,
+            workers,
+            stop,
+        };
+        let mut keys = sources.to_vec();
+        keys.sort_unstable();
+        keys.dedup();
+        let words = dense.bits.words();
+        for &key in &keys {
+            let (w, shift) = slot(key);
+            words[w].fetch_or(1 << shift, Ordering::Relaxed);
+            dense.marks[w / BLOCK_WORDS].store(true, Ordering::Relaxed);
+        }
+        let width = keys.len() as u64;
+        dense.newest = Some(keys);
+        dense.take_marks();
+        Ok((
+            dense,
+            Start {
+                levels: vec![width],
+                seconds: 0.0,
+            },
+        ))
+    }
+
+    /// Makes the marked blocks the newest level's, and clears the marks.
+    fn take_marks(&mut self) {
+        self.blocks = self
+            .marks
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.swap(false, Ordering::Relaxed))
+            .map(|(b, _)| b as u32)
+            .collect();
+    }
+
+    /// Calls `f` with every key of the newest level, block by block on
+    /// `threads` workers, and gathers what it returns.
+    fn scan<T: Send>(&self, threads: usize, f: impl Fn(u64, &mut Vec<T>) + Sync) -> Vec<T> {
+        let words = self.bits.words();
+        let label = self.label;
+        let block = |b: &u32, out: &mut Vec<T>| {
+            let start = *b as usize * BLOCK_WORDS;
+            let end = (start + BLOCK_WORDS).min(words.len());
+            for (w, word) in words[start..end].iter().enumerate() {
+                let mut here = holding(word.load(Ordering::Relaxed), label);
+                while here != 0 {
+                    let key =
+                        (start + w) as u64 * KEYS_PER_WORD + u64::from(here.trailing_zeros() / 2);
+                    f(key, out);
+                    here &= here - 1;
+                }
+            }
+        };
+        if threads <= 1 {
+            let mut out = Vec::new();
+            self.blocks.iter().for_each(|b| block(b, &mut out));
+            out
+        } else {
+            self.blocks
+                .par_iter()
+                .fold(Vec::new, |mut out, b| {
+                    block(b, &mut out);
+                    out
+                })
+                .reduce(Vec::new, |mut a, mut b| {
+                    a.append(&mut b);
+                    a
+                })
+        }
+    }
+
+    /// Expands the newest level: settles the successors not seen before
+    /// with the next label (when `settle`; otherwise only looks for one)
+    /// and marks the level's keys expanded (when `settle`). The states
+    /// settled, or (not settling) whether any successor is new.
+    fn expand(&self, threads: usize, settle: bool) -> u64 {
+        let words = self.bits.words();
+        let (label, next) = (self.label, 3 - self.label);
+        let model = self.model;
+        let marks = &self.marks;
+        let stop = self.stop;
+        let cut = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        // Looks up a batch of successors, whose words were prefetched.
+        let flush = |worker: &mut Worker<M::State>| {
+            for &key in &worker.batch {
+                let (w, shift) = slot(key);
+                if (words[w].load(Ordering::Relaxed) >> shift) & 3 != 0 {
+                    continue;
+                }
+                if !settle {
+                    worker.found = 1;
+                    continue;
+                }
+                let old = words[w].fetch_or(next << shift, Ordering::Relaxed);
+                if (old >> shift) & 3 == 0 {
+                    worker.found += 1;
+                    let mark = &marks[w / BLOCK_WORDS];
+                    if !mark.load(Ordering::Relaxed) {
+                        mark.store(true, Ordering::Relaxed);
+                    }
+                    if worker.remembered.len() <= REMEMBERED {
+                        worker.remembered.push(key);
+                    }
+                }
+            }
+            worker.batch.clear();
+        };
+        let block = |b: u32, worker: &mut Worker<M::State>| {
+            let start = b as usize * BLOCK_WORDS;
+            let end = (start + BLOCK_WORDS).min(words.len());
+            for (w, word) in words[start..end].iter().enumerate() {
+                let here = holding(word.load(Ordering::Relaxed), label);
+                if here == 0 {
+                    continue;
+                }
+                let mut left = here;
+                while left != 0 {
+                    let key =
+                        (start + w) as u64 * KEYS_PER_WORD + u64::from(left.trailing_zeros() / 2);
+                    left &= left - 1;
+                    model.decode(key, &mut worker.state);
+                    worker.successors.clear();
+                    model.successors(&mut worker.state, &mut worker.successors);
+                    for &s in &worker.successors {
+                        prefetch(words, s);
+                        worker.batch.push(s);
+                    }
+                    if worker.batch.len() >= BATCH {
+                        flush(worker);
+                    }
+                }
+                if settle {
+                    // The level's keys in this word are expanded; the
+                    // other slots may be settling in other workers' hands.
+                    word.fetch_or(here * DONE, Ordering::Relaxed);
+                }
+            }
+        };
+        for slot in &self.workers {
+            let mut w = lock(slot);
+            w.found = 0;
+            w.remembered.clear();
+        }
+        let run = |chunk: &[u32]| {
+            let mut worker = lock(my_slot(&self.workers));
+            for &b in chunk {
+                if cut() || (!settle && worker.found > 0) {
+                    break;
+                }
+                block(b, &mut worker);
+            }
+            flush(&mut worker);
+        };
+        if threads <= 1 {
+            run(&self.blocks);
+        } else {
+            // Small chunks even out the workers: blocks differ a lot in how
+            // many keys of the level they hold.
+            self.blocks.par_chunks(4).for_each(run);
+        }
+        self.workers.iter().map(|w| lock(w).found).sum()
+    }
+}
+
+/// The word and bit offset of `key`'s slot.
+#[inline(always)]
+fn slot(key: u64) -> (usize, u32) {
+    (
+        (key / KEYS_PER_WORD) as usize,
+        (key % KEYS_PER_WORD) as u32 * 2,
+    )
+}
+
+impl<M: Model> Store for Dense<'_, M> {
+    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault> {
+        if !self.model.has_goal() {
+            return Ok(Vec::new());
+        }
+        let model = self.model;
+        let states = per_worker(threads, || model.new_state());
+        Ok(self.scan(threads, |key, out| {
+            let mut state = lock(my_slot(&states));
+            model.decode(key, &mut state);
+            if model.is_goal(&state) {
+                out.push(key);
+            }
+        }))
+    }
+
+    fn contains(&mut self, key: u64) -> Result<bool, Fault> {
+        if key >= self.model.key_space() {
+            return Ok(false);
+        }
+        let (w, shift) = slot(key);
+        Ok((self.bits.words()[w].load(Ordering::Relaxed) >> shift) & 3 == self.label)
+    }
+
+    fn settle_next(&mut self, _depth: u32, _width: u64, threads: usize) -> Result<u64, Fault> {
+        // The newest level's keys are marked expanded as it goes: what is
+        // remembered of them is all that is left of them as a level.
+        Ok(self.expand(threads, true))
+    }
+
+    fn has_new_successor(
+        &mut self,
+        _depth: u32,
+        _width: u64,
+        threads: usize,
+    ) -> Result<bool, Fault> {
+        Ok(self.expand(threads, false) > 0)
+    }
+
+    fn commit(&mut self, levels: &[u64], _seconds: f64) -> Result<(), Fault> {
+        let width = *levels.last().expect("a level");
+        self.newest = if width as usize <= REMEMBERED {
+            let mut keys: Vec<u64> = self
+                .workers
+                .iter()
+                .flat_map(|w| std::mem::take(&mut lock(w).remembered))
+                .collect();
+            keys.sort_unstable();
+            Some(keys)
+        } else {
+            None
+        };
+        self.label = 3 - self.label;
+        self.take_marks();
+        Ok(())
+    }
+
+    fn discard(&mut self) {
+        // The search ends here: the newest level stays what it was, and
+        // the keys of it that were remembered still stand for it.
+        for m in &self.marks {
+            m.store(false, Ordering::Relaxed);
+        }
+    }
+
+    fn bytes_per_new_key(&self) -> u64 {
+        0
+    }
+
+    fn last_level(
+        &mut self,
+        _width: u64,
+        _threads: usize,
+        _sorted: bool,
+    ) -> Result<Vec<u64>, Fault> {
+        Ok(self.newest.clone().unwrap_or_default())
+    }
+
+    fn path(&mut self, _goal: u64, _threads: usize) -> Result<Vec<u64>, Fault> {
+        unreachable!("the search solves with a store that keeps its levels")
+    }
+
+    fn fault(&self, e: Fault) -> StopReason {
+        match e {
+            Fault::Storage(e) => StopReason::Storage(e.to_string()),
+            Fault::Peer(e) => StopReason::Cluster(e.to_string()),
+        }
+    }
+
+    fn finish(self, _stopped: bool) -> Finished {
+        Finished {
+            visited: VisitedKind::Dense,
+            partitions: 1,
+            disk: None,
+        }
+    }
+}

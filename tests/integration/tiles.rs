@@ -1,0 +1,167 @@
+//! Sliding-tile puzzles with dense ranks (`tiles-RxC`), and the dense
+//! store that counts them: every level against the sequential oracle, the
+//! generic sliding-block model of the same board, every other store and
+//! the published 2x7 histogram.
+
+use reach::engine::{Outcome, Search, SearchError, Spill, VisitedKind, reference};
+use reach::puzzles::sliding::SlidingPuzzle;
+use reach::puzzles::tiles::Tiles;
+
+use crate::spill::TempDir;
+
+/// The same board as a sliding-block puzzle file: tiles 1.. in reading
+/// order, the blank last.
+fn as_sliding(rows: usize, cols: usize) -> SlidingPuzzle {
+    let mut board = String::new();
+    for cell in 0..rows * cols {
+        board.push(if cell + 1 == rows * cols {
+            '.'
+        } else {
+            char::from_digit(cell as u32 + 1, 36)
+                .unwrap()
+                .to_ascii_uppercase()
+        });
+        if cell % cols == cols - 1 {
+            board.push('\n');
+        }
+    }
+    let text = format!("name = \"t\"\ndistinct = \"*\"\nboard = \"\"\"\n{board}\"\"\"\n");
+    SlidingPuzzle::from_toml(&text, "t").unwrap()
+}
+
+fn levels(t: &Tiles, kind: VisitedKind, threads: usize) -> Vec<u64> {
+    let r = Search::new(t)
+        .visited(kind)
+        .threads(threads)
+        .count()
+        .unwrap();
+    assert_eq!(r.visited, kind, "{}", t.name());
+    r.levels
+}
+
+#[test]
+fn every_store_counts_the_oracle_s_levels() {
+    for (rows, cols) in [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (2, 5)] {
+        let t = Tiles::new(rows, cols).unwrap();
+        let oracle = reference::level_sizes(&t);
+        // The generic model of the same board: an independent ranking.
+        assert_eq!(
+            reference::level_sizes(&as_sliding(rows, cols)),
+            oracle,
+            "{rows}x{cols}: the sliding-block model disagrees"
+        );
+        let all: u64 = oracle.iter().sum();
+        assert_eq!(
+            all * 2,
+            (1..=(rows * cols) as u64).product::<u64>(),
+            "{rows}x{cols}: n!/2 states"
+        );
+        for threads in [1, 2, 3] {
+            for kind in [
+                VisitedKind::Dense,
+                VisitedKind::Frontier,
+                VisitedKind::Bitmap,
+            ] {
+                assert_eq!(
+                    levels(&t, kind, threads),
+                    oracle,
+                    "{rows}x{cols} {kind:?} {threads} threads"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_dense_store_reports_the_antipodes() {
+    let t = Tiles::new(2, 5).unwrap();
+    let dense = Search::new(&t)
+        .visited(VisitedKind::Dense)
+        .threads(2)
+        .count()
+        .unwrap();
+    let frontier = Search::new(&t)
+        .visited(VisitedKind::Frontier)
+        .threads(2)
+        .count()
+        .unwrap();
+    assert_eq!(dense.depth(), 55);
+    assert_eq!(dense.last_level.len(), 2);
+    assert_eq!(dense.last_level, frontier.last_level);
+}
+
+#[test]
+fn the_dense_store_stops_at_limits_like_the_others() {
+    let t = Tiles::new(3, 3).unwrap();
+    for (depth, states) in [(Some(20), None), (None, Some(50_000))] {
+        let run = |kind| {
+            Search::new(&t)
+                .visited(kind)
+                .threads(2)
+                .max_depth(depth)
+                .max_states(states)
+                .count()
+                .unwrap()
+        };
+        let (dense, frontier) = (run(VisitedKind::Dense), run(VisitedKind::Frontier));
+        assert!(matches!(dense.outcome, Outcome::Stopped(_)));
+        assert_eq!(dense.levels, frontier.levels);
+        assert_eq!(dense.outcome, frontier.outcome);
+    }
+    // A depth limit at the true depth cuts nothing short.
+    let r = Search::new(&t)
+        .visited(VisitedKind::Dense)
+        .max_depth(Some(31))
+        .count()
+        .unwrap();
+    assert_eq!(r.outcome, Outcome::Complete);
+}
+
+#[test]
+fn the_dense_store_refuses_what_it_cannot_keep() {
+    let t = Tiles::new(2, 3).unwrap();
+    let dir = TempDir::new("dense-spill");
+    let spilled = Search::new(&t)
+        .visited(VisitedKind::Dense)
+        .spill(Spill::new(dir.0.join("levels")))
+        .count();
+    assert!(
+        matches!(spilled, Err(SearchError::DenseUnsupported(_))),
+        "{spilled:?}"
+    );
+    let slid = as_sliding(2, 3);
+    let solved = Search::new(&slid).visited(VisitedKind::Dense).solve();
+    assert!(matches!(
+        solved,
+        Err(SearchError::DenseUnsupported(_) | SearchError::NoGoal)
+    ));
+    let small = Search::new(&t)
+        .visited(VisitedKind::Dense)
+        .memory_limit(Some(1))
+        .count();
+    assert!(
+        matches!(small, Err(SearchError::DenseTooLarge { .. })),
+        "{small:?}"
+    );
+}
+
+#[test]
+fn the_2x7_puzzle_s_first_levels_are_the_published_ones() {
+    let published: Vec<u64> = include_str!("../data/tiles-2x7-levels.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(published.len(), 109);
+    assert_eq!(published.iter().sum::<u64>(), 43_589_145_600);
+    let t = Tiles::new(2, 7).unwrap();
+    // Frontier search in memory: the dense store would touch most of its
+    // 10 GiB even for these few states (scripts/big-run.sh --quick runs it).
+    let r = Search::new(&t)
+        .visited(VisitedKind::Frontier)
+        .threads(2)
+        .max_depth(Some(30))
+        .count()
+        .unwrap();
+    assert_eq!(r.levels, published[..31]);
+}

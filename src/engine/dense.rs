@@ -20,12 +20,14 @@
 //! byte a key (the 2x7 tile puzzle: 43.6e9 keys, 10.2 GiB), against eight
 //! bytes a state of a level held as keys.
 //!
-//! Which blocks of words hold the newest level is kept beside the bits, so
-//! the thin levels at both ends of a search scan only the blocks they
-//! touch. Successors are looked up in batches whose words were prefetched
-//! when they were generated: the bits of a big key space are far beyond
-//! the caches, and a worker that waits for one word at a time waits for
-//! memory most of its time.
+//! Which stretches of 64 words hold the newest level is kept beside the
+//! bits (each worker marks its own, merged at the end of the level), so the
+//! thin levels at both ends of a search scan only what they touch.
+//! Successors are looked up a fixed number of successors after their words
+//! were prefetched (a ring of 32): the bits of a big key space are far
+//! beyond the caches, and a worker that waits for one word at a time waits
+//! for memory most of its time (the 2x7 puzzle's first 51 levels: 69 s
+//! waiting on each lookup, 57 s with the ring).
 //!
 //! Orderings: every access is `Relaxed`. Within a level, the only writes
 //! are `fetch_or`s, which commute, and each key's `00` is seen by exactly
@@ -54,13 +56,19 @@ use super::workers::{lock, my_slot, per_worker};
 /// Keys in a word: two bits each.
 const KEYS_PER_WORD: u64 = 32;
 
-/// Words in a block, the unit of the scan and of its work split: 32 KiB,
-/// 131072 keys.
+/// Words in a block, the unit of the work split: 32 KiB, 131072 keys.
 const BLOCK_WORDS: usize = 4096;
 
-/// Successors looked up at once; their words are prefetched as they are
-/// generated, and each batch's first lookup comes this many later.
-const BATCH: usize = 64;
+/// Words in a stretch, the unit of the scan: a block's 64 stretches have
+/// one bit each in the block's mark. 512 bytes: a thin level (the 2x7
+/// puzzle's million states at depth 30 or 97, spread over the whole key
+/// space) scans half a GiB, not the whole array.
+const STRETCH_WORDS: usize = BLOCK_WORDS / 64;
+
+/// Successors between a key's prefetch and its lookup: enough for a
+/// memory access to complete (about 12 expansions of a tile puzzle), few
+/// enough that the prefetched lines are still in the L1 cache.
+const LAG: usize = 32;
 
 /// The low bit of every two-bit slot.
 const LOW: u64 = 0x5555_5555_5555_5555;
@@ -171,11 +179,8 @@ fn holding(word: u64, label: u64) -> u64 {
 struct Worker<S> {
     state: S,
     successors: Vec<u64>,
-    batch: Vec<u64>,
-    /// States this worker settled in the level.
-    found: u64,
-    /// Those states' keys, while few.
-    remembered: Vec<u64>,
+    ring: Ring,
+    tally: Tally,
 }
 
 /// The dense store.
@@ -184,10 +189,10 @@ pub(crate) struct Dense<'a, M: Model> {
     bits: Bits,
     /// The label of the newest level (1 or 2).
     label: u64,
-    /// Blocks holding the newest level.
-    blocks: Vec<u32>,
-    /// Per block, whether it holds the level being settled.
-    marks: Vec<AtomicBool>,
+    /// Blocks holding the newest level, with which of their stretches do.
+    blocks: Vec<(u32, u64)>,
+    /// Blocks of the key space.
+    block_count: usize,
     /// The newest level's keys, sorted, while few.
     newest: Option<Vec<u64>>,
     workers: Vec<CachePadded<Mutex<Worker<M::State>>>>,
@@ -205,22 +210,27 @@ impl<'a, M: Model> Dense<'a, M> {
         let key_space = model.key_space();
         let words = key_space.div_ceil(KEYS_PER_WORD) as usize;
         let bits = Bits::new(words)?;
-        let marks = (0..words.div_ceil(BLOCK_WORDS))
-            .map(|_| AtomicBool::new(false))
-            .collect();
+        let block_count = words.div_ceil(BLOCK_WORDS);
         let workers = per_worker(threads, || Worker {
             state: model.new_state(),
             successors: Vec::new(),
-            batch: Vec::with_capacity(BATCH),
-            found: 0,
-            remembered: Vec::new(),
+            ring: Ring {
+                keys: [0; LAG],
+                head: 0,
+                len: 0,
+            },
+            tally: Tally {
+                found: 0,
+                remembered: Vec::new(),
+                marks: vec![0; block_count],
+            },
         });
         let mut dense = Dense {
             model,
             bits,
             label: 1,
             blocks: Vec::new(),
-            marks,
+            block_count,
             newest: None,
             workers,
             stop,
@@ -232,7 +242,7 @@ impl<'a, M: Model> Dense<'a, M> {
         for &key in &keys {
             let (w, shift) = slot(key);
             words[w].fetch_or(1 << shift, Ordering::Relaxed);
-            dense.marks[w / BLOCK_WORDS].store(true, Ordering::Relaxed);
+            lock(&dense.workers[0]).tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
         }
         let width = keys.len() as u64;
         dense.newest = Some(keys);
@@ -246,14 +256,20 @@ impl<'a, M: Model> Dense<'a, M> {
         ))
     }
 
-    /// Makes the marked blocks the newest level's, and clears the marks.
+    /// Makes the blocks the workers marked the newest level's, and clears
+    /// the marks.
     fn take_marks(&mut self) {
-        self.blocks = self
-            .marks
-            .iter()
+        let mut all = vec![0u64; self.block_count];
+        for w in &self.workers {
+            for (a, m) in all.iter_mut().zip(lock(w).tally.marks.iter_mut()) {
+                *a |= std::mem::take(m);
+            }
+        }
+        self.blocks = all
+            .into_iter()
             .enumerate()
-            .filter(|(_, m)| m.swap(false, Ordering::Relaxed))
-            .map(|(b, _)| b as u32)
+            .filter(|&(_, bits)| bits != 0)
+            .map(|(b, bits)| (b as u32, bits))
             .collect();
     }
 
@@ -262,16 +278,15 @@ impl<'a, M: Model> Dense<'a, M> {
     fn scan<T: Send>(&self, threads: usize, f: impl Fn(u64, &mut Vec<T>) + Sync) -> Vec<T> {
         let words = self.bits.words();
         let label = self.label;
-        let block = |b: &u32, out: &mut Vec<T>| {
-            let start = *b as usize * BLOCK_WORDS;
-            let end = (start + BLOCK_WORDS).min(words.len());
-            for (w, word) in words[start..end].iter().enumerate() {
-                let mut here = holding(word.load(Ordering::Relaxed), label);
-                while here != 0 {
-                    let key =
-                        (start + w) as u64 * KEYS_PER_WORD + u64::from(here.trailing_zeros() / 2);
-                    f(key, out);
-                    here &= here - 1;
+        let block = |&(b, stretches): &(u32, u64), out: &mut Vec<T>| {
+            for range in marked_words(b, stretches, words.len()) {
+                for w in range {
+                    let mut here = holding(words[w].load(Ordering::Relaxed), label);
+                    while here != 0 {
+                        let key = w as u64 * KEYS_PER_WORD + u64::from(here.trailing_zeros() / 2);
+                        f(key, out);
+                        here &= here - 1;
+                    }
                 }
             }
         };
@@ -301,79 +316,86 @@ impl<'a, M: Model> Dense<'a, M> {
         let words = self.bits.words();
         let (label, next) = (self.label, 3 - self.label);
         let model = self.model;
-        let marks = &self.marks;
         let stop = self.stop;
         let cut = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
-        // Looks up a batch of successors, whose words were prefetched.
-        let flush = |worker: &mut Worker<M::State>| {
-            for &key in &worker.batch {
-                let (w, shift) = slot(key);
-                if (words[w].load(Ordering::Relaxed) >> shift) & 3 != 0 {
-                    continue;
-                }
-                if !settle {
-                    worker.found = 1;
-                    continue;
-                }
-                let old = words[w].fetch_or(next << shift, Ordering::Relaxed);
-                if (old >> shift) & 3 == 0 {
-                    worker.found += 1;
-                    let mark = &marks[w / BLOCK_WORDS];
-                    if !mark.load(Ordering::Relaxed) {
-                        mark.store(true, Ordering::Relaxed);
-                    }
-                    if worker.remembered.len() <= REMEMBERED {
-                        worker.remembered.push(key);
-                    }
+        // Looks a successor up (its word was prefetched LAG lookups ago).
+        let look_up = |tally: &mut Tally, key: u64| {
+            let (w, shift) = slot(key);
+            if (words[w].load(Ordering::Relaxed) >> shift) & 3 != 0 {
+                return;
+            }
+            if !settle {
+                tally.found = 1;
+                return;
+            }
+            // Between the load and here the slot can only have become the
+            // next label (no other write reaches a slot that was 00 in this
+            // level), so its one bit says who came first: a single-bit
+            // fetch_or, which x86 does as `lock bts`.
+            let bit = next << shift;
+            if words[w].fetch_or(bit, Ordering::Relaxed) & bit == 0 {
+                tally.found += 1;
+                // The worker's own marks: no cache line passes between
+                // workers for them.
+                tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
+                if tally.remembered.len() <= REMEMBERED {
+                    tally.remembered.push(key);
                 }
             }
-            worker.batch.clear();
         };
-        let block = |b: u32, worker: &mut Worker<M::State>| {
-            let start = b as usize * BLOCK_WORDS;
-            let end = (start + BLOCK_WORDS).min(words.len());
-            for (w, word) in words[start..end].iter().enumerate() {
-                let here = holding(word.load(Ordering::Relaxed), label);
-                if here == 0 {
-                    continue;
-                }
-                let mut left = here;
-                while left != 0 {
-                    let key =
-                        (start + w) as u64 * KEYS_PER_WORD + u64::from(left.trailing_zeros() / 2);
-                    left &= left - 1;
-                    model.decode(key, &mut worker.state);
-                    worker.successors.clear();
-                    model.successors(&mut worker.state, &mut worker.successors);
-                    for &s in &worker.successors {
-                        prefetch(words, s);
-                        worker.batch.push(s);
+        let block = |(b, stretches): (u32, u64), worker: &mut Worker<M::State>| {
+            let Worker {
+                state,
+                successors,
+                ring,
+                tally,
+            } = worker;
+            for range in marked_words(b, stretches, words.len()) {
+                for w in range {
+                    let word = &words[w];
+                    let here = holding(word.load(Ordering::Relaxed), label);
+                    if here == 0 {
+                        continue;
                     }
-                    if worker.batch.len() >= BATCH {
-                        flush(worker);
+                    let mut left = here;
+                    while left != 0 {
+                        let key = w as u64 * KEYS_PER_WORD + u64::from(left.trailing_zeros() / 2);
+                        left &= left - 1;
+                        model.decode(key, state);
+                        successors.clear();
+                        model.successors(state, successors);
+                        for &s in successors.iter() {
+                            prefetch(words, s);
+                            if let Some(due) = ring.push(s) {
+                                look_up(tally, due);
+                            }
+                        }
                     }
-                }
-                if settle {
-                    // The level's keys in this word are expanded; the
-                    // other slots may be settling in other workers' hands.
-                    word.fetch_or(here * DONE, Ordering::Relaxed);
+                    if settle {
+                        // The level's keys in this word are expanded; the
+                        // other slots may be settling in other workers' hands.
+                        word.fetch_or(here * DONE, Ordering::Relaxed);
+                    }
                 }
             }
         };
         for slot in &self.workers {
             let mut w = lock(slot);
-            w.found = 0;
-            w.remembered.clear();
+            w.tally.found = 0;
+            w.tally.remembered.clear();
         }
-        let run = |chunk: &[u32]| {
+        let run = |chunk: &[(u32, u64)]| {
             let mut worker = lock(my_slot(&self.workers));
             for &b in chunk {
-                if cut() || (!settle && worker.found > 0) {
+                if cut() || (!settle && worker.tally.found > 0) {
                     break;
                 }
                 block(b, &mut worker);
             }
-            flush(&mut worker);
+            let Worker { ring, tally, .. } = &mut *worker;
+            while let Some(key) = ring.pop() {
+                look_up(tally, key);
+            }
         };
         if threads <= 1 {
             run(&self.blocks);
@@ -382,7 +404,91 @@ impl<'a, M: Model> Dense<'a, M> {
             // many keys of the level they hold.
             self.blocks.par_chunks(4).for_each(run);
         }
-        self.workers.iter().map(|w| lock(w).found).sum()
+        self.workers.iter().map(|w| lock(w).tally.found).sum()
+    }
+}
+
+/// Successors whose words are on their way from memory: each is looked up
+/// [`LAG`] successors after its prefetch, so that the misses of a whole
+/// ring overlap and none is waited for alone.
+struct Ring {
+    keys: [u64; LAG],
+    /// The oldest key's index.
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    /// Adds `key`; the oldest key when the ring was full.
+    #[inline(always)]
+    fn push(&mut self, key: u64) -> Option<u64> {
+        if self.len < LAG {
+            self.keys[(self.head + self.len) % LAG] = key;
+            self.len += 1;
+            return None;
+        }
+        let due = std::mem::replace(&mut self.keys[self.head], key);
+        self.head = (self.head + 1) % LAG;
+        Some(due)
+    }
+
+    /// Takes the oldest key.
+    fn pop(&mut self) -> Option<u64> {
+        if self.len == 0 {
+            return None;
+        }
+        let key = self.keys[self.head];
+        self.head = (self.head + 1) % LAG;
+        self.len -= 1;
+        Some(key)
+    }
+}
+
+/// What a worker found in a level.
+struct Tally {
+    /// States this worker settled.
+    found: u64,
+    /// Those states' keys, while few.
+    remembered: Vec<u64>,
+    /// Per block, one bit for each stretch where this worker settled a
+    /// state.
+    marks: Vec<u64>,
+}
+
+/// The bit of word `w`'s stretch in its block's mark.
+#[inline(always)]
+fn stretch_bit(w: usize) -> u64 {
+    1 << ((w % BLOCK_WORDS) / STRETCH_WORDS)
+}
+
+/// The ranges of words of block `b`'s marked `stretches` (of `words` in
+/// all).
+fn marked_words(
+    b: u32,
+    stretches: u64,
+    words: usize,
+) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let start = b as usize * BLOCK_WORDS;
+    BitIndices(stretches).map(move |s| {
+        let from = start + s * STRETCH_WORDS;
+        from..(from + STRETCH_WORDS).min(words)
+    })
+}
+
+/// The indices of a word's set bits, lowest first.
+struct BitIndices(u64);
+
+impl Iterator for BitIndices {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(i)
     }
 }
 
@@ -440,7 +546,7 @@ impl<M: Model> Store for Dense<'_, M> {
             let mut keys: Vec<u64> = self
                 .workers
                 .iter()
-                .flat_map(|w| std::mem::take(&mut lock(w).remembered))
+                .flat_map(|w| std::mem::take(&mut lock(w).tally.remembered))
                 .collect();
             keys.sort_unstable();
             Some(keys)
@@ -455,8 +561,8 @@ impl<M: Model> Store for Dense<'_, M> {
     fn discard(&mut self) {
         // The search ends here: the newest level stays what it was, and
         // the keys of it that were remembered still stand for it.
-        for m in &self.marks {
-            m.store(false, Ordering::Relaxed);
+        for w in &self.workers {
+            lock(w).tally.marks.fill(0);
         }
     }
 

@@ -396,6 +396,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let list: Vec<_> = builtin::ALL
                     .iter()
                     .map(|b| json!({"name": b.name, "summary": b.summary}))
+                    .chain(std::iter::once(
+                        json!({"name": "tiles-RxC", "summary": TILES_SUMMARY}),
+                    ))
                     .collect();
                 stdout(&format!("{}\n", json!({ "puzzles": list })))?;
             } else {
@@ -403,6 +406,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 for b in builtin::ALL {
                     text.push_str(&format!("{:<14} {}\n", b.name, b.summary));
                 }
+                text.push_str(&format!("{:<14} {TILES_SUMMARY}\n", "tiles-RxC"));
                 stdout(&text)?;
             }
             Ok(ExitCode::SUCCESS)
@@ -484,6 +488,9 @@ fn show(name: &str, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What `reach list` says of the tile puzzles.
+const TILES_SUMMARY: &str = "R x C sliding tiles from solved, dense keys, up to 16 cells: tiles-2x7 has 43589145600 states, depth 108 (a count of a quarter of an hour)";
+
 enum Loaded {
     Sliding(Box<SlidingPuzzle>),
     Clocks(Clocks),
@@ -520,7 +527,7 @@ fn load(name: &str) -> Result<Loaded> {
     if !path.exists() && !name.contains(['/', '.']) {
         let names: Vec<&str> = builtin::ALL.iter().map(|b| b.name).collect();
         bail!(
-            "unknown puzzle {name:?}: not a built-in and no such file\n  help: built-ins are {}; or give the path of a puzzle file",
+            "unknown puzzle {name:?}: not a built-in and no such file\n  help: built-ins are {}, tiles-RxC; or give the path of a puzzle file",
             names.join(", ")
         );
     }

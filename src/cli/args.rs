@@ -12,7 +12,8 @@ Exit codes:
   2    bad input or usage
   3    stopped by a limit (--max-states, --max-depth, --memory-limit, available memory) or a storage
        fault (--spill, --checkpoint: full disk, I/O error); the report is partial
-  4    the output could not be written (disk full, I/O error)
+  4    the output could not be written (stdout, or a --plot, --html or --svg file:
+       checked before the search, written whole after the report)
   5    cluster (--cluster, --local-processes): a process was lost, stopped answering, never came up, or runs another search
   101  internal error (a bug: please report it)
   130  interrupted by Ctrl-C (SIGINT); 143 terminated by SIGTERM; the report is partial";

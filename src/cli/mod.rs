@@ -28,13 +28,16 @@ use reach::puzzles::sliding::{Metric, SlidingPuzzle};
 use reach::puzzles::tiles::Tiles;
 
 use args::{Cli, Command, CountArgs, LimitArgs, ResumeArgs, RunArgs, SolveArgs, StorageArgs};
-use output::{OutputError, ProgressLine, bytes, say, stdout};
+use output::{
+    FileError, OutputError, ProgressLine, bytes, check_output, say, stdout, write_output,
+};
 
 /// An error that is the user's input (exit code 2) rather than a failure.
 const EXIT_BAD_INPUT: u8 = 2;
 const EXIT_NO_SOLUTION: u8 = 1;
 const EXIT_LIMIT: u8 = 3;
-/// Stdout could not be written (full disk, I/O error).
+/// Stdout or an output file could not be written (full disk, I/O error,
+/// a path that cannot take a file).
 const EXIT_OUTPUT: u8 = 4;
 /// A cluster lost a process, never came up, or its processes disagree.
 const EXIT_CLUSTER: u8 = 5;
@@ -50,7 +53,7 @@ pub fn main() -> ExitCode {
             let cluster = e.is::<cluster::ClusterFailed>()
                 || e.downcast_ref::<SearchError>()
                     .is_some_and(|e| matches!(e, SearchError::Cluster(_)));
-            if e.is::<OutputError>() {
+            if e.is::<OutputError>() || e.is::<FileError>() {
                 ExitCode::from(EXIT_OUTPUT)
             } else if cluster {
                 ExitCode::from(EXIT_CLUSTER)
@@ -623,6 +626,10 @@ type Counted = (String, Option<Metric>, Report, Box<dyn Fn(u64) -> String>);
 
 fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     let loaded = load_for(&a.puzzle, s)?;
+    // Outputs before work: a typo in a path must not cost the search.
+    if let Some(file) = &a.options.plot {
+        check_output(file)?;
+    }
     let spill = s.spill(&a.puzzle)?;
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose && s.process == 0);
@@ -660,9 +667,8 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     if s.process != 0 {
         return Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)));
     }
-    if let Some(file) = &a.options.plot {
-        plot::profile(file, &name, metric.map(Metric::name), &report)?;
-    }
+    // Results before outputs: the report is on stdout before a picture
+    // can fail.
     print_count(
         &name,
         metric,
@@ -672,6 +678,9 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         s,
         &signals,
     )?;
+    if let Some(file) = &a.options.plot {
+        plot::profile(file, &name, metric.map(Metric::name), &report)?;
+    }
     s.checkpoint_hint(&report);
     Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)))
 }
@@ -829,6 +838,9 @@ fn print_count(
 }
 
 fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
+    for file in [&a.html, &a.svg].into_iter().flatten() {
+        check_output(file)?;
+    }
     let json = s.json;
     let puzzle = match load_for(&a.puzzle, s)? {
         Loaded::Sliding(p) => p,
@@ -902,25 +914,8 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         );
     };
     let steps = puzzle.steps(path);
-    let write = |file: &Path, text: String| -> Result<()> {
-        std::fs::write(file, text)
-            .map_err(OutputError)
-            .with_context(|| format!("writing {}", file.display()))
-    };
-    let start_board = puzzle.render(path[0]);
-    if let Some(file) = &a.html {
-        write(
-            file,
-            watch::solution_page(&puzzle, metric, &start_board, &steps),
-        )?;
-    }
-    if let Some(file) = &a.svg {
-        let goal = puzzle.goal_board();
-        write(
-            file,
-            watch::start_and_goal_svg(&puzzle, &start_board, goal.as_deref()),
-        )?;
-    }
+    let write =
+        |file: &Path, text: String| -> Result<()> { Ok(write_output(file, text.as_bytes())?) };
     say!(
         "solved {} in {} {metric} move(s): {} states searched in {:.3} s, {} thread(s)",
         puzzle.name(),
@@ -966,6 +961,20 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
             }
         }
         stdout(&out)?;
+    }
+    let start_board = puzzle.render(path[0]);
+    if let Some(file) = &a.html {
+        write(
+            file,
+            watch::solution_page(&puzzle, metric, &start_board, &steps),
+        )?;
+    }
+    if let Some(file) = &a.svg {
+        let goal = puzzle.goal_board();
+        write(
+            file,
+            watch::start_and_goal_svg(&puzzle, &start_board, goal.as_deref()),
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

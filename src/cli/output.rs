@@ -25,6 +25,86 @@ impl std::fmt::Display for OutputError {
 
 impl std::error::Error for OutputError {}
 
+/// An output file (`--plot`, `--html`, `--svg`) that cannot be written:
+/// exit code 4, like stdout, with the file named.
+#[derive(Debug)]
+pub struct FileError {
+    pub path: std::path::PathBuf,
+    pub what: String,
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot write {}: {}\n  help: give a path in a directory that exists and that you can write to",
+            self.path.display(),
+            self.what
+        )
+    }
+}
+
+impl std::error::Error for FileError {}
+
+/// The directory `path` would be written in.
+fn directory_of(path: &std::path::Path) -> &std::path::Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    }
+}
+
+/// Checks, before any work, that `path` can be written: not a directory,
+/// in a directory that exists and takes a new file.
+pub fn check_output(path: &std::path::Path) -> Result<(), FileError> {
+    let fail = |what: String| FileError {
+        path: path.to_path_buf(),
+        what,
+    };
+    if path.is_dir() {
+        return Err(fail("it is a directory".into()));
+    }
+    let dir = directory_of(path);
+    if !dir.is_dir() {
+        return Err(fail(format!(
+            "{} is not a directory that exists",
+            dir.display()
+        )));
+    }
+    // A file made and removed at once says whether the directory takes one.
+    let probe = dir.join(format!(".reach-probe-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(|e| fail(e.to_string()))?;
+    let _ = std::fs::remove_file(&probe);
+    if path.exists() {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| fail(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory
+/// and a rename: a full disk or a failure leaves no half-written file and
+/// no empty one, and an older file of that name stays until the new one is
+/// whole.
+pub fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), FileError> {
+    let name = path
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    let temp = directory_of(path).join(format!(".{name}.reach-{}.tmp", std::process::id()));
+    let written = std::fs::File::create(&temp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
+        .and_then(|_| std::fs::rename(&temp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        FileError {
+            path: path.to_path_buf(),
+            what: e.to_string(),
+        }
+    })
+}
+
 /// Writes `text` to stdout. A broken pipe is not an error: the reader has
 /// what it wanted.
 pub fn stdout(text: &str) -> Result<(), OutputError> {

@@ -660,3 +660,51 @@ fn solutions_and_profiles_to_look_at() {
         .assert()
         .code(4);
 }
+
+#[test]
+fn output_paths_are_checked_before_the_search_and_written_whole() {
+    let dir = std::env::temp_dir().join(format!("reach-outputs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let checkpoint = dir.join("ckpt");
+    // A missing directory, or a directory given as the file: exit 4 at
+    // once, before the search (no count on stdout, no checkpoint made),
+    // with the file named.
+    for (args, bad) in [
+        (
+            vec!["count", "eleven", "--plot"],
+            "/nonexistent/dir/p.svg".to_string(),
+        ),
+        (vec!["count", "eleven", "--plot"], dir.display().to_string()),
+        (
+            vec!["solve", "klotski", "--svg"],
+            "/nonexistent/dir/k.svg".to_string(),
+        ),
+    ] {
+        reach()
+            .args(&args)
+            .arg(&bad)
+            .arg("--checkpoint")
+            .arg(&checkpoint)
+            .assert()
+            .code(4)
+            .stdout("")
+            .stderr(predicate::str::contains(format!("cannot write {bad}")));
+        assert!(!checkpoint.exists(), "{args:?}: the checkpoint was begun");
+    }
+    // A written picture leaves no temporary file beside it, and the report
+    // came first.
+    let plot = dir.join("p.svg");
+    reach()
+        .args(["count", "eight", "--plot"])
+        .arg(&plot)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::ends_with("181440\n"));
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["p.svg"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -278,14 +278,16 @@ impl<'a, M: Model> OnDisk<'a, M> {
         } else {
             spill.clone()
         };
-        let created = !spill.dir.exists();
-        let disk = Disk::new(spill)?;
-        if resume.is_none() && spill.checkpoint && Checkpoint::exists(&spill.dir) {
+        // A checkpoint is never written over, by a checkpointed run or a
+        // spilled one (whose level files would replace its own).
+        if resume.is_none() && Checkpoint::exists(&spill.dir) {
             return Err(SpillError::CheckpointExists {
                 path: spill.dir.clone(),
             }
             .into());
         }
+        let created = !spill.dir.exists();
+        let disk = Disk::new(spill)?;
         let partitions = match resume {
             Some(cp) => {
                 let p = cp.manifest.partitions as usize;

@@ -488,6 +488,27 @@ fn foreign_and_future_checkpoints_are_refused() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("holds a checkpoint already"), "{err}");
+    // Nor does a spilled run, whose level files would replace its own; the
+    // checkpoint still resumes to the right count.
+    let files = |d: &std::path::Path| {
+        let mut v: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = files(dir.path());
+    let err = Search::new(&p)
+        .spill(Spill::new(dir.path()))
+        .count()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("holds a checkpoint already"), "{err}");
+    assert_eq!(files(dir.path()), before, "the checkpoint's files changed");
+    let cp = Checkpoint::open(dir.path()).unwrap();
+    let resumed = Search::new(&p).resume(&cp).unwrap();
+    assert_eq!(resumed.report.states(), 25_955);
 }
 
 /// CRC-32 (IEEE), bit by bit: an independent check of the manifest's format.

@@ -166,9 +166,10 @@ pub enum SpillError {
         /// The directory.
         path: PathBuf,
     },
-    /// A new checkpointed run was started in a directory that holds one.
+    /// A new run (checkpointed or spilled) was started in a directory that
+    /// holds a checkpoint.
     #[error(
-        "{} holds a checkpoint already\n  help: continue it with `reach resume {}`, or remove the directory to start over",
+        "{} holds a checkpoint already\n  help: continue it with `reach resume {}`, give another directory, or remove this one to start over",
         path.display(),
         path.display()
     )]

@@ -165,9 +165,29 @@ for r, row in enumerate(goal):
         if ch != "." and final[r][c] != ch:
             failures.append(f"the last board has {final[r][c]!r} at ({r},{c}) where the goal puts {ch!r}")
 
+# 4. A hostile puzzle file (tests/data/hostile-page.toml: a name that is a
+# placeholder and markup, labels that spell markup): its page runs none of
+# its script (no title change, no console output of its own), and draws.
+hostile = os.path.join(OUT, "hostile.html")
+here = os.path.dirname(os.path.abspath(__file__))
+subprocess.run([BIN, "solve", os.path.join(here, "..", "tests", "data", "hostile-page.toml"),
+                "--html", hostile], capture_output=True, text=True, check=True)
+run = chromium("--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + hostile)
+if "pwned" in run.stderr or "alert" in run.stderr.lower():
+    failures.append("hostile page: the puzzle's script ran (console output)")
+title = re.search(r"<title>(.*?)</title>", run.stdout, re.S)
+if not title or "pwned" == title.group(1).strip() or "{{DATA}}" not in title.group(1):
+    failures.append(f"hostile page: the title is {title.group(1) if title else None!r}")
+if "move 0 / 1" not in run.stdout:
+    failures.append("hostile page: the page did not draw its first position")
+for line in run.stderr.splitlines():
+    if "CONSOLE" in line and ("rror" in line or "Uncaught" in line or "Refused" in line):
+        failures.append(f"hostile page console: {line}")
+
 if failures:
     print("FAILED:")
     for f in failures:
         print(f"- {f}")
     sys.exit(1)
-print(f"browser check passed: {length} moves played by keyboard; first.png and last.png in {OUT} match the boards")
+print(f"browser check passed: {length} moves played by keyboard; first.png and last.png in {OUT} match the boards; "
+      "the hostile puzzle's page ran none of its script")

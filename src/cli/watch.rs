@@ -144,17 +144,96 @@ pub fn solution_page(puzzle: &SlidingPuzzle, metric: &str, start: &str, steps: &
             .collect::<Vec<_>>()
             .join(",")
     );
-    // `</` cannot end the script early: JSON escapes no slash, so do it here.
-    let data = data.replace("</", "<\\/");
+    let data = script_safe(&data);
     let title = escape(&format!(
         "{}: {} {metric} move(s)",
         puzzle.name(),
         steps.len()
     ));
-    PAGE.replace("{{TITLE}}", &title)
-        .replace("{{DATA}}", &data)
-        .replace("{{ROWS}}", &puzzle.rows().to_string())
-        .replace("{{COLS}}", &puzzle.cols().to_string())
+    let (rows, cols) = (puzzle.rows().to_string(), puzzle.cols().to_string());
+    let values = [
+        ("TITLE", title.as_str()),
+        ("DATA", data.as_str()),
+        ("ROWS", rows.as_str()),
+        ("COLS", cols.as_str()),
+    ];
+    // The policy names the page's own script and style by their hashes:
+    // nothing else may run or style the page, whatever it holds.
+    let (head, body) = PAGE.split_once("{{CSP}}").expect("the page has a policy");
+    let (head, body) = (fill(head, &values), fill(body, &values));
+    let csp = format!(
+        "default-src 'none'; script-src '{}'; style-src '{}'",
+        sha256_source(between(&body, "<script>", "</script>")),
+        sha256_source(between(&body, "<style>", "</style>")),
+    );
+    format!("{head}{csp}{body}")
+}
+
+/// `template` with every `{{NAME}}` of `values` replaced, in one pass: what
+/// a value holds is never read as a placeholder (a puzzle named `{{DATA}}`
+/// stays a name).
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find("{{") {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 2..];
+        match after.find("}}").and_then(|close| {
+            let name = &after[..close];
+            values
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (close, *v))
+        }) {
+            Some((close, value)) => {
+                out.push_str(value);
+                rest = &after[close + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// JSON made safe inside a `<script>` element: `<`, `>` and `&` (which
+/// could close the element or open a comment) and the two line separators
+/// JavaScript once took for line ends become `\u` escapes, which mean the
+/// same inside the JSON's strings, the only place they occur.
+fn script_safe(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The text between the first `open` and the next `close`.
+fn between<'t>(text: &'t str, open: &str, close: &str) -> &'t str {
+    let start = text.find(open).map_or(0, |i| i + open.len());
+    let end = text[start..].find(close).map_or(text.len(), |i| start + i);
+    &text[start..end]
+}
+
+/// A CSP hash source for `text`: `sha256-` and its digest in base64.
+fn sha256_source(text: &str) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(text.as_bytes());
+    format!(
+        "sha256-{}",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
 }
 
 const PAGE: &str = r##"<!DOCTYPE html>
@@ -162,6 +241,7 @@ const PAGE: &str = r##"<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{{CSP}}">
 <title>{{TITLE}}</title>
 <style>
   body { font-family: sans-serif; margin: 1.5em; background: #fff; color: #222; }

@@ -708,3 +708,38 @@ fn output_paths_are_checked_before_the_search_and_written_whole() {
     assert_eq!(names, ["p.svg"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_hostile_puzzle_s_page_carries_no_markup_of_its_own() {
+    // The hostile tester's file: a name that is a placeholder and markup,
+    // labels that spell markup. (scripts/browser-check.sh loads the page
+    // in headless Chromium and checks that none of it runs.)
+    let dir = std::env::temp_dir().join(format!("reach-hostile-page-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("p.html");
+    reach()
+        .args(["solve", "tests/data/hostile-page.toml", "--html"])
+        .arg(&page)
+        .assert()
+        .code(0);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "one script: the page's own"
+    );
+    assert!(
+        !html.contains("<svg/onload"),
+        "a label's markup reached the page"
+    );
+    assert!(
+        html.contains("<h1>{{DATA}}&lt;/title&gt;&lt;script&gt;"),
+        "the name, escaped"
+    );
+    assert!(
+        html.contains("\\u003csvg/onload=alert(1)\\u003e"),
+        "the labels, as data"
+    );
+    assert!(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -14,7 +14,7 @@ use super::on_disk::{Begin, OnDisk};
 use super::partition::MAX_PARTITIONS;
 use super::peers::{Alone, Peers};
 use super::spill::{Checkpoint, Spill, digest};
-use super::visited::{BITMAP_HARD_MAX_KEYS, BITMAP_MAX_KEYS, VisitedKind, resolve};
+use super::visited::{BITMAP_HARD_MAX_KEYS, VisitedKind, resolve};
 use super::workers::cores;
 use super::{Model, Progress, Report};
 
@@ -475,9 +475,11 @@ impl<'a, M: Model> Search<'a, M> {
 
 impl<M: Model> Search<'_, M> {
     /// Whether the search counts with the dense store: when asked for (and
-    /// able to serve), or by default for a model with dense keys too many
-    /// for a bitmap whose two bits a key fit in three quarters of the
-    /// memory left (or of the memory limit).
+    /// able to serve), or by default for a model with dense keys whose two
+    /// bits a key fit in three quarters of the memory left (or of the
+    /// memory limit). Dense keys leave the store nothing to waste, and it
+    /// beats the partitioned bitmap even where that fits: `tiles-3x4` at 2
+    /// threads 5.9 s in 65 MiB against 8.3 s in 507 MiB.
     fn dense(&self, mode: Mode, processes: usize) -> Result<bool, SearchError> {
         let asked = self.visited == VisitedKind::Dense;
         let key_space = self.model.key_space();
@@ -493,7 +495,7 @@ impl<M: Model> Search<'_, M> {
         if !asked && (self.visited != VisitedKind::Auto || !self.model.dense()) {
             return Ok(false);
         }
-        if !asked && (key_space <= BITMAP_MAX_KEYS || usable.is_err()) {
+        if !asked && usable.is_err() {
             return Ok(false);
         }
         usable.map_err(SearchError::DenseUnsupported)?;

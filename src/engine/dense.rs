@@ -12,9 +12,9 @@
 //!
 //! A level is expanded by scanning the words that hold its label, decoding
 //! each such key, and settling each successor whose bits are `00` with one
-//! `fetch_or` of the next level's label: the `fetch_or` that sees `00`
-//! counts the state, so every state is counted once however many workers
-//! reach it at once. A word's keys of the newest level are then marked
+//! `fetch_or` of the next level's label (its one bit): the `fetch_or` that
+//! finds that bit clear counts the state, so every state is counted once
+//! however many workers reach it at once. A word's keys of the newest level are then marked
 //! expanded (`11`) with one more `fetch_or`. No level is kept anywhere but
 //! in these bits, so the memory is fixed from the start: a quarter of a
 //! byte a key (the 2x7 tile puzzle: 43.6e9 keys, 10.2 GiB), against eight
@@ -29,9 +29,9 @@
 //! for memory most of its time.
 //!
 //! Orderings: every access is `Relaxed`. Within a level, the only writes
-//! are `fetch_or`s, which commute, and each key's `00` is seen by exactly
-//! one of them (a read-modify-write reads the latest value in the key's
-//! word's modification order); the plain loads before them only skip
+//! are `fetch_or`s, which commute, and a key's next-label bit is found
+//! clear by exactly one of them (a read-modify-write reads the latest value
+//! in the key's word's modification order); the plain loads before them only skip
 //! keys that are already set, which bits never unset within a search. Between
 //! levels, rayon's join (the end of a level's parallel loop) orders every
 //! write of a level before every read of the next.

@@ -45,7 +45,7 @@ const EXIT_SIGINT: u8 = 130;
 const EXIT_SIGTERM: u8 = 143;
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(json_after_command(std::env::args_os().collect()));
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -62,6 +62,31 @@ pub fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// The arguments with a `--json` given before the command moved after it
+/// (`reach --json list` as `reach list --json`): the bare run's options
+/// conflict with a command, so clap would refuse the global flag there.
+fn json_after_command(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let cli = Cli::command();
+    let is_command = |a: &std::ffi::OsString| {
+        a.to_str()
+            .is_some_and(|a| cli.get_subcommands().any(|c| c.get_name() == a))
+    };
+    let Some(at) = args.iter().skip(1).position(is_command).map(|i| i + 1) else {
+        return args;
+    };
+    if !args[..at].iter().any(|a| a == "--json") {
+        return args;
+    }
+    let mut moved: Vec<_> = args[..at]
+        .iter()
+        .filter(|a| *a != "--json")
+        .cloned()
+        .collect();
+    moved.extend(args[at..].iter().cloned());
+    moved.push("--json".into());
+    moved
 }
 
 /// Flags raised by SIGINT and SIGTERM. The first signal raises `stop` (the

@@ -743,3 +743,22 @@ fn a_hostile_puzzle_s_page_carries_no_markup_of_its_own() {
     assert!(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn json_goes_before_the_command_too() {
+    for args in [
+        ["--json", "list", "", ""],
+        ["--json", "count", "eight", "-j1"],
+    ] {
+        let args: Vec<&str> = args.into_iter().filter(|a| !a.is_empty()).collect();
+        let out = reach()
+            .args(&args)
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout
+            .clone();
+        let v: serde_json::Value = serde_json::from_slice(&out).expect("one JSON document");
+        assert!(v.is_object(), "{args:?}");
+    }
+}

@@ -48,7 +48,6 @@ use std::sync::Mutex;
 use super::Model;
 use super::levels::{Finished, Start, Store};
 use super::peers::Fault;
-use super::report::StopReason;
 use super::visited::VisitedKind;
 use super::workers::{lock, my_slot, per_worker};
 
@@ -507,12 +506,12 @@ impl<M: Model> Store for Dense<'_, M> {
         if !self.model.has_goal() {
             return Ok(Vec::new());
         }
+        // The workers' own decoded states: nothing is made per level.
         let model = self.model;
-        let states = per_worker(threads, || model.new_state());
         Ok(self.scan(threads, |key, out| {
-            let mut state = lock(my_slot(&states));
-            model.decode(key, &mut state);
-            if model.is_goal(&state) {
+            let state = &mut lock(my_slot(&self.workers)).state;
+            model.decode(key, state);
+            if model.is_goal(state) {
                 out.push(key);
             }
         }))
@@ -582,13 +581,6 @@ impl<M: Model> Store for Dense<'_, M> {
 
     fn path(&mut self, _goal: u64, _threads: usize) -> Result<Vec<u64>, Fault> {
         unreachable!("the search solves with a store that keeps its levels")
-    }
-
-    fn fault(&self, e: Fault) -> StopReason {
-        match e {
-            Fault::Storage(e) => StopReason::Storage(e.to_string()),
-            Fault::Peer(e) => StopReason::Cluster(e.to_string()),
-        }
     }
 
     fn finish(self, _stopped: bool) -> Finished {

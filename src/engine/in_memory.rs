@@ -14,7 +14,7 @@ use super::partition::{MAX_PARTITIONS, Partition, Router, Settle};
 use super::peers::{Fault, Peers};
 use super::visited::{Visited, resolve};
 use super::workers::{lock, my_slot, partition_count, per_worker, successors_of};
-use super::{Model, StopReason, VisitedKind};
+use super::{Model, VisitedKind};
 
 /// One worker's reusable buffers.
 struct Slot<S> {
@@ -308,13 +308,6 @@ impl<M: Model> Store for InMemory<'_, M> {
             .map(Partition::into_levels)
             .collect();
         rebuild_path(self.model, self.peers, &kept, self.router, goal, threads)
-    }
-
-    fn fault(&self, e: Fault) -> StopReason {
-        match e {
-            Fault::Storage(e) => StopReason::Storage(e.to_string()),
-            Fault::Peer(e) => StopReason::Cluster(e.to_string()),
-        }
     }
 
     fn finish(self, _stopped: bool) -> Finished {

@@ -100,9 +100,14 @@ pub(crate) trait Store {
     /// that has the current one as a successor.
     fn path(&mut self, goal: u64, threads: usize) -> Result<Vec<u64>, Fault>;
 
-    /// Why the search stopped, given the fault `e` (with how to go on,
-    /// where a checkpoint survives it).
-    fn fault(&self, e: Fault) -> StopReason;
+    /// Why the search stopped, given the fault `e` (a store with a
+    /// checkpoint adds how to go on).
+    fn fault(&self, e: Fault) -> StopReason {
+        match e {
+            Fault::Storage(e) => StopReason::Storage(e.to_string()),
+            Fault::Peer(e) => StopReason::Cluster(e.to_string()),
+        }
+    }
 
     /// Ends the search (`stopped`: by a limit, a signal or a fault): what
     /// the report says of the storage.

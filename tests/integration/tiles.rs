@@ -165,3 +165,26 @@ fn the_2x7_puzzle_s_first_levels_are_the_published_ones() {
         .unwrap();
     assert_eq!(r.levels, published[..31]);
 }
+
+#[test]
+fn the_dense_store_finds_goals_like_the_others() {
+    // Klotski has a goal (and sparse keys: the dense store only on request).
+    let p = reach::puzzles::builtin::sliding("klotski").unwrap();
+    for threads in [1, 2] {
+        let find = |kind| {
+            Search::new(&p)
+                .visited(kind)
+                .threads(threads)
+                .find_goal()
+                .unwrap()
+        };
+        let (dense, frontier) = (find(VisitedKind::Dense), find(VisitedKind::Frontier));
+        assert!(
+            matches!(dense.outcome, Outcome::Goal { .. }),
+            "{:?}",
+            dense.outcome
+        );
+        assert_eq!(dense.outcome, frontier.outcome);
+        assert_eq!(dense.levels, frontier.levels);
+    }
+}

@@ -219,7 +219,16 @@ pub(crate) struct Disk {
 
 impl Disk {
     pub(crate) fn new(spill: &Spill) -> Result<Disk, SpillError> {
-        std::fs::create_dir_all(&spill.dir).map_err(|e| SpillError::io(&spill.dir, e))?;
+        // Across processes, one that ends a search removes the shared
+        // parent directory when it is left empty, which may fall between
+        // the two steps of another's create_dir_all: then it tries again.
+        let mut tries = 0;
+        while let Err(e) = std::fs::create_dir_all(&spill.dir) {
+            tries += 1;
+            if e.kind() != io::ErrorKind::NotFound || tries == 8 {
+                return Err(SpillError::io(&spill.dir, e));
+            }
+        }
         Ok(Disk {
             dir: spill.dir.clone(),
             durable: spill.checkpoint,

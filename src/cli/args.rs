@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use reach::engine::VisitedKind;
 use reach::puzzles::sliding::Metric;
+use reach::puzzles::twisty::TwistyMetric;
 
 pub const EXIT_CODES: &str = "\
 Exit codes:
@@ -113,9 +114,15 @@ pub struct CountArgs {
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct CountOptions {
-    /// What counts as one move (sliding-block puzzles) [default: step].
+    /// What counts as one move [default: step for sliding blocks, htm for
+    /// twisty puzzles].
     #[arg(long, value_enum)]
     pub metric: Option<MetricArg>,
+
+    /// Twisty puzzles: only these of the file's moves generate (e.g.
+    /// U,F,R: the 2x2x2 with a fixed corner).
+    #[arg(long, value_name = "M,M,...", value_delimiter = ',')]
+    pub moves: Option<Vec<String>>,
 
     /// Print the boards at the largest depth.
     #[arg(long)]
@@ -239,9 +246,19 @@ pub struct SolveArgs {
     /// A built-in name (see `reach list`) or a puzzle file with a goal.
     pub puzzle: String,
 
-    /// What counts as one move [default: step].
+    /// What counts as one move [default: step for sliding blocks, htm for
+    /// twisty puzzles].
     #[arg(long, value_enum)]
     pub metric: Option<MetricArg>,
+
+    /// Twisty puzzles: only these of the file's moves generate.
+    #[arg(long, value_name = "M,M,...", value_delimiter = ',')]
+    pub moves: Option<Vec<String>>,
+
+    /// Twisty puzzles: start from the solved state after these moves
+    /// (e.g. "R U2 F'"), instead of the file's ScrambleState.
+    #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
+    pub scramble: Option<String>,
 
     /// Print the board after each move.
     #[arg(long)]
@@ -274,9 +291,14 @@ pub struct HardestArgs {
     /// A built-in name (see `reach list`) or a puzzle file with a goal.
     pub puzzle: String,
 
-    /// What counts as one move [default: step].
+    /// What counts as one move [default: step for sliding blocks, htm for
+    /// twisty puzzles].
     #[arg(long, value_enum)]
     pub metric: Option<MetricArg>,
+
+    /// Twisty puzzles: only these of the file's moves generate.
+    #[arg(long, value_name = "M,M,...", value_delimiter = ',')]
+    pub moves: Option<Vec<String>>,
 
     /// How many of the hardest positions to print (those with the
     /// smallest keys, so the choice is the same on every run).
@@ -354,14 +376,44 @@ pub enum MetricArg {
     Slide,
     /// One piece moves any distance along any path.
     Piece,
+    /// Twisty puzzles: each move and each of its powers (U, U2, U').
+    Htm,
+    /// Twisty puzzles: each move and its inverse (U, U').
+    Qtm,
+    /// Twisty puzzles: only the moves as written (a directed graph).
+    Moves,
 }
 
 impl MetricArg {
-    pub fn metric(self) -> Metric {
+    /// The sliding-block metric, or `None` for a twisty puzzle's.
+    pub fn metric(self) -> Option<Metric> {
         match self {
-            MetricArg::Step => Metric::Step,
-            MetricArg::Slide => Metric::Slide,
-            MetricArg::Piece => Metric::Piece,
+            MetricArg::Step => Some(Metric::Step),
+            MetricArg::Slide => Some(Metric::Slide),
+            MetricArg::Piece => Some(Metric::Piece),
+            _ => None,
+        }
+    }
+
+    /// The twisty puzzles' metric, or `None` for a sliding-block one.
+    pub fn twisty(self) -> Option<TwistyMetric> {
+        match self {
+            MetricArg::Htm => Some(TwistyMetric::Htm),
+            MetricArg::Qtm => Some(TwistyMetric::Qtm),
+            MetricArg::Moves => Some(TwistyMetric::Moves),
+            _ => None,
+        }
+    }
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            MetricArg::Step => "step",
+            MetricArg::Slide => "slide",
+            MetricArg::Piece => "piece",
+            MetricArg::Htm => "htm",
+            MetricArg::Qtm => "qtm",
+            MetricArg::Moves => "moves",
         }
     }
 }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use reach::puzzles::sliding::Metric;
+use reach::engine::Model;
 
 use super::args::HardestArgs;
 use super::output::{ProgressLine, say, stdout};
@@ -14,6 +14,25 @@ use super::{Loaded, Settings, Signals, load, report_stopped, search, spilled, un
 pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     let puzzle = match load(&a.puzzle)? {
         Loaded::Sliding(p) => p,
+        Loaded::Twisty(def) => {
+            let t = super::twisty::build(*def, a.metric, &a.moves, &None)?;
+            if !t.reversible() {
+                bail!(
+                    "{} under --metric {} has a move whose inverse is not a move: the distance to the solved state is not the distance from it\n  help: use --metric htm or qtm",
+                    t.name(),
+                    t.metric().name()
+                );
+            }
+            return hardest_of(
+                &t,
+                t.name(),
+                t.metric().name(),
+                t.goal_impossible(),
+                &|k| t.render(k),
+                a,
+                s,
+            );
+        }
         Loaded::Clocks(_) => bail!(
             "the clocks have no goal position to measure from\n  help: `reach count clocks` gives the depth from all at 12"
         ),
@@ -30,13 +49,35 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
             a.puzzle
         );
     }
-    let puzzle = puzzle.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
+    let metric = super::twisty::sliding_metric(a.metric, &a.moves, puzzle.name())?;
+    let puzzle = puzzle.with_metric(metric);
     let metric = puzzle.metric().name();
-    if let Some(reason) = puzzle.goal_impossible() {
+    hardest_of(
+        &puzzle,
+        puzzle.name(),
+        metric,
+        puzzle.goal_impossible(),
+        &|k| puzzle.render(k),
+        a,
+        s,
+    )
+}
+
+/// `hardest` of any model with a goal and reversible moves.
+fn hardest_of<M: Model>(
+    puzzle: &M,
+    name: &str,
+    metric: &str,
+    impossible: Option<&str>,
+    render: &dyn Fn(u64) -> String,
+    a: &HardestArgs,
+    s: &Settings,
+) -> Result<ExitCode> {
+    if let Some(reason) = impossible {
         return unsolvable(
             s.json,
             &format!("no goal position in the start's component: {reason}"),
-            json!({"puzzle": puzzle.name(), "metric": metric, "goal_states": 0, "reason": reason}),
+            json!({"puzzle": name, "metric": metric, "goal_states": 0, "reason": reason}),
             "no goal",
         );
     }
@@ -44,7 +85,7 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     let line = ProgressLine::new(s.verbose && s.process == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
     let spill = s.spill(&a.puzzle)?;
-    let found = spilled(search(&puzzle, s, &signals, &progress), &spill).hardest()?;
+    let found = spilled(search(puzzle, s, &signals, &progress), &spill).hardest()?;
     line.finish();
     super::cluster::check(&found.report, s)?;
     if s.process != 0 {
@@ -55,14 +96,9 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
         ));
     }
     let report = &found.report;
-    if let Some(code) = report_stopped(
-        report,
-        &signals,
-        s,
-        puzzle.name(),
-        metric,
-        "so no distance is known",
-    )? {
+    if let Some(code) =
+        report_stopped(report, &signals, s, name, metric, "so no distance is known")?
+    {
         return Ok(code);
     }
     if found.goal_states == 0 {
@@ -72,7 +108,7 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
                 "no goal position in the start's component ({} states): no position has a distance to the goal",
                 found.component
             ),
-            json!({"puzzle": puzzle.name(), "metric": metric, "component": found.component, "goal_states": 0}),
+            json!({"puzzle": name, "metric": metric, "component": found.component, "goal_states": 0}),
             "no goal",
         );
     }
@@ -80,11 +116,11 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
         .positions
         .iter()
         .take(a.top)
-        .map(|&k| puzzle.render(k))
+        .map(|&k| render(k))
         .collect();
     say!(
         "{}: {} states in the start's component, {} goal position(s); {} position(s) at the largest distance, {} {metric} move(s); the start is {} move(s) from the goal",
-        puzzle.name(),
+        name,
         found.component,
         found.goal_states,
         found.positions.len(),
@@ -95,7 +131,7 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     );
     if s.json {
         let v = json!({
-            "puzzle": puzzle.name(),
+            "puzzle": name,
             "metric": metric,
             "component": found.component,
             "goal_states": found.goal_states,

@@ -5,6 +5,7 @@ mod cluster;
 mod hardest;
 mod output;
 mod plot;
+mod twisty;
 mod watch;
 
 use std::io::Read;
@@ -24,8 +25,9 @@ use reach::engine::{
 use reach::puzzles::builtin::{self, Kind};
 use reach::puzzles::clocks::{self, Clocks};
 use reach::puzzles::sawtooth::{self, Sawtooth};
-use reach::puzzles::sliding::{Metric, SlidingPuzzle};
+use reach::puzzles::sliding::SlidingPuzzle;
 use reach::puzzles::tiles::Tiles;
+use reach::puzzles::twisty::{self as tw, Definition, Twisty};
 
 use args::{Cli, Command, CountArgs, LimitArgs, ResumeArgs, RunArgs, SolveArgs, StorageArgs};
 use output::{
@@ -488,6 +490,14 @@ fn show(name: &str, json: bool) -> Result<ExitCode> {
             stdout(&format!("{v}\n"))?;
         }
         Loaded::Sliding(p) => stdout(&p.describe())?,
+        Loaded::Twisty(def) => {
+            let t = Twisty::new(*def, &tw::Options::default())?;
+            if json {
+                stdout(&format!("{}\n", twisty::show_json(&t)))?;
+            } else {
+                stdout(&t.describe())?;
+            }
+        }
         Loaded::Clocks(_) if json => stdout(&format!(
             "{}\n",
             json!({"puzzle": "clocks", "clocks": 9, "key_space": 262_144,
@@ -523,15 +533,26 @@ enum Loaded {
     Sliding(Box<SlidingPuzzle>),
     Clocks(Clocks),
     Tiles(Tiles),
+    /// A twisty puzzle's definition: the command's options make the
+    /// search of it.
+    Twisty(Box<Definition>),
+}
+
+/// A puzzle file's text as the puzzle it describes: a twisty puzzle
+/// (`.tws` or KPuzzle JSON, by extension or content) or a sliding-block
+/// puzzle (TOML).
+fn parse_file(text: &str, origin: &str) -> Result<Loaded> {
+    Ok(match tw::sniff(text, origin) {
+        Some(_) => Loaded::Twisty(Box::new(Twisty::parse(text, origin)?)),
+        None => Loaded::Sliding(Box::new(SlidingPuzzle::from_toml(text, origin)?)),
+    })
 }
 
 /// A built-in by name, or else a puzzle file (or, for a resumed run, the
 /// file's text as it was when the run began).
 fn load_for(name: &str, s: &Settings) -> Result<Loaded> {
     match &s.puzzle_text {
-        Some(text) if builtin::find(name).is_none() => Ok(Loaded::Sliding(Box::new(
-            SlidingPuzzle::from_toml(text, name)?,
-        ))),
+        Some(text) if builtin::find(name).is_none() => parse_file(text, name),
         _ => load(name),
     }
 }
@@ -559,7 +580,8 @@ fn load(name: &str) -> Result<Loaded> {
             names.join(", ")
         );
     }
-    Ok(Loaded::Sliding(Box::new(SlidingPuzzle::from_path(path)?)))
+    let text = reach::puzzles::sliding::read_puzzle_text(path)?;
+    parse_file(&text, name)
 }
 
 fn search<'a, M: Model>(
@@ -647,7 +669,12 @@ fn unsolvable(json: bool, message: &str, value: serde_json::Value, text: &str) -
 }
 
 /// A count's puzzle name, metric, report and board renderer.
-type Counted = (String, Option<Metric>, Report, Box<dyn Fn(u64) -> String>);
+type Counted = (
+    String,
+    Option<&'static str>,
+    Report,
+    Box<dyn Fn(u64) -> String>,
+);
 
 fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     let loaded = load_for(&a.puzzle, s)?;
@@ -661,28 +688,35 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     let progress = |p: &reach::engine::Progress| line.update(p);
     let (name, metric, report, render): Counted = match loaded {
         Loaded::Sliding(p) => {
-            let p = p.with_metric(a.options.metric.map_or(Metric::Step, |m| m.metric()));
+            let metric = twisty::sliding_metric(a.options.metric, &a.options.moves, p.name())?;
+            let p = p.with_metric(metric);
             let report = run_count(spilled(search(&p, s, &signals, &progress), &spill), s)?;
             let name = p.name().to_string();
-            let metric = p.metric();
+            let metric = p.metric().name();
             (name, Some(metric), report, Box::new(move |k| p.render(k)))
         }
+        Loaded::Twisty(def) => {
+            let t = twisty::build(*def, a.options.metric, &a.options.moves, &None)?;
+            let report = run_count(spilled(search(&t, s, &signals, &progress), &spill), s)?;
+            let name = t.name().to_string();
+            let metric = t.metric().name();
+            (name, Some(metric), report, Box::new(move |k| t.render(k)))
+        }
         Loaded::Clocks(c) => {
-            if a.options.metric.is_some() {
-                bail!(
-                    "--metric applies to sliding-block puzzles; the clocks have one kind of move"
-                );
-            }
+            twisty::no_metric(
+                a.options.metric,
+                &a.options.moves,
+                "the clocks have one kind of move (tests/data/clocks.tws has them as a twisty puzzle, with metrics)",
+            )?;
             let report = run_count(spilled(search(&c, s, &signals, &progress), &spill), s)?;
             ("clocks".to_string(), None, report, Box::new(clocks_board))
         }
         Loaded::Tiles(t) => {
-            if a.options.metric.is_some() {
-                bail!(
-                    "--metric applies to sliding-block puzzles; {} moves one tile a cell at a time",
-                    t.name()
-                );
-            }
+            twisty::no_metric(
+                a.options.metric,
+                &a.options.moves,
+                &format!("{} moves one tile a cell at a time", t.name()),
+            )?;
             let report = run_count(spilled(search(&t, s, &signals, &progress), &spill), s)?;
             (t.name(), None, report, Box::new(move |k| t.render(k)))
         }
@@ -704,7 +738,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         &signals,
     )?;
     if let Some(file) = &a.options.plot {
-        plot::profile(file, &name, metric.map(Metric::name), &report)?;
+        plot::profile(file, &name, metric, &report)?;
     }
     s.checkpoint_hint(&report);
     Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)))
@@ -755,7 +789,7 @@ fn short_profile(levels: &[u64]) -> String {
 #[allow(clippy::too_many_arguments)]
 fn print_count(
     name: &str,
-    metric: Option<Metric>,
+    metric: Option<&str>,
     report: &Report,
     antipodes: bool,
     render: &dyn Fn(u64) -> String,
@@ -768,7 +802,7 @@ fn print_count(
     if s.json {
         let mut v = json!({
             "puzzle": name,
-            "metric": metric.map(Metric::name),
+            "metric": metric,
             "states": report.states(),
             "depth": report.depth(),
             "levels": report.levels,
@@ -806,7 +840,7 @@ fn print_count(
     let mut err = String::new();
     err.push_str(&format!("puzzle      {name}\n"));
     if let Some(m) = metric {
-        err.push_str(&format!("metric      {}\n", m.name()));
+        err.push_str(&format!("metric      {m}\n"));
     }
     if let Some(r) = &reason {
         err.push_str(&format!(
@@ -869,6 +903,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     let json = s.json;
     let puzzle = match load_for(&a.puzzle, s)? {
         Loaded::Sliding(p) => p,
+        Loaded::Twisty(def) => return twisty::solve(*def, a, s),
         Loaded::Clocks(_) => {
             bail!("to solve the clocks, pipe the nine readings into `reach clocks`")
         }
@@ -898,7 +933,14 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
             "no solution",
         );
     }
-    let puzzle = puzzle.with_metric(a.metric.map_or(Metric::Step, |m| m.metric()));
+    if a.scramble.is_some() {
+        bail!(
+            "--scramble applies to twisty puzzles (.tws or KPuzzle files); {} is a sliding-block puzzle\n  help: its start is the board in its file",
+            puzzle.name()
+        );
+    }
+    let metric = twisty::sliding_metric(a.metric, &a.moves, puzzle.name())?;
+    let puzzle = puzzle.with_metric(metric);
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose && s.process == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);

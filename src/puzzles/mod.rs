@@ -6,3 +6,4 @@ pub mod combinadic;
 pub mod sawtooth;
 pub mod sliding;
 pub mod tiles;
+pub mod twisty;

@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 use crate::engine::Model;
 use crate::puzzles::combinadic;
 
-pub use parse::PuzzleError;
+pub use parse::{PuzzleError, read_puzzle_text};
 pub use solution::{Move, Step};
 
 /// The four unit moves, in the order the engine tries them.

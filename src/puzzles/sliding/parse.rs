@@ -299,71 +299,79 @@ struct Piece {
     cells: Vec<(usize, usize)>,
 }
 
+/// A puzzle file's text: at most [`MAX_FILE_BYTES`] of UTF-8, read from
+/// anything (a pipe or device is read only that far), with errors that say
+/// which file and what to do.
+pub fn read_puzzle_text(path: &Path) -> Result<String, PuzzleError> {
+    let origin = path.display().to_string();
+    let fail = |message: String, help: &str| PuzzleError {
+        origin: origin.clone(),
+        location: None,
+        message,
+        help: help.to_string(),
+    };
+    let meta = std::fs::metadata(path).map_err(|e| {
+        fail(
+            format!("cannot read the puzzle file: {e}"),
+            "give a built-in name (see `reach list`) or the path of a puzzle file",
+        )
+    })?;
+    if meta.is_dir() {
+        return Err(fail(
+            "this is a directory, not a puzzle file".into(),
+            "give the path of a puzzle file (.toml, .tws or KPuzzle .json)",
+        ));
+    }
+    // Devices, pipes and /proc files report no length (or a wrong one):
+    // read at most one byte past the limit from anything.
+    let too_big = |len: u64| {
+        fail(
+            format!(
+                "the file is {len} bytes or more; puzzle files are at most {MAX_FILE_BYTES} bytes"
+            ),
+            "puzzle files need far less: a board has at most 64 cells, and a twisty puzzle's definition takes some kilobytes",
+        )
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_big(meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| {
+        fail(
+            format!("cannot read the puzzle file: {e}"),
+            "check the path",
+        )
+    })?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_FILE_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| {
+        fail(
+            format!("cannot read the puzzle file: {e}"),
+            "check the path",
+        )
+    })?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_big(bytes.len() as u64));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        fail(
+            format!(
+                "the file is not UTF-8 text (bad byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+            "save the puzzle file as UTF-8",
+        )
+    })?;
+    Ok(text)
+}
+
 impl SlidingPuzzle {
     /// Reads a puzzle file.
     pub fn from_path(path: &Path) -> Result<SlidingPuzzle, PuzzleError> {
-        let origin = path.display().to_string();
-        let fail = |message: String, help: &str| PuzzleError {
-            origin: origin.clone(),
-            location: None,
-            message,
-            help: help.to_string(),
-        };
-        let meta = std::fs::metadata(path).map_err(|e| {
-            fail(
-                format!("cannot read the puzzle file: {e}"),
-                "give a built-in name (see `reach list`) or the path of a puzzle file",
-            )
-        })?;
-        if meta.is_dir() {
-            return Err(fail(
-                "this is a directory, not a puzzle file".into(),
-                "give the path of a .toml puzzle file",
-            ));
-        }
-        // Devices, pipes and /proc files report no length (or a wrong one):
-        // read at most one byte past the limit from anything.
-        let too_big = |len: u64| {
-            fail(
-                format!(
-                    "the file is {len} bytes or more; puzzle files are at most {MAX_FILE_BYTES} bytes"
-                ),
-                "a board has at most 64 cells, so a puzzle file needs only a few hundred bytes",
-            )
-        };
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(too_big(meta.len()));
-        }
-        let file = std::fs::File::open(path).map_err(|e| {
-            fail(
-                format!("cannot read the puzzle file: {e}"),
-                "check the path",
-            )
-        })?;
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(
-            &mut std::io::Read::take(file, MAX_FILE_BYTES + 1),
-            &mut bytes,
-        )
-        .map_err(|e| {
-            fail(
-                format!("cannot read the puzzle file: {e}"),
-                "check the path",
-            )
-        })?;
-        if bytes.len() as u64 > MAX_FILE_BYTES {
-            return Err(too_big(bytes.len() as u64));
-        }
-        let text = String::from_utf8(bytes).map_err(|e| {
-            fail(
-                format!(
-                    "the file is not UTF-8 text (bad byte at offset {})",
-                    e.utf8_error().valid_up_to()
-                ),
-                "save the puzzle file as UTF-8",
-            )
-        })?;
-        SlidingPuzzle::from_toml(&text, &origin)
+        let text = read_puzzle_text(path)?;
+        SlidingPuzzle::from_toml(&text, &path.display().to_string())
     }
 
     /// Reads a puzzle from TOML text; `origin` names it in errors.

@@ -1,0 +1,438 @@
+//! Coordinates: a permutation puzzle's key is a mixed-radix number whose
+//! digits are independent parts of the state, each a perfect rank.
+//!
+//! The moves split each set's positions into orbits (positions that pieces
+//! can travel between). A piece never leaves its orbit, so each orbit's
+//! arrangement of pieces is one coordinate and its orientations another,
+//! and a move acts on each coordinate alone: what a coordinate becomes
+//! depends only on its own value and the move. That is what lets small
+//! coordinates use a move table (value x move → value).
+//!
+//! - An arrangement of distinct pieces is ranked by its Lehmer code; when
+//!   every move is an even permutation of the orbit, the parity is fixed
+//!   and the last two pieces' order is implied (k!/2 ranks).
+//! - An arrangement with identical pieces is ranked as a multiset
+//!   permutation (k! / Π m_j! ranks).
+//! - Orientations are base-`o` digits; when every move's twists on the
+//!   orbit sum to 0 mod `o`, the sum is fixed and the last digit implied.
+//!
+//! Orbits of one position and sets of one orientation give coordinates of
+//! size 1, which are left out: their part of the state never changes.
+
+/// What a coordinate ranks.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// The arrangement of an orbit's pieces; `local` values are kinds,
+    /// numbered by the pieces' order (`values[kind]` is the piece).
+    Perm {
+        /// The piece of each kind.
+        values: Vec<u16>,
+        /// How many pieces of each kind.
+        counts: Vec<u8>,
+        /// Every piece is of its own kind (a Lehmer code).
+        distinct: bool,
+        /// The parity every reachable arrangement has, when moves keep it.
+        parity: Option<u8>,
+    },
+    /// The orientations of an orbit's pieces.
+    Ori {
+        /// Orientations a piece.
+        o: u8,
+        /// The sum (mod `o`) every reachable state has, when moves keep it.
+        sum: Option<u8>,
+    },
+}
+
+/// One coordinate: a kind of rank over some positions of one set.
+#[derive(Clone, Debug)]
+pub struct Coord {
+    /// The set its positions are in.
+    pub set: usize,
+    /// The orbit's positions, ascending.
+    pub positions: Vec<usize>,
+    /// What it ranks.
+    pub kind: Kind,
+    /// Its number of values.
+    pub size: u64,
+    /// Its place value in the key.
+    pub weight: u64,
+    /// For each generated move, the orbit's permutation in local indices:
+    /// the value at local `a` comes from local `perm[m][a]`.
+    pub perm: Vec<Vec<u8>>,
+    /// For each generated move, the twist at each local position.
+    pub twist: Vec<Vec<u8>>,
+    /// Value x move → value, when small enough to tabulate.
+    pub table: Option<Vec<u32>>,
+    /// `(k-1-i)!` (halved when the parity is fixed), for Lehmer codes.
+    factorials: Vec<u64>,
+}
+
+/// Parity of a permutation given as `perm[a]` in `0..k`.
+pub fn parity(perm: &[u8]) -> u8 {
+    let mut seen = 0u64;
+    let mut odd = 0;
+    for start in 0..perm.len() {
+        if seen >> start & 1 == 1 {
+            continue;
+        }
+        let mut len = 0;
+        let mut a = start;
+        while seen >> a & 1 == 0 {
+            seen |= 1 << a;
+            a = usize::from(perm[a]);
+            len += 1;
+        }
+        odd ^= (len + 1) & 1;
+    }
+    odd as u8
+}
+
+/// `n!`, or `None` past `u64`.
+pub fn factorial(n: usize) -> Option<u64> {
+    (1..=n as u64).try_fold(1u64, |f, i| f.checked_mul(i))
+}
+
+impl Coord {
+    /// A coordinate of `kind` over `positions`; `perm` and `twist` as the
+    /// fields. Returns `None` when its size does not fit a `u64`.
+    pub fn new(
+        set: usize,
+        positions: Vec<usize>,
+        kind: Kind,
+        perm: Vec<Vec<u8>>,
+        twist: Vec<Vec<u8>>,
+    ) -> Option<Coord> {
+        let k = positions.len();
+        let mut factorials = Vec::new();
+        let size = match &kind {
+            Kind::Perm {
+                counts,
+                distinct: true,
+                parity,
+                ..
+            } => {
+                debug_assert!(counts.iter().all(|&c| c == 1));
+                let halve = u64::from(parity.is_some()) + 1;
+                for i in 0..k {
+                    factorials.push(factorial(k - 1 - i)? / if i + 2 < k { halve } else { 1 });
+                }
+                factorial(k)? / halve
+            }
+            Kind::Perm { counts, .. } => multinomial(counts)?,
+            Kind::Ori { o, sum } => {
+                let digits = k - usize::from(sum.is_some());
+                (0..digits).try_fold(1u64, |n, _| n.checked_mul(u64::from(*o)))?
+            }
+        };
+        Some(Coord {
+            set,
+            positions,
+            kind,
+            size,
+            weight: 0,
+            perm,
+            twist,
+            table: None,
+            factorials,
+        })
+    }
+
+    /// The rank of `local` (kinds or orientations at the orbit's positions).
+    pub fn rank(&self, local: &[u8]) -> u64 {
+        let k = local.len();
+        match &self.kind {
+            Kind::Perm {
+                distinct: true,
+                parity,
+                ..
+            } => {
+                let digits = k.saturating_sub(if parity.is_some() { 2 } else { 1 });
+                let mut used = 0u32;
+                let mut r = 0u64;
+                for (i, &x) in local[..digits].iter().enumerate() {
+                    let below = (1u32 << x) - 1;
+                    let d = u64::from(x) - u64::from((used & below).count_ones());
+                    used |= 1 << x;
+                    r += d * self.factorials[i];
+                }
+                r
+            }
+            Kind::Perm { counts, .. } => {
+                let mut left = [0u8; 256];
+                left[..counts.len()].copy_from_slice(counts);
+                let mut n = k as u128;
+                let mut total = u128::from(self.size);
+                let mut r = 0u128;
+                for &x in local {
+                    let x = usize::from(x);
+                    for &l in &left[..x] {
+                        r += total * u128::from(l) / n;
+                    }
+                    total = total * u128::from(left[x]) / n;
+                    left[x] -= 1;
+                    n -= 1;
+                }
+                r as u64
+            }
+            Kind::Ori { o, sum } => {
+                let digits = k - usize::from(sum.is_some());
+                local[..digits]
+                    .iter()
+                    .rev()
+                    .fold(0u64, |r, &d| r * u64::from(*o) + u64::from(d))
+            }
+        }
+    }
+
+    /// The values whose rank is `r`, into `local`.
+    pub fn unrank(&self, mut r: u64, local: &mut [u8]) {
+        let k = local.len();
+        match &self.kind {
+            Kind::Perm {
+                distinct: true,
+                parity,
+                ..
+            } => {
+                let digits = k.saturating_sub(if parity.is_some() { 2 } else { 1 });
+                let mut unused: u32 = if k == 32 { u32::MAX } else { (1 << k) - 1 };
+                let mut sum = 0u64;
+                for (slot, &f) in local[..digits].iter_mut().zip(&self.factorials) {
+                    let d = r / f;
+                    r %= f;
+                    sum += d;
+                    *slot = nth_set_bit(unused, d as u32);
+                    unused &= !(1 << *slot);
+                }
+                match parity {
+                    Some(p) if k >= 2 => {
+                        let a = unused.trailing_zeros() as u8;
+                        let b = (31 - (unused & !(1 << a)).leading_zeros()) as u8;
+                        // The next digit is 1 (b before a) when it makes
+                        // the sum of digits, the parity, right.
+                        let d = (u64::from(*p) + sum) & 1;
+                        (local[k - 2], local[k - 1]) = if d == 1 { (b, a) } else { (a, b) };
+                    }
+                    _ => {
+                        if k >= 1 {
+                            local[k - 1] = unused.trailing_zeros() as u8;
+                        }
+                    }
+                }
+            }
+            Kind::Perm { counts, .. } => {
+                let mut left = [0u8; 256];
+                left[..counts.len()].copy_from_slice(counts);
+                let mut n = k as u128;
+                let mut total = u128::from(self.size);
+                let mut r = u128::from(r);
+                for slot in local.iter_mut() {
+                    for (t, l) in left[..counts.len()].iter_mut().enumerate() {
+                        if *l == 0 {
+                            continue;
+                        }
+                        let block = total * u128::from(*l) / n;
+                        if r < block {
+                            *slot = t as u8;
+                            total = block;
+                            *l -= 1;
+                            break;
+                        }
+                        r -= block;
+                    }
+                    n -= 1;
+                }
+            }
+            Kind::Ori { o, sum } => {
+                let digits = k - usize::from(sum.is_some());
+                let mut total = 0u32;
+                for d in &mut local[..digits] {
+                    *d = (r % u64::from(*o)) as u8;
+                    r /= u64::from(*o);
+                    total += u32::from(*d);
+                }
+                if let Some(s) = sum {
+                    let o = u32::from(*o);
+                    local[k - 1] = ((u32::from(*s) + o * 256 - total) % o) as u8;
+                }
+            }
+        }
+    }
+
+    /// The values after generated move `m`, from `src` into `dst`.
+    #[inline]
+    pub fn apply(&self, m: usize, src: &[u8], dst: &mut [u8]) {
+        let perm = &self.perm[m];
+        match &self.kind {
+            Kind::Perm { .. } => {
+                for (d, &from) in dst.iter_mut().zip(perm) {
+                    *d = src[usize::from(from)];
+                }
+            }
+            Kind::Ori { o, .. } => {
+                let twist = &self.twist[m];
+                for ((d, &from), &t) in dst.iter_mut().zip(perm).zip(twist) {
+                    let v = u16::from(src[usize::from(from)]) + u16::from(t);
+                    *d = if v >= u16::from(*o) {
+                        (v - u16::from(*o)) as u8
+                    } else {
+                        v as u8
+                    };
+                }
+            }
+        }
+    }
+
+    /// Fills the move table (value x move → value) when it has at most
+    /// `limit` entries and its values fit a `u32`.
+    pub fn tabulate(&mut self, limit: u64) {
+        use rayon::prelude::*;
+        let moves = self.perm.len();
+        if moves == 0
+            || self.size > u64::from(u32::MAX)
+            || self.size.saturating_mul(moves as u64) > limit
+        {
+            return;
+        }
+        let k = self.positions.len();
+        let mut table = vec![0u32; self.size as usize * moves];
+        let this = &*self;
+        table
+            .par_chunks_mut(moves * 1024)
+            .enumerate()
+            .for_each(|(chunk, out)| {
+                let mut src = vec![0u8; k];
+                let mut dst = vec![0u8; k];
+                for (i, row) in out.chunks_mut(moves).enumerate() {
+                    this.unrank((chunk * 1024 + i) as u64, &mut src);
+                    for (m, slot) in row.iter_mut().enumerate() {
+                        this.apply(m, &src, &mut dst);
+                        *slot = this.rank(&dst) as u32;
+                    }
+                }
+            });
+        self.table = Some(table);
+    }
+}
+
+/// The index of the `n`-th (0-based) set bit of `bits`.
+#[inline]
+fn nth_set_bit(mut bits: u32, n: u32) -> u8 {
+    for _ in 0..n {
+        bits &= bits - 1;
+    }
+    bits.trailing_zeros() as u8
+}
+
+/// `(Σ c)! / Π c!`, or `None` past `u64`.
+pub fn multinomial(counts: &[u8]) -> Option<u64> {
+    // A product of binomials, each exact and no larger than the result.
+    let mut n = 0u64;
+    let mut total = 1u64;
+    for &c in counts {
+        for i in 1..=u64::from(c) {
+            n += 1;
+            // total * n / i stays exact: total * C(n, i) / C(n-1, i-1)...
+            // computed in u128 so that the product cannot overflow first.
+            let t = u128::from(total) * u128::from(n) / u128::from(i);
+            total = u64::try_from(t).ok()?;
+        }
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn perm_coord(counts: Vec<u8>, parity: Option<u8>) -> Coord {
+        let k: usize = counts.iter().map(|&c| usize::from(c)).sum();
+        let distinct = counts.iter().all(|&c| c == 1);
+        let values = (0..counts.len() as u16).collect();
+        Coord::new(
+            0,
+            (0..k).collect(),
+            Kind::Perm {
+                values,
+                counts,
+                distinct,
+                parity,
+            },
+            vec![],
+            vec![],
+        )
+        .unwrap()
+    }
+
+    fn check_bijection(c: &Coord, k: usize) {
+        let mut seen = std::collections::HashSet::new();
+        let mut local = vec![0u8; k];
+        for r in 0..c.size {
+            c.unrank(r, &mut local);
+            assert_eq!(c.rank(&local), r, "{local:?}");
+            assert!(seen.insert(local.clone()), "{local:?} twice");
+        }
+    }
+
+    #[test]
+    fn lehmer_codes_are_bijections() {
+        for k in 1..=7 {
+            let c = perm_coord(vec![1; k], None);
+            assert_eq!(c.size, factorial(k).unwrap());
+            check_bijection(&c, k);
+        }
+    }
+
+    #[test]
+    fn parity_reduced_codes_keep_the_parity() {
+        for k in 2..=7 {
+            for p in 0..2 {
+                let c = perm_coord(vec![1; k], Some(p));
+                assert_eq!(c.size, factorial(k).unwrap() / 2);
+                check_bijection(&c, k);
+                let mut local = vec![0u8; k];
+                for r in 0..c.size {
+                    c.unrank(r, &mut local);
+                    assert_eq!(parity(&local), p, "{local:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn multiset_ranks_are_bijections() {
+        for counts in [
+            vec![2, 2],
+            vec![3, 1, 2],
+            vec![1, 1, 4],
+            vec![5],
+            vec![2, 3, 2],
+        ] {
+            let k = counts.iter().map(|&c| usize::from(c)).sum();
+            let c = perm_coord(counts.clone(), None);
+            assert_eq!(c.size, multinomial(&counts).unwrap());
+            check_bijection(&c, k);
+        }
+        assert_eq!(multinomial(&[2, 2, 2]), Some(90));
+        assert_eq!(multinomial(&[1; 20]), factorial(20));
+        assert_eq!(multinomial(&[1; 21]), None);
+    }
+
+    #[test]
+    fn orientations_with_a_fixed_sum() {
+        let c = Coord::new(
+            0,
+            vec![0, 1, 2, 3],
+            Kind::Ori { o: 3, sum: Some(2) },
+            vec![],
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(c.size, 27);
+        let mut local = [0u8; 4];
+        for r in 0..27 {
+            c.unrank(r, &mut local);
+            assert_eq!(local.iter().map(|&d| u32::from(d)).sum::<u32>() % 3, 2);
+            assert_eq!(c.rank(&local), r);
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! A permutation puzzle's definition, as the two file formats give it:
+//! sets of pieces, a solved pattern, named moves. Everything here is
+//! 0-based; the `.tws` reader turns its 1-based pieces into these.
+
+/// One set of pieces (an "orbit" in KPuzzle's words): `size` positions,
+/// each piece with `orientations` orientations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Set {
+    /// Its name in the file.
+    pub name: String,
+    /// Positions (and pieces).
+    pub size: usize,
+    /// Orientations of each piece, 1 when orientation does not matter.
+    pub orientations: u8,
+}
+
+/// A position of the whole puzzle: the piece at each position of each set,
+/// and its orientation. Equal piece numbers are identical pieces.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Pattern {
+    /// `pieces[set][position]`, 0-based.
+    pub pieces: Vec<Vec<u16>>,
+    /// `ori[set][position]`, below the set's orientations.
+    pub ori: Vec<Vec<u8>>,
+}
+
+/// What a move does to every set: the piece that lands at position `i`
+/// comes from position `perm[i]`, and its orientation grows by `ori[i]`
+/// (twsearch's and cubing.js's convention).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Transform {
+    /// `perm[set][i]`: where the piece that ends at `i` was.
+    pub perm: Vec<Vec<u16>>,
+    /// `ori[set][i]`: the orientation it gains.
+    pub ori: Vec<Vec<u8>>,
+}
+
+/// A named move of the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveDef {
+    /// Its name in the file (`U`, `R`, `ABDE`).
+    pub name: String,
+    /// What it does.
+    pub transform: Transform,
+}
+
+/// The format a definition was read from: solutions and positions are
+/// written back in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// KSolve's text format, read by twsearch (`.tws`): pieces 1-based.
+    Tws,
+    /// cubing.js's KPuzzle JSON, read by twips: pieces 0-based.
+    KPuzzle,
+}
+
+/// A whole puzzle file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Definition {
+    /// The puzzle's name (the file's `Name`, or the file name).
+    pub name: String,
+    /// Which format it came from.
+    pub format: Format,
+    /// Its sets, in file order.
+    pub sets: Vec<Set>,
+    /// The solved pattern: the goal, and the start of a count.
+    pub solved: Pattern,
+    /// A start other than the solved pattern (`.tws`'s `ScrambleState`).
+    pub scramble: Option<Pattern>,
+    /// Its moves, in file order.
+    pub moves: Vec<MoveDef>,
+    /// The file it came from, for errors.
+    pub origin: String,
+    /// Where each set is declared (1-based line and column).
+    pub set_at: Vec<(usize, usize)>,
+}
+
+impl Transform {
+    /// The transform that changes nothing.
+    pub fn identity(sets: &[Set]) -> Transform {
+        Transform {
+            perm: sets.iter().map(|s| (0..s.size as u16).collect()).collect(),
+            ori: sets.iter().map(|s| vec![0; s.size]).collect(),
+        }
+    }
+
+    /// Whether it changes nothing.
+    pub fn is_identity(&self) -> bool {
+        self.perm
+            .iter()
+            .all(|p| p.iter().enumerate().all(|(i, &j)| i == usize::from(j)))
+            && self.ori.iter().all(|o| o.iter().all(|&d| d == 0))
+    }
+
+    /// `self` then `next`.
+    pub fn then(&self, next: &Transform, sets: &[Set]) -> Transform {
+        let mut out = Transform::identity(sets);
+        for (s, set) in sets.iter().enumerate() {
+            for i in 0..set.size {
+                let j = usize::from(next.perm[s][i]);
+                out.perm[s][i] = self.perm[s][j];
+                out.ori[s][i] = ((u16::from(self.ori[s][j]) + u16::from(next.ori[s][i]))
+                    % u16::from(set.orientations)) as u8;
+            }
+        }
+        out
+    }
+
+    /// The smallest `k >= 1` with `self^k` the identity, if it is at most
+    /// `cap`.
+    pub fn order(&self, sets: &[Set], cap: u32) -> Option<u32> {
+        let mut power = self.clone();
+        for k in 1..=cap {
+            if power.is_identity() {
+                return Some(k);
+            }
+            power = power.then(self, sets);
+        }
+        None
+    }
+
+    /// `self^k`.
+    pub fn power(&self, k: u32, sets: &[Set]) -> Transform {
+        let mut out = Transform::identity(sets);
+        for _ in 0..k {
+            out = out.then(self, sets);
+        }
+        out
+    }
+}
+
+impl Pattern {
+    /// The pattern after `t`.
+    pub fn apply(&self, t: &Transform, sets: &[Set]) -> Pattern {
+        let mut out = self.clone();
+        for (s, set) in sets.iter().enumerate() {
+            for i in 0..set.size {
+                let j = usize::from(t.perm[s][i]);
+                out.pieces[s][i] = self.pieces[s][j];
+                out.ori[s][i] = ((u16::from(self.ori[s][j]) + u16::from(t.ori[s][i]))
+                    % u16::from(set.orientations)) as u8;
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,423 @@
+//! cubing.js's KPuzzle JSON, as twips reads it:
+//!
+//! ```json
+//! { "name": "2x2x2",
+//!   "orbits": [{ "orbitName": "CORNERS", "numPieces": 8, "numOrientations": 3 }],
+//!   "defaultPattern": { "CORNERS": { "pieces": [0, 1, 2, 3, 4, 5, 6, 7],
+//!                                    "orientation": [0, 0, 0, 0, 0, 0, 0, 0] } },
+//!   "moves": { "U": { "CORNERS": { "permutation": [1, 2, 3, 0, 4, 5, 6, 7],
+//!                                  "orientationDelta": [0, 0, 0, 0, 0, 0, 0, 0] } } } }
+//! ```
+//!
+//! Pieces are 0-based; equal pieces are identical. The older spellings
+//! (`orbits` as an object, `orientations`, a move's `orientation`) are read
+//! too; `derivedMoves` (named sequences of moves) are not moves of the
+//! search and are skipped.
+
+use serde_json::Value;
+
+use super::def::{Definition, Format, MoveDef, Pattern, Set, Transform};
+use super::tws::stem;
+use crate::puzzles::sliding::PuzzleError;
+
+/// One step of a path into the JSON document.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+struct Doc<'a> {
+    text: &'a str,
+    origin: &'a str,
+}
+
+impl Doc<'_> {
+    /// An error at the value `path` leads to (found by scanning the text
+    /// for its keys in order: close enough to point at the right line).
+    fn error(&self, path: &[Step<'_>], message: String, help: &str) -> PuzzleError {
+        PuzzleError {
+            origin: self.origin.to_string(),
+            location: self.locate(path),
+            message,
+            help: help.to_string(),
+        }
+    }
+
+    fn locate(&self, path: &[Step<'_>]) -> Option<(usize, usize)> {
+        let bytes = self.text.as_bytes();
+        let mut at = 0usize;
+        for step in path {
+            match step {
+                Step::Key(k) => {
+                    let quoted = format!("\"{k}\"");
+                    // A key is followed by a colon; skip mentions as values.
+                    loop {
+                        at += self.text[at..].find(&quoted)? + quoted.len();
+                        if self.text[at..].trim_start().starts_with(':') {
+                            break;
+                        }
+                    }
+                }
+                Step::Index(n) => {
+                    at += self.text[at..].find('[')? + 1;
+                    let mut depth = 0;
+                    let mut seen = 0;
+                    while at < bytes.len() {
+                        match bytes[at] {
+                            b'[' | b'{' => depth += 1,
+                            b']' | b'}' if depth == 0 => break,
+                            b']' | b'}' => depth -= 1,
+                            b',' if depth == 0 => seen += 1,
+                            c if depth == 0 && seen == *n && !c.is_ascii_whitespace() => break,
+                            _ => {}
+                        }
+                        at += 1;
+                    }
+                }
+            }
+        }
+        Some(self.line_col(at))
+    }
+
+    fn line_col(&self, offset: usize) -> (usize, usize) {
+        let before = &self.text[..self.text.floor_char_boundary(offset)];
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        (line, col)
+    }
+
+    /// A whole number below `bound` at `path`.
+    fn number(
+        &self,
+        v: &Value,
+        path: &[Step<'_>],
+        what: &str,
+        bound: u64,
+    ) -> Result<u64, PuzzleError> {
+        match v.as_u64() {
+            Some(n) if n < bound => Ok(n),
+            Some(n) => Err(self.error(
+                path,
+                format!("{what} {n} is out of range: it must be below {bound}"),
+                "pieces and positions count from 0; orientations from 0 to numOrientations - 1",
+            )),
+            None => Err(self.error(
+                path,
+                format!("{what} {v} is not a whole number"),
+                "write the number without quotes or a fraction",
+            )),
+        }
+    }
+
+    /// An array of `len` numbers below `bound` at `path`.
+    fn numbers(
+        &self,
+        v: Option<&Value>,
+        path: &[Step<'_>],
+        set: &Set,
+        what: &str,
+        bound: u64,
+    ) -> Result<Option<Vec<u64>>, PuzzleError> {
+        let Some(v) = v else { return Ok(None) };
+        let Some(items) = v.as_array() else {
+            return Err(self.error(
+                path,
+                format!("{what} of orbit {} is not an array", set.name),
+                "write a list of numbers, one a position",
+            ));
+        };
+        if items.len() != set.size {
+            return Err(self.error(
+                path,
+                format!(
+                    "orbit {} has {} pieces, but this {what} has {} number{}",
+                    set.name,
+                    set.size,
+                    items.len(),
+                    if items.len() == 1 { "" } else { "s" }
+                ),
+                "give one number for each position of the orbit",
+            ));
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let mut p = path.to_vec();
+                p.push(Step::Index(i));
+                self.number(x, &p, what, bound)
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+}
+
+/// Reads KPuzzle JSON; `origin` names it in errors.
+pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError> {
+    let doc = Doc { text, origin };
+    let root: Value = serde_json::from_str(text).map_err(|e| PuzzleError {
+        origin: origin.to_string(),
+        location: (e.line() > 0).then(|| (e.line(), e.column())),
+        message: format!("not valid JSON: {e}"),
+        help: "a KPuzzle definition is a JSON object with orbits, defaultPattern and moves".into(),
+    })?;
+    let Some(root) = root.as_object() else {
+        return Err(doc.error(
+            &[],
+            "the file is JSON but not an object".into(),
+            "a KPuzzle definition is a JSON object with orbits, defaultPattern and moves",
+        ));
+    };
+    let name = match root.get("name") {
+        Some(Value::String(s)) => s.clone(),
+        _ => stem(origin),
+    };
+    // The orbits: an array (cubing.js today) or an object (older files).
+    let mut sets = Vec::new();
+    let mut set_at = Vec::new();
+    let orbit = |name: &str, v: &Value, path: &[Step<'_>]| -> Result<Set, PuzzleError> {
+        let field = |k: &str| v.get(k).and_then(Value::as_u64);
+        let size = field("numPieces").filter(|&n| (1..=u64::from(u16::MAX)).contains(&n));
+        let Some(size) = size else {
+            return Err(doc.error(
+                path,
+                format!("orbit {name} has no numPieces from 1 to 65535"),
+                "give each orbit \"numPieces\" and \"numOrientations\"",
+            ));
+        };
+        let o = field("numOrientations")
+            .or_else(|| field("orientations"))
+            .filter(|&n| (1..=255).contains(&n));
+        let Some(o) = o else {
+            return Err(doc.error(
+                path,
+                format!("orbit {name} has no numOrientations from 1 to 255"),
+                "give each orbit \"numPieces\" and \"numOrientations\"",
+            ));
+        };
+        Ok(Set {
+            name: name.to_string(),
+            size: size as usize,
+            orientations: o as u8,
+        })
+    };
+    match root.get("orbits") {
+        Some(Value::Array(list)) => {
+            for (i, v) in list.iter().enumerate() {
+                let path = [Step::Key("orbits"), Step::Index(i)];
+                let Some(n) = v.get("orbitName").and_then(Value::as_str) else {
+                    return Err(doc.error(
+                        &path,
+                        format!("orbit {i} has no orbitName"),
+                        "give each orbit \"orbitName\", \"numPieces\" and \"numOrientations\"",
+                    ));
+                };
+                if sets.iter().any(|s: &Set| s.name == n) {
+                    return Err(doc.error(
+                        &path,
+                        format!("orbit {n} is declared twice"),
+                        "give each orbit a name of its own",
+                    ));
+                }
+                sets.push(orbit(n, v, &path)?);
+                set_at.push(doc.locate(&path).unwrap_or((1, 1)));
+            }
+        }
+        Some(Value::Object(map)) => {
+            for (n, v) in map {
+                let path = [Step::Key("orbits"), Step::Key(n)];
+                sets.push(orbit(n, v, &path)?);
+                set_at.push(doc.locate(&path).unwrap_or((1, 1)));
+            }
+        }
+        _ => {
+            return Err(doc.error(
+                &[],
+                "no \"orbits\" list".into(),
+                "give \"orbits\": [{\"orbitName\": \"CORNERS\", \"numPieces\": 8, \"numOrientations\": 3}, ...]",
+            ));
+        }
+    }
+    if sets.is_empty() {
+        return Err(doc.error(
+            &[Step::Key("orbits")],
+            "no orbits".into(),
+            "give at least one orbit",
+        ));
+    }
+    let unknown =
+        |map: &serde_json::Map<String, Value>, at: &[Step<'_>]| -> Result<(), PuzzleError> {
+            for k in map.keys() {
+                if !sets.iter().any(|s| s.name == *k) {
+                    let mut path = at.to_vec();
+                    path.push(Step::Key(k));
+                    let names: Vec<&str> = sets.iter().map(|s| s.name.as_str()).collect();
+                    return Err(doc.error(
+                        &path,
+                        format!("unknown orbit {k:?}"),
+                        &format!("the orbits are {}", names.join(", ")),
+                    ));
+                }
+            }
+            Ok(())
+        };
+    // The solved pattern.
+    let pattern_key = ["defaultPattern", "startStateData", "startPieces"]
+        .into_iter()
+        .find(|k| root.contains_key(*k));
+    let Some(pattern_key) = pattern_key else {
+        return Err(doc.error(
+            &[],
+            "no \"defaultPattern\"".into(),
+            "give the solved pattern: \"defaultPattern\": {\"CORNERS\": {\"pieces\": [...], \"orientation\": [...]}}",
+        ));
+    };
+    let Some(pattern) = root[pattern_key].as_object() else {
+        return Err(doc.error(
+            &[Step::Key(pattern_key)],
+            format!("{pattern_key} is not an object"),
+            "map each orbit's name to its pieces and orientation",
+        ));
+    };
+    unknown(pattern, &[Step::Key(pattern_key)])?;
+    let mut solved = Pattern {
+        pieces: sets.iter().map(|s| (0..s.size as u16).collect()).collect(),
+        ori: sets.iter().map(|s| vec![0; s.size]).collect(),
+    };
+    for (s, set) in sets.iter().enumerate() {
+        let Some(v) = pattern.get(&set.name) else {
+            continue;
+        };
+        let at = [Step::Key(pattern_key), Step::Key(&set.name)];
+        if let Some(m) = v.get("orientationMod").and_then(Value::as_array)
+            && m.iter().any(|x| x.as_u64().is_some_and(|x| x > 1))
+        {
+            let mut path = at.to_vec();
+            path.push(Step::Key("orientationMod"));
+            return Err(doc.error(
+                &path,
+                format!("orbit {}: orientationMod (orientations that do not matter) is not supported", set.name),
+                "remove orientationMod, or give the orbit numOrientations 1 if its orientation never matters",
+            ));
+        }
+        let field = |k: &'static str| {
+            let mut path = at.to_vec();
+            path.push(Step::Key(k));
+            (v.get(k), path)
+        };
+        let (pieces, path) = field("pieces");
+        if let Some(p) = doc.numbers(pieces, &path, set, "piece", set.size as u64)? {
+            solved.pieces[s] = p.iter().map(|&x| x as u16).collect();
+        }
+        let (ori, path) = field("orientation");
+        if let Some(o) = doc.numbers(ori, &path, set, "orientation", u64::from(set.orientations))? {
+            solved.ori[s] = o.iter().map(|&x| x as u8).collect();
+        }
+    }
+    // The moves.
+    let Some(moves_v) = root.get("moves").and_then(Value::as_object) else {
+        return Err(doc.error(
+            &[],
+            "no \"moves\" object".into(),
+            "give \"moves\": {\"U\": {\"CORNERS\": {\"permutation\": [...], \"orientationDelta\": [...]}}, ...}",
+        ));
+    };
+    if moves_v.is_empty() {
+        return Err(doc.error(
+            &[Step::Key("moves")],
+            "no moves".into(),
+            "give at least one move",
+        ));
+    }
+    let mut moves = Vec::new();
+    for (name, mv) in moves_v {
+        let at = [Step::Key("moves"), Step::Key(name)];
+        if name.is_empty()
+            || name.contains(['\'', ' '])
+            || name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Err(doc.error(
+                &at,
+                format!("a move cannot be called {name:?}: ' marks an inverse, spaces separate moves, and a name must not start with a digit"),
+                "name moves with letters, e.g. U, R, Rw",
+            ));
+        }
+        let Some(mv) = mv.as_object() else {
+            return Err(doc.error(
+                &at,
+                format!("move {name} is not an object"),
+                "map each orbit the move changes to its permutation and orientationDelta",
+            ));
+        };
+        unknown(mv, &at)?;
+        let mut t = Transform::identity(&sets);
+        for (s, set) in sets.iter().enumerate() {
+            let Some(v) = mv.get(&set.name) else {
+                continue;
+            };
+            let mut path = at.to_vec();
+            path.push(Step::Key(&set.name));
+            let mut perm_path = path.clone();
+            perm_path.push(Step::Key("permutation"));
+            if let Some(p) = doc.numbers(
+                v.get("permutation"),
+                &perm_path,
+                set,
+                "position",
+                set.size as u64,
+            )? {
+                let mut seen = vec![false; set.size];
+                for (i, &x) in p.iter().enumerate() {
+                    if std::mem::replace(&mut seen[x as usize], true) {
+                        let mut here = perm_path.clone();
+                        here.push(Step::Index(i));
+                        return Err(doc.error(
+                            &here,
+                            format!("{x} appears twice in move {name}'s permutation of orbit {}: this is not a permutation", set.name),
+                            "a move's permutation lists each position of the orbit exactly once",
+                        ));
+                    }
+                }
+                t.perm[s] = p.iter().map(|&x| x as u16).collect();
+            }
+            let key = if v.get("orientationDelta").is_some() {
+                "orientationDelta"
+            } else {
+                "orientation"
+            };
+            let mut ori_path = path.clone();
+            ori_path.push(Step::Key(key));
+            if let Some(o) = doc.numbers(
+                v.get(key),
+                &ori_path,
+                set,
+                "orientation",
+                u64::from(set.orientations),
+            )? {
+                t.ori[s] = o.iter().map(|&x| x as u8).collect();
+            }
+        }
+        if t.is_identity() {
+            return Err(doc.error(
+                &at,
+                format!("move {name} changes nothing"),
+                "give the move's permutation (and orientationDelta) for the orbits it changes, or remove it",
+            ));
+        }
+        moves.push(MoveDef {
+            name: name.clone(),
+            transform: t,
+        });
+    }
+    Ok(Definition {
+        name,
+        format: Format::KPuzzle,
+        sets,
+        solved,
+        scramble: None,
+        moves,
+        origin: origin.to_string(),
+        set_at,
+    })
+}

@@ -1,0 +1,986 @@
+//! Twisty puzzles: any permutation-and-orientation puzzle described in
+//! KSolve's `.tws` text format (read by twsearch) or cubing.js's KPuzzle
+//! JSON (read by twips): the 2x2x2 cube, the Skewb, Top-Spin, the nine
+//! clocks.
+//!
+//! The key is a mixed-radix number of independent coordinates (see
+//! [`coord`]): one for the arrangement of each orbit of positions and one
+//! for its orientations, each reduced by what the moves provably keep (a
+//! fixed orientation sum, a fixed parity, pieces that never move). For the
+//! 2x2x2 with a fixed corner, that is exactly its 3,674,160 positions.
+//!
+//! Metrics follow the cube's: `htm` counts each move and each of its
+//! powers as one move; `qtm` each move and its inverse; `moves` only the
+//! moves as written (a directed graph when a move is not its own inverse).
+
+pub mod coord;
+pub mod def;
+mod kpuzzle;
+mod tws;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use crate::engine::Model;
+use crate::puzzles::sliding::PuzzleError;
+use coord::{Coord, Kind};
+pub use def::{Definition, Format, MoveDef, Pattern, Set, Transform};
+
+/// What counts as one move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TwistyMetric {
+    /// Half-turn metric: every power of a move is one move.
+    #[default]
+    Htm,
+    /// Quarter-turn metric: a move and its inverse.
+    Qtm,
+    /// The moves as written, no inverses and no powers.
+    Moves,
+}
+
+impl TwistyMetric {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            TwistyMetric::Htm => "htm",
+            TwistyMetric::Qtm => "qtm",
+            TwistyMetric::Moves => "moves",
+        }
+    }
+}
+
+/// How a definition becomes a search.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// What counts as one move.
+    pub metric: TwistyMetric,
+    /// Only these of the file's moves generate (`--moves U,F,R`).
+    pub moves: Option<Vec<String>>,
+    /// Start from the solved pattern after these moves (`R U2 F'`)
+    /// instead of the file's start.
+    pub scramble: Option<String>,
+}
+
+/// Options that do not fit the definition.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}\n  help: {help}")]
+pub struct OptionError {
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: String,
+}
+
+fn option_error(message: String, help: impl Into<String>) -> OptionError {
+    OptionError {
+        message,
+        help: help.into(),
+    }
+}
+
+/// The highest move order whose powers `htm` lists.
+pub const MAX_HTM_ORDER: u32 = 64;
+
+/// The most table entries (value x move) all coordinates may have: 64 MiB.
+const TABLE_ENTRIES: u64 = 1 << 24;
+
+/// Positions an orbit may have (its ranks count pieces in bytes).
+pub const MAX_ORBIT: usize = 255;
+
+/// A move of the search: a power of one of the file's moves.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// Its name in solutions (`U`, `U2`, `U'`).
+    pub name: String,
+    /// The file's move it is a power of.
+    pub base: usize,
+    /// Which power.
+    pub power: u32,
+    /// What it does.
+    pub transform: Transform,
+}
+
+/// A permutation puzzle, ready to search.
+#[derive(Clone, Debug)]
+pub struct Twisty {
+    def: Definition,
+    metric: TwistyMetric,
+    /// The file's moves that generate, by index.
+    bases: Vec<usize>,
+    moves: Vec<Generated>,
+    coords: Vec<Coord>,
+    key_space: u64,
+    start: Pattern,
+    start_key: u64,
+    /// The solved pattern's key, or why the start cannot reach it.
+    goal: Result<u64, String>,
+    reversible: bool,
+}
+
+/// A decoded key: its coordinates, and the values of those without a move
+/// table.
+pub struct TwistyState {
+    key: u64,
+    values: Vec<u64>,
+    local: Vec<Vec<u8>>,
+    scratch: Vec<u8>,
+}
+
+impl Twisty {
+    /// Reads a `.tws` or KPuzzle JSON file (told apart by extension, then
+    /// by content).
+    pub fn from_path(path: &std::path::Path) -> Result<Definition, PuzzleError> {
+        let text = crate::puzzles::sliding::read_puzzle_text(path)?;
+        Twisty::parse(&text, &path.display().to_string())
+    }
+
+    /// Reads a definition from text; `origin` names it in errors and tells
+    /// the format by its extension when the content does not.
+    pub fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError> {
+        match sniff(text, origin) {
+            Some(Format::KPuzzle) => kpuzzle::parse(text, origin),
+            _ => tws::parse(text, origin),
+        }
+    }
+
+    /// The search `options` make of `def`.
+    pub fn new(def: Definition, options: &Options) -> Result<Twisty, OptionError> {
+        let sets = &def.sets;
+        let bases: Vec<usize> = match &options.moves {
+            None => (0..def.moves.len()).collect(),
+            Some(names) => {
+                let mut bases = Vec::new();
+                for name in names {
+                    let Some(i) = def.moves.iter().position(|m| m.name == *name) else {
+                        return Err(option_error(
+                            format!("--moves: {} has no move {name:?}", def.name),
+                            format!("its moves are {}", move_names(&def)),
+                        ));
+                    };
+                    if !bases.contains(&i) {
+                        bases.push(i);
+                    }
+                }
+                if bases.is_empty() {
+                    return Err(option_error(
+                        "--moves names no move".into(),
+                        format!("give some of {}", move_names(&def)),
+                    ));
+                }
+                bases
+            }
+        };
+        let moves = generate(&def, &bases, options.metric)?;
+        let names: HashSet<&str> = moves.iter().map(|m| m.name.as_str()).collect();
+        if names.len() < moves.len()
+            && let Some(clash) = moves
+                .iter()
+                .find(|m| moves.iter().filter(|n| n.name == m.name).count() > 1)
+        {
+            return Err(option_error(
+                format!(
+                    "two moves of the {} metric are both called {:?} (a power of one move has the name of another)",
+                    options.metric.name(),
+                    clash.name
+                ),
+                "rename the file's move so that no name is another's name with a power (2, 3, ') after it",
+            ));
+        }
+        let start = match (&options.scramble, &def.scramble) {
+            (Some(alg), _) => {
+                let t = parse_alg(&def, alg).map_err(|e| {
+                    option_error(
+                        format!("--scramble {alg:?}: {e}"),
+                        format!(
+                            "write moves of the file ({}) separated by spaces, each with an optional power and ', e.g. \"R U2 F'\"",
+                            move_names(&def)
+                        ),
+                    )
+                })?;
+                def.solved.apply(&t, sets)
+            }
+            (None, Some(p)) => p.clone(),
+            (None, None) => def.solved.clone(),
+        };
+        let coords = coordinates(&def, &bases, &moves, &start)?;
+        let key_space = coords
+            .iter()
+            .try_fold(1u64, |n, c| n.checked_mul(c.size))
+            .ok_or_else(|| {
+                option_error(
+                    format!(
+                        "{}'s key space is over 2^64 (the coordinates multiply to {})",
+                        def.name,
+                        coords
+                            .iter()
+                            .map(|c| c.size.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" x ")
+                    ),
+                    "a search of that size cannot run on one key a state; restrict the moves (--moves) or split the puzzle",
+                )
+            })?;
+        let reversible = {
+            let all: HashSet<&Transform> = moves.iter().map(|m| &m.transform).collect();
+            moves
+                .iter()
+                .all(|m| all.contains(&inverse(&m.transform, sets)))
+        };
+        let mut twisty = Twisty {
+            metric: options.metric,
+            bases,
+            moves,
+            coords,
+            key_space,
+            start_key: 0,
+            start,
+            goal: Ok(0),
+            reversible,
+            def,
+        };
+        let mut weight = 1u64;
+        for c in &mut twisty.coords {
+            c.weight = weight;
+            weight = weight.wrapping_mul(c.size);
+        }
+        // Move tables for the smallest coordinates first, within budget.
+        let nm = twisty.moves.len() as u64;
+        let mut order: Vec<usize> = (0..twisty.coords.len()).collect();
+        order.sort_by_key(|&c| twisty.coords[c].size);
+        let mut budget = TABLE_ENTRIES;
+        for c in order {
+            let entries = twisty.coords[c].size.saturating_mul(nm);
+            if entries <= budget {
+                twisty.coords[c].tabulate(budget);
+                if twisty.coords[c].table.is_some() {
+                    budget -= entries;
+                }
+            }
+        }
+        twisty.start_key = twisty
+            .key_of(&twisty.start)
+            .expect("the coordinates are those of the start");
+        twisty.goal = twisty.key_of(&twisty.def.solved);
+        Ok(twisty)
+    }
+
+    /// The definition.
+    pub fn definition(&self) -> &Definition {
+        &self.def
+    }
+
+    /// The puzzle's name.
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// The metric.
+    pub fn metric(&self) -> TwistyMetric {
+        self.metric
+    }
+
+    /// The moves of the search, in the order successors list them.
+    pub fn moves(&self) -> &[Generated] {
+        &self.moves
+    }
+
+    /// Why the start cannot reach the solved pattern, if it cannot be
+    /// told without a search.
+    pub fn goal_impossible(&self) -> Option<&str> {
+        self.goal.as_ref().err().map(String::as_str)
+    }
+
+    /// The coordinates (for `show`).
+    pub fn coords(&self) -> &[Coord] {
+        &self.coords
+    }
+
+    /// The pattern of a key.
+    pub fn pattern(&self, key: u64) -> Pattern {
+        let mut p = self.start.clone();
+        let mut local = vec![0u8; MAX_ORBIT];
+        for c in &self.coords {
+            let k = c.positions.len();
+            c.unrank((key / c.weight) % c.size, &mut local[..k]);
+            inject(c, &local[..k], &mut p);
+        }
+        p
+    }
+
+    /// The key of a pattern, or why it is not one the start can reach by
+    /// what the moves keep.
+    pub fn key_of(&self, p: &Pattern) -> Result<u64, String> {
+        let mut key = 0u64;
+        let mut local = vec![0u8; MAX_ORBIT];
+        for c in &self.coords {
+            let k = c.positions.len();
+            let set = &self.def.sets[c.set].name;
+            match &c.kind {
+                Kind::Perm { values, counts, .. } => {
+                    let mut seen = vec![0u8; counts.len()];
+                    for (a, &pos) in c.positions.iter().enumerate() {
+                        let piece = p.pieces[c.set][pos];
+                        let Ok(kind) = values.binary_search(&piece) else {
+                            return Err(format!(
+                                "set {set}: piece {} cannot reach position {} from the start",
+                                self.piece_name(piece),
+                                self.position_name(pos)
+                            ));
+                        };
+                        local[a] = kind as u8;
+                        seen[kind] += 1;
+                    }
+                    if seen != *counts {
+                        return Err(format!(
+                            "set {set}: positions {} hold other pieces than at the start, and no move takes a piece out of them",
+                            self.positions_text(&c.positions)
+                        ));
+                    }
+                }
+                Kind::Ori { .. } => {
+                    for (a, &pos) in c.positions.iter().enumerate() {
+                        local[a] = p.ori[c.set][pos];
+                    }
+                }
+            }
+            key += c.rank(&local[..k]) * c.weight;
+        }
+        // What the coordinates cannot hold (a fixed parity, sum, piece or
+        // orientation) must be as at the start.
+        let back = self.pattern(key);
+        for (s, set) in self.def.sets.iter().enumerate() {
+            for pos in 0..set.size {
+                if back.pieces[s][pos] != p.pieces[s][pos] {
+                    return Err(format!(
+                        "set {}: the arrangement at positions around {} has the other parity than at the start, or a piece no move moves differs (position {})",
+                        set.name,
+                        self.position_name(pos),
+                        self.position_name(pos)
+                    ));
+                }
+                if back.ori[s][pos] != p.ori[s][pos] {
+                    return Err(format!(
+                        "set {}: the orientations differ from the start's in what no move changes (their sum over an orbit, or a piece no move twists), at position {}",
+                        set.name,
+                        self.position_name(pos)
+                    ));
+                }
+            }
+        }
+        Ok(key)
+    }
+
+    fn piece_name(&self, piece: u16) -> String {
+        match self.def.format {
+            Format::Tws => (piece + 1).to_string(),
+            Format::KPuzzle => piece.to_string(),
+        }
+    }
+
+    fn position_name(&self, pos: usize) -> String {
+        match self.def.format {
+            Format::Tws => (pos + 1).to_string(),
+            Format::KPuzzle => pos.to_string(),
+        }
+    }
+
+    fn positions_text(&self, positions: &[usize]) -> String {
+        positions
+            .iter()
+            .map(|&p| self.position_name(p))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The index of the move that takes `from` to `to`.
+    pub fn move_between(&self, from: u64, to: u64) -> Option<usize> {
+        let mut state = self.new_state();
+        self.decode(from, &mut state);
+        let mut out = Vec::new();
+        self.successors(&mut state, &mut out);
+        out.iter().position(|&k| k == to)
+    }
+
+    /// The moves of a path of keys, by name.
+    pub fn path_moves(&self, path: &[u64]) -> Vec<String> {
+        path.windows(2)
+            .map(|w| {
+                let m = self
+                    .move_between(w[0], w[1])
+                    .expect("consecutive keys of a path differ by one move");
+                self.moves[m].name.clone()
+            })
+            .collect()
+    }
+
+    /// A key's pattern in the file's format: a `.tws` `ScrambleState`
+    /// body (1-based) or a KPuzzle pattern (JSON).
+    pub fn render(&self, key: u64) -> String {
+        let p = self.pattern(key);
+        let join = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(" ");
+        match self.def.format {
+            Format::Tws => {
+                let mut out = String::new();
+                for (s, set) in self.def.sets.iter().enumerate() {
+                    let _ = writeln!(out, "{}", set.name);
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        join(&mut p.pieces[s].iter().map(|&x| (x + 1).to_string()))
+                    );
+                    if set.orientations > 1 {
+                        let _ = writeln!(out, "{}", join(&mut p.ori[s].iter().map(u8::to_string)));
+                    }
+                }
+                out
+            }
+            Format::KPuzzle => {
+                let mut out = String::from("{");
+                for (s, set) in self.def.sets.iter().enumerate() {
+                    if s > 0 {
+                        out.push_str(", ");
+                    }
+                    let _ = write!(
+                        out,
+                        "{}: {{\"pieces\": {:?}, \"orientation\": {:?}}}",
+                        json_string(&set.name),
+                        p.pieces[s],
+                        p.ori[s]
+                    );
+                }
+                out.push_str("}\n");
+                out
+            }
+        }
+    }
+
+    /// What `reach show` prints: sets, moves, coordinates, key space.
+    pub fn describe(&self) -> String {
+        let def = &self.def;
+        let mut out = String::new();
+        let format = match def.format {
+            Format::Tws => "KSolve/twsearch .tws",
+            Format::KPuzzle => "KPuzzle JSON",
+        };
+        let _ = writeln!(out, "puzzle: {} ({format})", def.name);
+        let _ = writeln!(out, "sets:");
+        for set in &def.sets {
+            let _ = writeln!(
+                out,
+                "  {:<10} {} piece{}, {} orientation{}",
+                set.name,
+                set.size,
+                plural(set.size as u64),
+                set.orientations,
+                plural(u64::from(set.orientations))
+            );
+        }
+        let bases: Vec<&str> = self
+            .bases
+            .iter()
+            .map(|&b| def.moves[b].name.as_str())
+            .collect();
+        let _ = writeln!(
+            out,
+            "moves: {} of the file's {} ({})",
+            bases.len(),
+            def.moves.len(),
+            bases.join(" ")
+        );
+        let names: Vec<&str> = self.moves.iter().map(|m| m.name.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "metric: {}, {} move{} a position: {}{}",
+            self.metric.name(),
+            names.len(),
+            plural(names.len() as u64),
+            names.join(" "),
+            if self.reversible {
+                ""
+            } else {
+                " (not closed under inverses: a directed graph)"
+            }
+        );
+        let _ = writeln!(out, "coordinates:");
+        for c in &self.coords {
+            let set = &def.sets[c.set].name;
+            let k = c.positions.len();
+            let what = match &c.kind {
+                Kind::Perm {
+                    distinct: true,
+                    parity,
+                    ..
+                } => format!(
+                    "arrangement of {k} distinct pieces, {k}!{}",
+                    if parity.is_some() {
+                        "/2 (every move is even here: parity fixed)"
+                    } else {
+                        ""
+                    }
+                ),
+                Kind::Perm { counts, .. } => format!(
+                    "arrangement of {k} pieces of {} kinds (identical pieces: {k}! / {})",
+                    counts.len(),
+                    counts
+                        .iter()
+                        .map(|c| format!("{c}!"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                Kind::Ori { o, sum } => match sum {
+                    Some(_) => format!(
+                        "orientations, {o}^{} (every move keeps their sum: the last is implied)",
+                        k - 1
+                    ),
+                    None => format!("orientations, {o}^{k}"),
+                },
+            };
+            let _ = writeln!(
+                out,
+                "  {set} positions {}: {what} = {}{}",
+                self.positions_text(&c.positions),
+                c.size,
+                if c.table.is_some() {
+                    ", move table"
+                } else {
+                    ""
+                }
+            );
+        }
+        let _ = writeln!(
+            out,
+            "key space: {} (positions no move changes, and parities and sums moves keep, are left out)",
+            self.key_space
+        );
+        let _ = write!(out, "start:\n{}", self.render(self.start_key));
+        match &self.goal {
+            Ok(g) if *g == self.start_key => {
+                let _ = writeln!(out, "goal: the start (the solved pattern)");
+            }
+            Ok(g) => {
+                let _ = write!(out, "goal (the solved pattern):\n{}", self.render(*g));
+            }
+            Err(e) => {
+                let _ = writeln!(out, "goal: unreachable from the start: {e}");
+            }
+        }
+        out
+    }
+}
+
+/// "s" unless `n` is one.
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// A string as a JSON literal.
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialize")
+}
+
+/// The file's move names, for help texts.
+fn move_names(def: &Definition) -> String {
+    def.moves
+        .iter()
+        .map(|m| m.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The format of a file: KPuzzle when its first character is `{` (or it is
+/// called `.json`), `.tws` when its first word is a `.tws` keyword (or it
+/// is called `.tws` or `.ksolve`), `None` otherwise (a sliding puzzle).
+pub fn sniff(text: &str, origin: &str) -> Option<Format> {
+    let lower = origin.to_ascii_lowercase();
+    if lower.ends_with(".json") {
+        return Some(Format::KPuzzle);
+    }
+    if lower.ends_with(".tws") || lower.ends_with(".ksolve") {
+        return Some(Format::Tws);
+    }
+    let body = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .find(|l| !l.is_empty())?;
+    if body.starts_with('{') {
+        return Some(Format::KPuzzle);
+    }
+    let word = body.split_whitespace().next()?;
+    matches!(word, "Name" | "Set").then_some(Format::Tws)
+}
+
+/// The inverse of `t`.
+pub fn inverse(t: &Transform, sets: &[Set]) -> Transform {
+    let mut inv = Transform::identity(sets);
+    for (s, set) in sets.iter().enumerate() {
+        let o = u16::from(set.orientations);
+        for j in 0..set.size {
+            let i = usize::from(t.perm[s][j]);
+            inv.perm[s][i] = j as u16;
+            inv.ori[s][i] = ((o - u16::from(t.ori[s][j]) % o) % o) as u8;
+        }
+    }
+    inv
+}
+
+/// The name of power `p` of a move of order `k` called `name`: `U`, `U2`,
+/// `U'`, `U2'`: powers past half the order are written as inverses.
+fn power_name(name: &str, p: u32, k: u32) -> String {
+    let (q, prime) = if p <= k / 2 { (p, "") } else { (k - p, "'") };
+    if q == 1 {
+        format!("{name}{prime}")
+    } else {
+        format!("{name}{q}{prime}")
+    }
+}
+
+/// The moves of the search: the generators' powers the metric counts.
+fn generate(
+    def: &Definition,
+    bases: &[usize],
+    metric: TwistyMetric,
+) -> Result<Vec<Generated>, OptionError> {
+    let sets = &def.sets;
+    let mut out = Vec::new();
+    for &b in bases {
+        let m = &def.moves[b];
+        let t = &m.transform;
+        let one = |power: u32, name: String, transform: Transform| Generated {
+            name,
+            base: b,
+            power,
+            transform,
+        };
+        match metric {
+            TwistyMetric::Moves => out.push(one(1, m.name.clone(), t.clone())),
+            TwistyMetric::Qtm => {
+                out.push(one(1, m.name.clone(), t.clone()));
+                let inv = inverse(t, sets);
+                if inv != *t {
+                    out.push(one(u32::MAX, format!("{}'", m.name), inv));
+                }
+            }
+            TwistyMetric::Htm => {
+                let Some(k) = t.order(sets, MAX_HTM_ORDER) else {
+                    return Err(option_error(
+                        format!(
+                            "move {} has an order over {MAX_HTM_ORDER}: the half-turn metric would count each of its powers as one move",
+                            m.name
+                        ),
+                        "use --metric qtm (the move and its inverse) or --metric moves",
+                    ));
+                };
+                let mut power = t.clone();
+                for p in 1..k {
+                    out.push(one(p, power_name(&m.name, p, k), power.clone()));
+                    power = power.then(t, sets);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A sequence of the file's moves (`R U2 F'`) as one transform.
+fn parse_alg(def: &Definition, alg: &str) -> Result<Transform, String> {
+    let sets = &def.sets;
+    let mut total = Transform::identity(sets);
+    for token in alg.split_whitespace() {
+        let found = def
+            .moves
+            .iter()
+            .filter_map(|m| {
+                let rest = token.strip_prefix(m.name.as_str())?;
+                let (digits, prime) = match rest.strip_suffix('\'') {
+                    Some(d) => (d, true),
+                    None => (rest, false),
+                };
+                if !digits.chars().all(|c| c.is_ascii_digit()) {
+                    return None;
+                }
+                Some((m, digits, prime))
+            })
+            .max_by_key(|(m, _, _)| m.name.len());
+        let Some((m, digits, prime)) = found else {
+            return Err(format!("{token:?} is not a move of {}", def.name));
+        };
+        let power: u32 = if digits.is_empty() {
+            1
+        } else {
+            match digits.parse() {
+                Ok(p) if p <= 1000 => p,
+                _ => return Err(format!("{token:?}: the power {digits} is over 1000")),
+            }
+        };
+        let mut t = m.transform.power(power, sets);
+        if prime {
+            t = inverse(&t, sets);
+        }
+        total = total.then(&t, sets);
+    }
+    Ok(total)
+}
+
+/// Each set's orbits under the generators: positions pieces can travel
+/// between, each ascending, in order of their first position.
+fn orbits(def: &Definition, bases: &[usize]) -> Vec<Vec<Vec<usize>>> {
+    def.sets
+        .iter()
+        .enumerate()
+        .map(|(s, set)| {
+            let mut parent: Vec<usize> = (0..set.size).collect();
+            fn root(parent: &mut [usize], mut a: usize) -> usize {
+                while parent[a] != a {
+                    parent[a] = parent[parent[a]];
+                    a = parent[a];
+                }
+                a
+            }
+            for &b in bases {
+                for (i, &j) in def.moves[b].transform.perm[s].iter().enumerate() {
+                    let (ri, rj) = (root(&mut parent, i), root(&mut parent, usize::from(j)));
+                    parent[ri.max(rj)] = ri.min(rj);
+                }
+            }
+            let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
+            for i in 0..set.size {
+                let r = root(&mut parent, i);
+                groups.entry(r).or_default().push(i);
+            }
+            let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
+            groups.sort_by_key(|g| g[0]);
+            groups
+        })
+        .collect()
+}
+
+/// The coordinates of the key: per set and orbit, the arrangement and the
+/// orientations, each reduced by what the generators keep (checked from
+/// the moves, not assumed); those of size 1 left out.
+fn coordinates(
+    def: &Definition,
+    bases: &[usize],
+    moves: &[Generated],
+    start: &Pattern,
+) -> Result<Vec<Coord>, OptionError> {
+    let mut coords = Vec::new();
+    for (s, orbits) in orbits(def, bases).into_iter().enumerate() {
+        let set = &def.sets[s];
+        for positions in orbits {
+            let k = positions.len();
+            if k > MAX_ORBIT {
+                return Err(option_error(
+                    format!(
+                        "set {}: {k} positions that pieces travel between; at most {MAX_ORBIT} are supported",
+                        set.name
+                    ),
+                    "split the set into smaller ones",
+                ));
+            }
+            let mut index = vec![u8::MAX; set.size];
+            for (a, &p) in positions.iter().enumerate() {
+                index[p] = a as u8;
+            }
+            let local = |t: &Transform| -> (Vec<u8>, Vec<u8>) {
+                positions
+                    .iter()
+                    .map(|&p| (index[usize::from(t.perm[s][p])], t.ori[s][p]))
+                    .unzip()
+            };
+            let (perm, twist): (Vec<_>, Vec<_>) = moves.iter().map(|m| local(&m.transform)).unzip();
+            let generators: Vec<(Vec<u8>, Vec<u8>)> = bases
+                .iter()
+                .map(|&b| local(&def.moves[b].transform))
+                .collect();
+            let too_big = || {
+                option_error(
+                    format!(
+                        "set {}: the {k} positions of one orbit have more arrangements or orientations than a u64 holds",
+                        set.name
+                    ),
+                    "a key is one u64: split the puzzle or restrict its moves",
+                )
+            };
+            // The arrangement.
+            let mut values: Vec<u16> = positions.iter().map(|&p| start.pieces[s][p]).collect();
+            values.sort_unstable();
+            values.dedup();
+            let mut counts = vec![0u8; values.len()];
+            for &p in &positions {
+                let kind = values
+                    .binary_search(&start.pieces[s][p])
+                    .expect("the orbit's own piece");
+                counts[kind] += 1;
+            }
+            if values.len() > 1 {
+                let distinct = values.len() == k;
+                let even = generators.iter().all(|(p, _)| coord::parity(p) == 0);
+                let mut kinds = vec![0u8; k];
+                for (a, &p) in positions.iter().enumerate() {
+                    kinds[a] = values
+                        .binary_search(&start.pieces[s][p])
+                        .expect("the orbit's own piece") as u8;
+                }
+                let parity = (distinct && even).then(|| coord::parity(&kinds));
+                let c = Coord::new(
+                    s,
+                    positions.clone(),
+                    Kind::Perm {
+                        values,
+                        counts,
+                        distinct,
+                        parity,
+                    },
+                    perm.clone(),
+                    twist.clone(),
+                )
+                .ok_or_else(too_big)?;
+                coords.push(c);
+            }
+            // The orientations.
+            if set.orientations > 1 {
+                let o = set.orientations;
+                let kept = generators
+                    .iter()
+                    .all(|(_, t)| t.iter().map(|&d| u32::from(d)).sum::<u32>() % u32::from(o) == 0);
+                let sum = kept.then(|| {
+                    (positions
+                        .iter()
+                        .map(|&p| u32::from(start.ori[s][p]))
+                        .sum::<u32>()
+                        % u32::from(o)) as u8
+                });
+                let c = Coord::new(s, positions.clone(), Kind::Ori { o, sum }, perm, twist)
+                    .ok_or_else(too_big)?;
+                if c.size > 1 {
+                    coords.push(c);
+                }
+            }
+        }
+    }
+    Ok(coords)
+}
+
+/// Writes a coordinate's values into a pattern.
+fn inject(c: &Coord, local: &[u8], p: &mut Pattern) {
+    match &c.kind {
+        Kind::Perm { values, .. } => {
+            for (&pos, &kind) in c.positions.iter().zip(local) {
+                p.pieces[c.set][pos] = values[usize::from(kind)];
+            }
+        }
+        Kind::Ori { .. } => {
+            for (&pos, &d) in c.positions.iter().zip(local) {
+                p.ori[c.set][pos] = d;
+            }
+        }
+    }
+}
+
+impl Model for Twisty {
+    type State = TwistyState;
+
+    fn start(&self) -> u64 {
+        self.start_key
+    }
+
+    fn key_space(&self) -> u64 {
+        self.key_space
+    }
+
+    fn new_state(&self) -> TwistyState {
+        TwistyState {
+            key: 0,
+            values: vec![0; self.coords.len()],
+            local: self
+                .coords
+                .iter()
+                .map(|c| {
+                    vec![
+                        0;
+                        if c.table.is_some() {
+                            0
+                        } else {
+                            c.positions.len()
+                        }
+                    ]
+                })
+                .collect(),
+            scratch: vec![0; MAX_ORBIT],
+        }
+    }
+
+    fn decode(&self, key: u64, state: &mut TwistyState) {
+        state.key = key;
+        let mut rest = key;
+        for (c, coord) in self.coords.iter().enumerate() {
+            let v = rest % coord.size;
+            rest /= coord.size;
+            state.values[c] = v;
+            if coord.table.is_none() {
+                coord.unrank(v, &mut state.local[c]);
+            }
+        }
+    }
+
+    fn successors(&self, state: &mut TwistyState, out: &mut Vec<u64>) {
+        let nm = self.moves.len();
+        let base = out.len();
+        out.resize(base + nm, 0);
+        let next = &mut out[base..];
+        for (c, coord) in self.coords.iter().enumerate() {
+            let v = state.values[c];
+            match &coord.table {
+                Some(table) => {
+                    let row = &table[v as usize * nm..][..nm];
+                    for (k, &t) in next.iter_mut().zip(row) {
+                        *k += u64::from(t) * coord.weight;
+                    }
+                }
+                None => {
+                    let len = coord.positions.len();
+                    let dst = &mut state.scratch[..len];
+                    for (m, k) in next.iter_mut().enumerate() {
+                        coord.apply(m, &state.local[c], dst);
+                        *k += coord.rank(dst) * coord.weight;
+                    }
+                }
+            }
+        }
+    }
+
+    fn is_goal(&self, state: &TwistyState) -> bool {
+        self.goal.as_ref().is_ok_and(|&g| g == state.key)
+    }
+
+    fn has_goal(&self) -> bool {
+        true
+    }
+
+    fn reversible(&self) -> bool {
+        self.reversible
+    }
+
+    fn identity(&self) -> String {
+        let moves: Vec<String> = self
+            .moves
+            .iter()
+            .map(|m| format!("{} {:?} {:?}", m.name, m.transform.perm, m.transform.ori))
+            .collect();
+        format!(
+            "twisty {:?}; metric {}; sets {:?}; start {:?} {:?}; solved {:?} {:?}; moves {}",
+            self.def.name,
+            self.metric.name(),
+            self.def
+                .sets
+                .iter()
+                .map(|s| (&s.name, s.size, s.orientations))
+                .collect::<Vec<_>>(),
+            self.start.pieces,
+            self.start.ori,
+            self.def.solved.pieces,
+            self.def.solved.ori,
+            moves.join("; ")
+        )
+    }
+}

@@ -1,0 +1,532 @@
+//! KSolve's `.tws` text format, as twsearch reads it:
+//!
+//! ```text
+//! Name 2x2x2
+//! Set CORNERS 8 3          # a set: name, pieces, orientations
+//! Solved                   # (or StartState)
+//! CORNERS
+//! 1 2 3 4 5 6 7 8          # the piece at each position (1-based;
+//! 0 0 0 0 0 0 0 0          #   repeats are identical pieces), orientations
+//! End
+//! Move U
+//! CORNERS
+//! 4 1 2 3 5 6 7 8          # new[i] = old[perm[i]]
+//! 0 0 0 0 0 0 0 0          # (optional) twist: new.ori[i] = old.ori[perm[i]] + ori[i]
+//! End
+//! ```
+//!
+//! Sets a block does not name are unchanged (a move) or solved (a
+//! pattern). A `ScrambleState` block gives a start other than solved.
+
+use super::def::{Definition, Format, MoveDef, Pattern, Set, Transform};
+use crate::puzzles::sliding::PuzzleError;
+
+/// A word of the file and its 1-based line and column.
+#[derive(Clone, Copy)]
+struct Word<'a> {
+    text: &'a str,
+    line: usize,
+    col: usize,
+}
+
+/// One set of a block: its index, its name's word, its numbers and its
+/// orientations.
+type Entry<'a> = (usize, Word<'a>, Vec<u32>, Option<Vec<u32>>);
+
+struct Reader<'a> {
+    origin: &'a str,
+    /// The non-empty lines, comments removed.
+    lines: Vec<Vec<Word<'a>>>,
+    at: usize,
+}
+
+/// twsearch keywords reach does not read.
+const UNSUPPORTED: &[&str] = &[
+    "Illegal",
+    "Block",
+    "ForbiddenPairs",
+    "ForbiddenGroups",
+    "Ignore",
+    "IgnoreOri",
+    "MoveSequence",
+    "MoveAlias",
+    "MovePruneAlias",
+];
+
+impl<'a> Reader<'a> {
+    fn error(&self, at: Option<Word<'_>>, message: String, help: &str) -> PuzzleError {
+        PuzzleError {
+            origin: self.origin.to_string(),
+            location: at.map(|w| (w.line, w.col)),
+            message,
+            help: help.to_string(),
+        }
+    }
+
+    fn next(&mut self) -> Option<Vec<Word<'a>>> {
+        let line = self.lines.get(self.at)?.clone();
+        self.at += 1;
+        Some(line)
+    }
+
+    fn peek(&self) -> Option<&[Word<'a>]> {
+        self.lines.get(self.at).map(Vec::as_slice)
+    }
+
+    /// A line of `size` numbers below `bound` (from `low`).
+    fn numbers(
+        &self,
+        line: &[Word<'_>],
+        set: &Set,
+        what: &str,
+        low: u32,
+        bound: u32,
+    ) -> Result<Vec<u32>, PuzzleError> {
+        if line.len() != set.size {
+            return Err(self.error(
+                Some(line[0]),
+                format!(
+                    "set {} has {} positions, but this {what} line has {} number{}",
+                    set.name,
+                    set.size,
+                    line.len(),
+                    if line.len() == 1 { "" } else { "s" }
+                ),
+                "give one number for each position of the set",
+            ));
+        }
+        line.iter()
+            .map(|w| match w.text.parse::<u32>() {
+                Ok(v) if (low..low + bound).contains(&v) => Ok(v),
+                Ok(v) => Err(self.error(
+                    Some(*w),
+                    format!(
+                        "{what} {v} is out of range: set {} takes {} to {}",
+                        set.name,
+                        low,
+                        low + bound - 1
+                    ),
+                    if what == "orientation" {
+                        "orientations count from 0 to the set's orientations minus one"
+                    } else {
+                        "pieces and positions count from 1 to the set's size"
+                    },
+                )),
+                Err(_) => Err(self.error(
+                    Some(*w),
+                    format!("{:?} is not a number ({what} of set {})", w.text, set.name),
+                    "a set's lines are numbers separated by spaces",
+                )),
+            })
+            .collect()
+    }
+
+    /// A block's body up to `End`: each set's numbers and optional
+    /// orientations. `header` is the block's first word, for errors.
+    fn block(
+        &mut self,
+        sets: &[Set],
+        header: Word<'_>,
+        is_move: bool,
+    ) -> Result<Vec<Entry<'a>>, PuzzleError> {
+        let mut out: Vec<Entry<'a>> = Vec::new();
+        loop {
+            let Some(line) = self.next() else {
+                return Err(self.error(
+                    Some(header),
+                    format!("this {} block has no End", header.text),
+                    "close each block with a line End",
+                ));
+            };
+            let first = line[0];
+            if first.text == "End" {
+                if line.len() > 1 {
+                    return Err(self.error(
+                        Some(line[1]),
+                        format!("{:?} after End", line[1].text),
+                        "End stands alone on its line",
+                    ));
+                }
+                return Ok(out);
+            }
+            if first.text.parse::<u32>().is_ok() {
+                return Err(self.error(
+                    Some(first),
+                    "numbers before a set's name".into(),
+                    "name the set on its own line, then its numbers (and orientations) below",
+                ));
+            }
+            let Some(s) = sets.iter().position(|set| set.name == first.text) else {
+                let names: Vec<&str> = sets.iter().map(|s| s.name.as_str()).collect();
+                return Err(self.error(
+                    Some(first),
+                    format!("unknown set {:?}", first.text),
+                    &format!(
+                        "the sets are {} (declared with Set NAME SIZE ORIENTATIONS before any block); or end the block with End",
+                        names.join(", ")
+                    ),
+                ));
+            };
+            if line.len() > 1 {
+                return Err(self.error(
+                    Some(line[1]),
+                    format!("{:?} after the set's name", line[1].text),
+                    "put the set's name on its own line and its numbers on the next",
+                ));
+            }
+            if let Some(earlier) = out.iter().find(|e| e.0 == s) {
+                return Err(self.error(
+                    Some(first),
+                    format!(
+                        "set {} appears twice in this block (also on line {})",
+                        first.text, earlier.1.line
+                    ),
+                    "give each set once a block",
+                ));
+            }
+            let set = &sets[s];
+            let Some(perm_line) = self.next() else {
+                return Err(self.error(
+                    Some(first),
+                    format!("set {} has no numbers", set.name),
+                    "give a line of the set's pieces after its name",
+                ));
+            };
+            let perm = self.numbers(
+                &perm_line,
+                set,
+                if is_move { "permutation" } else { "piece" },
+                1,
+                set.size as u32,
+            )?;
+            if is_move {
+                let mut seen = vec![None; set.size];
+                for (w, &v) in perm_line.iter().zip(&perm) {
+                    if let Some(first) = seen[v as usize - 1] {
+                        let first: Word<'_> = first;
+                        return Err(self.error(
+                            Some(*w),
+                            format!(
+                                "{v} appears twice in a move's permutation of set {} (also at column {}): this is not a permutation",
+                                set.name, first.col
+                            ),
+                            "a move's line lists each position of the set exactly once",
+                        ));
+                    }
+                    seen[v as usize - 1] = Some(*w);
+                }
+            }
+            let ori = match self.peek() {
+                Some(next) if next[0].text.parse::<u32>().is_ok() => {
+                    let line = self.next().expect("peeked");
+                    Some(self.numbers(&line, set, "orientation", 0, u32::from(set.orientations))?)
+                }
+                _ => None,
+            };
+            out.push((s, first, perm, ori));
+        }
+    }
+}
+
+/// Reads a `.tws` file's text; `origin` names it in errors.
+pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError> {
+    let lines: Vec<Vec<Word<'_>>> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let code = line.split('#').next().unwrap_or("");
+            let mut words = Vec::new();
+            let mut col = 1;
+            let mut rest = code;
+            while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+                col += rest[..start].chars().count();
+                rest = &rest[start..];
+                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                words.push(Word {
+                    text: &rest[..end],
+                    line: i + 1,
+                    col,
+                });
+                col += rest[..end].chars().count();
+                rest = &rest[end..];
+            }
+            (!words.is_empty()).then_some(words)
+        })
+        .collect();
+    let mut r = Reader {
+        origin,
+        lines,
+        at: 0,
+    };
+    let mut name = None;
+    let mut sets: Vec<Set> = Vec::new();
+    let mut set_at: Vec<(usize, usize)> = Vec::new();
+    let mut solved: Option<(Word<'_>, Pattern)> = None;
+    let mut scramble: Option<(Word<'_>, Pattern)> = None;
+    let mut moves: Vec<(Word<'_>, MoveDef)> = Vec::new();
+    while let Some(line) = r.next() {
+        let key = line[0];
+        match key.text {
+            "Name" => {
+                if line.len() < 2 {
+                    return Err(r.error(
+                        Some(key),
+                        "Name without a name".into(),
+                        "write Name PUZZLE",
+                    ));
+                }
+                name = Some(
+                    line[1..]
+                        .iter()
+                        .map(|w| w.text)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
+            "Set" => {
+                if !moves.is_empty() || solved.is_some() {
+                    return Err(r.error(
+                        Some(key),
+                        "a Set after a block".into(),
+                        "declare every set before Solved and the moves",
+                    ));
+                }
+                if line.len() != 4 {
+                    return Err(r.error(
+                        Some(key),
+                        format!("Set takes a name, a size and orientations; this line has {} word(s) after Set", line.len() - 1),
+                        "write e.g. Set CORNERS 8 3",
+                    ));
+                }
+                let set_name = line[1].text;
+                if set_name.parse::<u32>().is_ok() {
+                    return Err(r.error(
+                        Some(line[1]),
+                        format!("a set cannot be called {set_name:?}: a number"),
+                        "give the set a name that is not a number",
+                    ));
+                }
+                if let Some(i) = sets.iter().position(|s| s.name == set_name) {
+                    return Err(r.error(
+                        Some(line[1]),
+                        format!(
+                            "set {set_name} is declared twice (also on line {})",
+                            set_at[i].0
+                        ),
+                        "give each set a name of its own",
+                    ));
+                }
+                let size = match line[2].text.parse::<usize>() {
+                    Ok(n) if (1..=u16::MAX as usize).contains(&n) => n,
+                    _ => {
+                        return Err(r.error(
+                            Some(line[2]),
+                            format!(
+                                "set {set_name}'s size {:?} is not a number from 1 to 65535",
+                                line[2].text
+                            ),
+                            "give the number of pieces in the set",
+                        ));
+                    }
+                };
+                let orientations = match line[3].text.parse::<u8>() {
+                    Ok(n) if n >= 1 => n,
+                    _ => {
+                        return Err(r.error(
+                            Some(line[3]),
+                            format!(
+                                "set {set_name}'s orientations {:?} is not a number from 1 to 255",
+                                line[3].text
+                            ),
+                            "give how many ways a piece can be turned (1 when it does not matter)",
+                        ));
+                    }
+                };
+                sets.push(Set {
+                    name: set_name.to_string(),
+                    size,
+                    orientations,
+                });
+                set_at.push((key.line, key.col));
+            }
+            "Solved" | "StartState" | "ScrambleState" => {
+                let scr = key.text == "ScrambleState";
+                if line.len() > 1 + usize::from(scr) {
+                    return Err(r.error(
+                        Some(line[1]),
+                        format!("{:?} after {}", line[1].text, key.text),
+                        "the block's sets start on the next line",
+                    ));
+                }
+                let slot = if scr { &scramble } else { &solved };
+                if let Some((first, _)) = slot {
+                    return Err(r.error(
+                        Some(key),
+                        format!(
+                            "a second {} block (the first is on line {})",
+                            key.text, first.line
+                        ),
+                        if scr {
+                            "give one ScrambleState: the start of the search"
+                        } else {
+                            "give one Solved (or StartState) block"
+                        },
+                    ));
+                }
+                if sets.is_empty() {
+                    return Err(r.error(
+                        Some(key),
+                        format!("{} before any Set", key.text),
+                        "declare the sets first: Set NAME SIZE ORIENTATIONS",
+                    ));
+                }
+                let body = r.block(&sets, key, false)?;
+                let mut p = Pattern {
+                    pieces: sets.iter().map(|s| (0..s.size as u16).collect()).collect(),
+                    ori: sets.iter().map(|s| vec![0; s.size]).collect(),
+                };
+                for (s, _, perm, ori) in body {
+                    p.pieces[s] = perm.iter().map(|&v| (v - 1) as u16).collect();
+                    if let Some(ori) = ori {
+                        p.ori[s] = ori.iter().map(|&v| v as u8).collect();
+                    }
+                }
+                if scr {
+                    scramble = Some((key, p));
+                } else {
+                    solved = Some((key, p));
+                }
+            }
+            "Move" => {
+                if line.len() != 2 {
+                    return Err(r.error(
+                        Some(key),
+                        "Move takes one name".into(),
+                        "write e.g. Move U, then the sets it changes, then End",
+                    ));
+                }
+                let move_name = line[1].text;
+                if let Some((w, _)) = moves.iter().find(|(_, m)| m.name == move_name) {
+                    return Err(r.error(
+                        Some(line[1]),
+                        format!(
+                            "move {move_name} is defined twice (also on line {})",
+                            w.line
+                        ),
+                        "give each move a name of its own",
+                    ));
+                }
+                if move_name.contains('\'') || move_name.starts_with(|c: char| c.is_ascii_digit()) {
+                    return Err(r.error(
+                        Some(line[1]),
+                        format!("a move cannot be called {move_name:?}: ' marks an inverse, and a name must not start with a digit"),
+                        "name moves with letters, e.g. U, R, Rw, ABDE",
+                    ));
+                }
+                if sets.is_empty() {
+                    return Err(r.error(
+                        Some(key),
+                        "Move before any Set".into(),
+                        "declare the sets first: Set NAME SIZE ORIENTATIONS",
+                    ));
+                }
+                let body = r.block(&sets, key, true)?;
+                let mut t = Transform::identity(&sets);
+                for (s, _, perm, ori) in body {
+                    t.perm[s] = perm.iter().map(|&v| (v - 1) as u16).collect();
+                    if let Some(ori) = ori {
+                        t.ori[s] = ori.iter().map(|&v| v as u8).collect();
+                    }
+                }
+                if t.is_identity() {
+                    return Err(r.error(
+                        Some(line[1]),
+                        format!("move {move_name} changes nothing"),
+                        "give the move's permutation (and twists) for the sets it changes, or remove it",
+                    ));
+                }
+                moves.push((
+                    key,
+                    MoveDef {
+                        name: move_name.to_string(),
+                        transform: t,
+                    },
+                ));
+            }
+            "End" => {
+                return Err(r.error(
+                    Some(key),
+                    "End outside a block".into(),
+                    "End closes a Solved, ScrambleState or Move block",
+                ));
+            }
+            other if UNSUPPORTED.contains(&other) => {
+                return Err(r.error(
+                    Some(key),
+                    format!("{other} is a twsearch feature that reach does not read"),
+                    "remove it: reach reads Name, Set, Solved (or StartState), ScrambleState and Move",
+                ));
+            }
+            other => {
+                return Err(r.error(
+                    Some(key),
+                    format!("unknown keyword {other:?}"),
+                    "a .tws file is made of Name, Set, Solved (or StartState), ScrambleState and Move lines and blocks",
+                ));
+            }
+        }
+    }
+    let Some((_, solved)) = solved else {
+        return Err(r.error(
+            None,
+            "no Solved block".into(),
+            "give the solved state: Solved, then each set's name, pieces and orientations, then End",
+        ));
+    };
+    if moves.is_empty() {
+        return Err(r.error(
+            None,
+            "no moves".into(),
+            "give each move as a block: Move NAME, the sets it changes, End",
+        ));
+    }
+    let scramble = match scramble {
+        Some((at, p)) => {
+            for (s, set) in sets.iter().enumerate() {
+                let mut a = p.pieces[s].clone();
+                let mut b = solved.pieces[s].clone();
+                a.sort_unstable();
+                b.sort_unstable();
+                if a != b {
+                    return Err(r.error(
+                        Some(at),
+                        format!(
+                            "set {} holds other pieces here than in the solved state",
+                            set.name
+                        ),
+                        "a scramble rearranges the solved state's pieces: give each piece as often as Solved does",
+                    ));
+                }
+            }
+            Some(p)
+        }
+        None => None,
+    };
+    Ok(Definition {
+        name: name.unwrap_or_else(|| stem(origin)),
+        format: Format::Tws,
+        sets,
+        solved,
+        scramble,
+        moves: moves.into_iter().map(|(_, m)| m).collect(),
+        origin: origin.to_string(),
+        set_at,
+    })
+}
+
+/// A file's name without its directory and extension.
+pub(super) fn stem(origin: &str) -> String {
+    std::path::Path::new(origin)
+        .file_stem()
+        .map_or_else(|| origin.to_string(), |s| s.to_string_lossy().into_owned())
+}

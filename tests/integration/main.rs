@@ -10,3 +10,4 @@ mod resume;
 mod sliding;
 mod spill;
 mod tiles;
+mod twisty;

@@ -75,6 +75,14 @@ pub struct Definition {
     pub set_at: Vec<(usize, usize)>,
 }
 
+impl Definition {
+    /// `file:line:column` of set `s`'s declaration, for errors.
+    pub fn place(&self, s: usize) -> String {
+        let (line, col) = self.set_at[s];
+        format!("{}:{line}:{col}", self.origin)
+    }
+}
+
 impl Transform {
     /// The transform that changes nothing.
     pub fn identity(sets: &[Set]) -> Transform {

@@ -158,7 +158,7 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
     let doc = Doc { text, origin };
     let root: Value = serde_json::from_str(text).map_err(|e| PuzzleError {
         origin: origin.to_string(),
-        location: (e.line() > 0).then(|| (e.line(), e.column())),
+        location: (e.line() > 0).then(|| (e.line(), e.column().max(1))),
         message: format!("not valid JSON: {e}"),
         help: "a KPuzzle definition is a JSON object with orbits, defaultPattern and moves".into(),
     })?;

@@ -203,23 +203,25 @@ impl Twisty {
             (None, None) => def.solved.clone(),
         };
         let coords = coordinates(&def, &bases, &moves, &start)?;
-        let key_space = coords
-            .iter()
-            .try_fold(1u64, |n, c| n.checked_mul(c.size))
-            .ok_or_else(|| {
+        let mut key_space = 1u64;
+        for (i, c) in coords.iter().enumerate() {
+            key_space = key_space.checked_mul(c.size).ok_or_else(|| {
                 option_error(
                     format!(
-                        "{}'s key space is over 2^64 (the coordinates multiply to {})",
+                        "{}: {}'s key space is over 2^64 (its coordinates multiply to {}, and set {} brings it past)",
+                        def.place(c.set),
                         def.name,
                         coords
                             .iter()
                             .map(|c| c.size.to_string())
                             .collect::<Vec<_>>()
-                            .join(" x ")
+                            .join(" x "),
+                        def.sets[coords[i].set].name
                     ),
                     "a search of that size cannot run on one key a state; restrict the moves (--moves) or split the puzzle",
                 )
             })?;
+        }
         let reversible = {
             let all: HashSet<&Transform> = moves.iter().map(|m| &m.transform).collect();
             moves
@@ -771,7 +773,8 @@ fn coordinates(
             if k > MAX_ORBIT {
                 return Err(option_error(
                     format!(
-                        "set {}: {k} positions that pieces travel between; at most {MAX_ORBIT} are supported",
+                        "{}: set {}: {k} positions that pieces travel between; at most {MAX_ORBIT} are supported",
+                        def.place(s),
                         set.name
                     ),
                     "split the set into smaller ones",
@@ -795,7 +798,8 @@ fn coordinates(
             let too_big = || {
                 option_error(
                     format!(
-                        "set {}: the {k} positions of one orbit have more arrangements or orientations than a u64 holds",
+                        "{}: set {}: the {k} positions of one orbit have more arrangements or orientations than a u64 holds",
+                        def.place(s),
                         set.name
                     ),
                     "a key is one u64: split the puzzle or restrict its moves",

@@ -1,0 +1,578 @@
+//! Twisty puzzles from `.tws` and KPuzzle files: the 2x2x2 cube's
+//! God's-number tables against OEIS, the clocks file against the built-in
+//! model and its generating polynomials, random small puzzles against a
+//! breadth-first search over whole patterns (no ranks at all) and the
+//! sequential oracle, files with mistakes, and the command line.
+
+use std::collections::HashSet;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+use reach::engine::{Model, Search, Spill, VisitedKind, reference};
+use reach::puzzles::clocks::Clocks;
+use reach::puzzles::twisty::{
+    Definition, Format, MoveDef, Options, Pattern, Set, Transform, Twisty, TwistyMetric,
+};
+
+use crate::spill::TempDir;
+
+/// OEIS A079761: the 2x2x2 cube, positions at each distance in the
+/// half-turn metric (one corner fixed).
+const CUBE2_HTM: [u64; 12] = [
+    1, 9, 54, 321, 1847, 9992, 50136, 227536, 870072, 1887748, 623800, 2644,
+];
+/// OEIS A079762: the same in the quarter-turn metric.
+const CUBE2_QTM: [u64; 15] = [
+    1, 6, 27, 120, 534, 2256, 8969, 33058, 114149, 360508, 930588, 1350852, 782536, 90280, 276,
+];
+
+fn data(file: &str) -> String {
+    format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load(file: &str) -> Definition {
+    Twisty::from_path(std::path::Path::new(&data(file))).unwrap()
+}
+
+fn build(def: &Definition, metric: TwistyMetric, moves: Option<&str>) -> Twisty {
+    Twisty::new(
+        def.clone(),
+        &Options {
+            metric,
+            moves: moves.map(|m| m.split(',').map(String::from).collect()),
+            scramble: None,
+        },
+    )
+    .unwrap()
+}
+
+fn count(t: &Twisty, threads: usize, kind: VisitedKind) -> Vec<u64> {
+    let r = Search::new(t)
+        .threads(threads)
+        .visited(kind)
+        .count()
+        .unwrap();
+    assert!(r.is_complete());
+    r.levels
+}
+
+#[test]
+fn the_2x2x2_tables_are_oeis_a079761_and_a079762_from_both_formats() {
+    for file in ["cube2.tws", "cube2.kpuzzle.json"] {
+        let def = load(file);
+        for (metric, table) in [
+            (TwistyMetric::Htm, &CUBE2_HTM[..]),
+            (TwistyMetric::Qtm, &CUBE2_QTM[..]),
+        ] {
+            let t = build(&def, metric, Some("U,F,R"));
+            // The fixed corner, its orientation and the twist sum leave
+            // exactly the reachable positions: 7! x 3^6.
+            assert_eq!(t.key_space(), 3_674_160, "{file}");
+            assert!(t.reversible());
+            for (threads, kind) in [
+                (1, VisitedKind::Bitmap),
+                (2, VisitedKind::Frontier),
+                (3, VisitedKind::DashMap),
+            ] {
+                assert_eq!(
+                    count(&t, threads, kind),
+                    table,
+                    "{file} {metric:?} {threads} threads {kind:?}"
+                );
+            }
+        }
+        // All six faces: every corner moves, 8! x 3^7 keys.
+        let all = build(&def, TwistyMetric::Htm, None);
+        assert_eq!(all.key_space(), 88_179_840);
+        assert_eq!(all.moves().len(), 18);
+    }
+}
+
+#[test]
+fn levels_on_disk_are_the_levels_in_memory() {
+    let def = load("cube2.tws");
+    let t = build(&def, TwistyMetric::Qtm, Some("U,F,R"));
+    let dir = TempDir::new("twisty-spill");
+    let r = Search::new(&t)
+        .threads(2)
+        .spill(Spill::new(dir.0.join("levels")))
+        .count()
+        .unwrap();
+    assert_eq!(r.levels, CUBE2_QTM);
+    assert!(r.disk.is_some());
+}
+
+/// The coefficients of `p^n`.
+fn power(p: &[u64], n: usize) -> Vec<u64> {
+    let mut r = vec![1u64];
+    for _ in 0..n {
+        let mut q = vec![0; r.len() + p.len() - 1];
+        for (i, a) in r.iter().enumerate() {
+            for (j, b) in p.iter().enumerate() {
+                q[i + j] += a * b;
+            }
+        }
+        r = q;
+    }
+    r
+}
+
+#[test]
+fn the_clocks_file_gives_the_built_in_table_and_each_metric_s_polynomial() {
+    let def = load("clocks.tws");
+    let builtin = Search::new(&Clocks::new([0; 9])).count().unwrap().levels;
+    for (metric, poly) in [
+        (TwistyMetric::Moves, &[1, 1, 1, 1][..]),
+        (TwistyMetric::Qtm, &[1, 2, 1][..]),
+        (TwistyMetric::Htm, &[1, 3][..]),
+    ] {
+        let t = build(&def, metric, None);
+        // No move rearranges the clocks and no move keeps their sum: only
+        // orientations count, every key is a position.
+        assert_eq!(t.key_space(), 262_144);
+        let levels = count(&t, 2, VisitedKind::Auto);
+        assert_eq!(levels, power(poly, 9), "{metric:?}");
+        if metric == TwistyMetric::Moves {
+            assert_eq!(levels, builtin);
+            assert_eq!(levels.len(), 28);
+            assert!(!t.reversible(), "a quarter turn is not its own inverse");
+        }
+    }
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A random puzzle of at most six positions: identical pieces, twists
+/// that sometimes sum to zero, permutations that are sometimes even.
+fn random_definition(rng: &mut Rng) -> Definition {
+    let nsets = 1 + rng.below(2) as usize;
+    let mut sets = Vec::new();
+    let mut left = 6;
+    for s in 0..nsets {
+        let size = (2 + rng.below(3) as usize).min(left);
+        if size < 2 {
+            break;
+        }
+        left -= size;
+        sets.push(Set {
+            name: format!("S{s}"),
+            size,
+            orientations: 1 + rng.below(3) as u8,
+        });
+    }
+    let solved = Pattern {
+        pieces: sets
+            .iter()
+            .map(|s| {
+                (0..s.size)
+                    .map(|i| if rng.below(3) == 0 { 0 } else { i as u16 })
+                    .collect()
+            })
+            .collect(),
+        ori: sets.iter().map(|s| vec![0; s.size]).collect(),
+    };
+    let mut moves = Vec::new();
+    while moves.len() < 1 + rng.below(3) as usize {
+        let mut t = Transform::identity(&sets);
+        for (s, set) in sets.iter().enumerate() {
+            if rng.below(2) == 0 {
+                continue;
+            }
+            let perm = &mut t.perm[s];
+            if rng.below(3) == 0 && set.size >= 3 {
+                // A 3-cycle: even.
+                perm.swap(0, 1);
+                perm.swap(1, 2);
+            } else {
+                for i in (1..set.size).rev() {
+                    perm.swap(i, rng.below(i as u64 + 1) as usize);
+                }
+            }
+            let o = u64::from(set.orientations);
+            for d in t.ori[s].iter_mut() {
+                *d = rng.below(o) as u8;
+            }
+            if rng.below(2) == 0 {
+                let sum: u64 = t.ori[s][1..].iter().map(|&d| u64::from(d)).sum();
+                t.ori[s][0] = ((o - sum % o) % o) as u8;
+            }
+        }
+        if !t.is_identity() {
+            moves.push(MoveDef {
+                name: ["U", "R", "F"][moves.len()].to_string(),
+                transform: t,
+            });
+        }
+    }
+    Definition {
+        name: "random".into(),
+        format: Format::Tws,
+        set_at: vec![(1, 1); sets.len()],
+        sets,
+        solved,
+        scramble: None,
+        moves,
+        origin: "random.tws".into(),
+    }
+}
+
+/// The definition as a `.tws` file.
+fn to_tws(def: &Definition) -> String {
+    let line = |v: &mut dyn Iterator<Item = u64>| {
+        v.map(|x| x.to_string()).collect::<Vec<_>>().join(" ") + "\n"
+    };
+    let mut out = format!("Name {}\n", def.name);
+    for s in &def.sets {
+        out += &format!("Set {} {} {}\n", s.name, s.size, s.orientations);
+    }
+    out += "Solved\n";
+    for (s, set) in def.sets.iter().enumerate() {
+        out += &format!("{}\n", set.name);
+        out += &line(&mut def.solved.pieces[s].iter().map(|&x| u64::from(x) + 1));
+        out += &line(&mut def.solved.ori[s].iter().map(|&x| u64::from(x)));
+    }
+    out += "End\n";
+    for m in &def.moves {
+        out += &format!("Move {}  # a comment\n", m.name);
+        for (s, set) in def.sets.iter().enumerate() {
+            out += &format!("{}\n", set.name);
+            out += &line(&mut m.transform.perm[s].iter().map(|&x| u64::from(x) + 1));
+            out += &line(&mut m.transform.ori[s].iter().map(|&x| u64::from(x)));
+        }
+        out += "End\n";
+    }
+    out
+}
+
+/// Breadth-first search over whole patterns, with no ranks: the truth the
+/// ranks must reproduce.
+fn pattern_levels(t: &Twisty, start: &Pattern) -> (Vec<u64>, Vec<Pattern>) {
+    let sets = &t.definition().sets;
+    let mut seen = HashSet::new();
+    seen.insert(start.clone());
+    let mut frontier = vec![start.clone()];
+    let mut all = vec![start.clone()];
+    let mut levels = Vec::new();
+    while !frontier.is_empty() {
+        levels.push(frontier.len() as u64);
+        let mut next = Vec::new();
+        for p in &frontier {
+            for m in t.moves() {
+                let q = p.apply(&m.transform, sets);
+                if seen.insert(q.clone()) {
+                    next.push(q.clone());
+                    all.push(q);
+                }
+            }
+        }
+        frontier = next;
+    }
+    (levels, all)
+}
+
+#[test]
+fn random_puzzles_match_a_search_over_whole_patterns() {
+    use reach::puzzles::twisty::coord::Kind;
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    // How often each reduction of the key space was exercised.
+    let (mut parity, mut sum, mut multiset) = (0, 0, 0);
+    for case in 0..60 {
+        let def = random_definition(&mut rng);
+        // The file format reads back what it was written from.
+        let text = to_tws(&def);
+        let parsed = Twisty::parse(&text, "random.tws").unwrap();
+        assert_eq!(parsed.sets, def.sets, "case {case}");
+        assert_eq!(parsed.solved, def.solved, "case {case}");
+        assert_eq!(parsed.moves, def.moves, "case {case}\n{text}");
+        for metric in [TwistyMetric::Htm, TwistyMetric::Qtm, TwistyMetric::Moves] {
+            let t = build(&def, metric, None);
+            for c in t.coords() {
+                match &c.kind {
+                    Kind::Perm { parity: Some(_), .. } => parity += 1,
+                    Kind::Perm { distinct: false, .. } => multiset += 1,
+                    Kind::Ori { sum: Some(_), .. } => sum += 1,
+                    _ => {}
+                }
+            }
+            let (truth, patterns) = pattern_levels(&t, &def.solved);
+            // Every reachable pattern has its own key within the key space.
+            let mut keys = HashSet::new();
+            for p in &patterns {
+                let k = t.key_of(p).unwrap();
+                assert!(k < t.key_space(), "case {case}");
+                assert_eq!(t.pattern(k), *p, "case {case}");
+                assert!(keys.insert(k), "case {case}: two patterns, one key");
+            }
+            let oracle = reference::level_sizes(&t);
+            assert_eq!(oracle, truth, "case {case} {metric:?}\n{text}");
+            assert_eq!(count(&t, 2, VisitedKind::Auto), truth, "case {case}");
+            if t.reversible() {
+                assert_eq!(count(&t, 3, VisitedKind::Frontier), truth, "case {case}");
+            }
+        }
+    }
+    assert!(
+        parity > 5 && sum > 5 && multiset > 5,
+        "the random puzzles hardly exercise the reductions: {parity} fixed parities, {sum} fixed sums, {multiset} multisets"
+    );
+}
+
+/// The error of a broken file: its location and message.
+fn error(text: &str) -> (Option<(usize, usize)>, String) {
+    let e = Twisty::parse(text, "bad.tws").unwrap_err();
+    (e.location, e.to_string())
+}
+
+#[test]
+fn files_with_mistakes_are_located() {
+    let head = "Name bad\nSet A 4 2\nSolved\nA\n1 2 3 4\nEnd\n";
+    let cases: &[(&str, (usize, usize), &str)] = &[
+        (
+            "Move X\nA\n2 2 3 4\nEnd\n",
+            (9, 3),
+            "2 appears twice in a move's permutation",
+        ),
+        ("Move X\nA\n2 1 3\nEnd\n", (9, 1), "has 4 positions"),
+        (
+            "Move X\nA\n2 1 3 4\n0 0 2 0\nEnd\n",
+            (10, 5),
+            "orientation 2 is out of range",
+        ),
+        ("Move X\nB\n2 1 3 4\nEnd\n", (8, 1), "unknown set \"B\""),
+        (
+            "Move X\nA\n1 2 3 4\nEnd\n",
+            (7, 6),
+            "move X changes nothing",
+        ),
+        ("Move X\nA\n2 1 3 5\nEnd\n", (9, 7), "5 is out of range"),
+        ("Move X\nA\n2 1 3 4\n", (7, 1), "no End"),
+        ("Illegal\n", (7, 1), "does not read"),
+        ("Move X\nA\n2 1 x 4\nEnd\n", (9, 5), "\"x\" is not a number"),
+    ];
+    for (tail, at, message) in cases {
+        let (location, text) = error(&format!("{head}{tail}"));
+        assert_eq!(location, Some(*at), "{text}");
+        assert!(text.contains(message), "{text}");
+        assert!(text.contains("help:"), "{text}");
+    }
+    // Sizes that disagree in a pattern, and a set declared twice.
+    let (at, text) = error("Set A 4 1\nSolved\nA\n1 2\nEnd\n");
+    assert_eq!(at, Some((4, 1)), "{text}");
+    let (at, text) = error("Set A 4 1\nSet A 2 1\n");
+    assert_eq!(at, Some((2, 5)), "{text}");
+    assert!(text.contains("declared twice"));
+    // KPuzzle JSON: located too.
+    let json = "{\n\"orbits\": [{\"orbitName\": \"A\", \"numPieces\": 3, \"numOrientations\": 2}],\n\"defaultPattern\": {\"A\": {\"pieces\": [0, 1, 2], \"orientation\": [0, 0, 0]}},\n\"moves\": {\"X\": {\"A\": {\"permutation\": [1, 0, 2], \"orientationDelta\": [0, 0, 3]}}}\n}\n";
+    let e = Twisty::parse(json, "bad.json").unwrap_err();
+    assert_eq!(e.location.map(|l| l.0), Some(4), "{e}");
+    assert!(
+        e.to_string().contains("orientation 3 is out of range"),
+        "{e}"
+    );
+    let e = Twisty::parse(&json.replace("\"X\": {\"A\"", "\"X\": {\"B\""), "bad.json").unwrap_err();
+    assert!(e.to_string().contains("unknown orbit \"B\""), "{e}");
+    let e = Twisty::parse("{\n\"orbits\": [\n", "bad.json").unwrap_err();
+    assert!(
+        e.location.is_some() && e.to_string().contains("not valid JSON"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_key_space_over_2_to_the_64_is_refused_at_its_set() {
+    // Three sets of 15 pieces, each a 15-cycle and a swap: 15!^3 > 2^64.
+    let mut text = String::new();
+    for s in ["A", "B", "C"] {
+        text += &format!("Set {s} 15 1\n");
+    }
+    text += "Solved\nEnd\n";
+    for (i, s) in ["A", "B", "C"].iter().enumerate() {
+        let cycle: Vec<String> = (0..15).map(|p| ((p + 1) % 15 + 1).to_string()).collect();
+        let swap: Vec<String> = [2, 1]
+            .into_iter()
+            .chain(3..=15)
+            .map(|p: usize| p.to_string())
+            .collect();
+        text += &format!("Move C{i}\n{s}\n{}\nEnd\n", cycle.join(" "));
+        text += &format!("Move S{i}\n{s}\n{}\nEnd\n", swap.join(" "));
+    }
+    let def = Twisty::parse(&text, "big.tws").unwrap();
+    let e = Twisty::new(def, &Options::default()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("big.tws:") && text.contains("over 2^64"),
+        "{text}"
+    );
+}
+
+fn reach() -> Command {
+    Command::cargo_bin("reach").unwrap()
+}
+
+#[test]
+fn the_command_line_counts_solves_and_finds_the_hardest() {
+    let cube = data("cube2.tws");
+    let out = reach()
+        .args(["count", &cube, "--moves", "U,F,R", "--json", "-j", "2"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["metric"], "htm");
+    assert_eq!(v["states"], 3_674_160);
+    assert_eq!(v["levels"], serde_json::json!(CUBE2_HTM));
+    // A scramble and its solution: the solution undoes it.
+    let out = reach()
+        .args(["solve", &cube, "--scramble", "R U2 F' R", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["length"], 4);
+    let moves: Vec<&str> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let def = load("cube2.tws");
+    let solved = Twisty::new(
+        def.clone(),
+        &Options {
+            scramble: Some(format!("R U2 F' R {}", moves.join(" "))),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(solved.goal_impossible(), None);
+    assert_eq!(
+        solved.pattern(solved.start()),
+        def.solved,
+        "the moves {moves:?} do not undo the scramble"
+    );
+    reach()
+        .args(["solve", &cube, "--scramble", "R U2 F' R"])
+        .assert()
+        .success()
+        .stdout("4\nR' F U2 R'\n");
+    // The hardest positions: the table's last level.
+    reach()
+        .args([
+            "hardest", &cube, "--moves", "U,F,R", "--metric", "qtm", "--json",
+        ])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("\"distance\":14")
+                .and(predicate::str::contains("\"count\":276")),
+        );
+    // The clocks file's antipode, 27 moves away: the built-in's (3 12 3 /
+    // 12 9 12 / 3 12 3 o'clock).
+    reach()
+        .args([
+            "count",
+            &data("clocks.tws"),
+            "--metric",
+            "moves",
+            "--antipodes",
+        ])
+        .assert()
+        .success()
+        .stdout("CLOCKS\n1 2 3 4 5 6 7 8 9\n1 0 1 0 3 0 1 0 1\n\n262144\n");
+    reach()
+        .args(["show", &data("cube2.kpuzzle.json")])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("key space: 88179840"));
+}
+
+#[test]
+fn options_that_do_not_fit_are_refused() {
+    let cube = data("cube2.tws");
+    for (args, message) in [
+        (
+            vec!["count", &cube, "--metric", "slide"],
+            "sliding-block metric",
+        ),
+        (
+            vec!["count", "klotski", "--metric", "htm"],
+            "twisty puzzle's metric",
+        ),
+        (vec!["count", "klotski", "--moves", "U"], "--moves"),
+        (vec!["count", &cube, "--moves", "U,Q"], "has no move \"Q\""),
+        (vec!["solve", &cube], "starts solved"),
+        (
+            vec!["solve", &cube, "--scramble", "R Q"],
+            "\"Q\" is not a move",
+        ),
+        (
+            vec!["solve", "klotski", "--scramble", "R"],
+            "--scramble applies to twisty",
+        ),
+        (
+            vec!["hardest", &data("clocks.tws"), "--metric", "moves"],
+            "inverse is not a move",
+        ),
+    ] {
+        reach()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
+    // A scramble outside the generated group cannot be solved: exit 1.
+    reach()
+        .args(["solve", &cube, "--moves", "U,F,R", "--scramble", "L"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no solution"));
+}
+
+#[test]
+fn checkpointed_counts_resume_to_the_same_table() {
+    let dir = TempDir::new("twisty-checkpoint");
+    let cp = dir.0.join("cp");
+    let cp = cp.to_str().unwrap();
+    let cube = data("cube2.tws");
+    reach()
+        .args([
+            "count",
+            &cube,
+            "--moves",
+            "U,F,R",
+            "--checkpoint",
+            cp,
+            "--max-depth",
+            "6",
+        ])
+        .assert()
+        .code(3);
+    let out = reach()
+        .args(["resume", cp, "--max-depth", "1000", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["levels"], serde_json::json!(CUBE2_HTM));
+}

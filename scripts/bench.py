@@ -15,7 +15,7 @@ BIN, MODE, THREADS = sys.argv[1], sys.argv[2], [int(t) for t in sys.argv[3:]]
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "tests", "data")
 
-from bench_profiles import ELEVEN_PROFILE  # noqa: E402
+from bench_profiles import CUBE2_HTM, CUBE2_QTM, ELEVEN_PROFILE  # noqa: E402
 
 # name -> (states, depth, full level profile or None)
 PUBLISHED = {
@@ -150,6 +150,57 @@ if os.path.exists(seed_src) and subprocess.run(["which", "g++"], capture_output=
         ["reach --threads 1", f"{median(reach_walls[1]):.3f}", f"{seed / median(reach_walls[1]):.1f}x"],
         ["reach --threads 2", f"{median(reach_walls[2]):.3f}", f"{seed / median(reach_walls[2]):.1f}x"],
     ])
+
+# Twisty puzzles: the 2x2x2 cube's God's-number tables from its .tws file,
+# checked against OEIS; in full mode also all six faces (88 million
+# positions). twips (twsearch's Rust successor) side by side when a binary
+# is given as $TWIPS or found on PATH, skipped quietly otherwise.
+def timed_rss(cmd):
+    """Wall seconds and peak RSS bytes (None without /usr/bin/time) of cmd."""
+    gnu_time = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+        full = ([gnu_time, "-f", "%M", "-o", rss.name] if gnu_time else []) + cmd
+        start = time.perf_counter()
+        proc = subprocess.run(full, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        text = rss.read().strip().splitlines()
+        peak = int(text[-1]) * 1024 if gnu_time and text and text[-1].isdigit() else None
+    return proc, wall, peak
+
+
+cube = os.path.join(DATA, "cube2.tws")
+kpuzzle = os.path.join(DATA, "cube2.kpuzzle.json")
+rows = []
+cases = [("cube2.tws --moves U,F,R", [cube, "--moves", "U,F,R"], "htm", CUBE2_HTM),
+         ("cube2.tws --moves U,F,R", [cube, "--moves", "U,F,R"], "qtm", CUBE2_QTM),
+         ("cube2.kpuzzle.json --moves U,F,R", [kpuzzle, "--moves", "U,F,R"], "htm", CUBE2_HTM)]
+if MODE == "full":
+    cases.append(("cube2.tws, all six faces", [cube], "htm", None))
+for label, args, metric, table_ in cases:
+    for t in [1, 2]:
+        walls, v = [], {}
+        for _ in range(3 if table_ else 1):
+            proc, wall = run(["count"] + args + ["--metric", metric, "--threads", str(t), "--json"])
+            if proc.returncode != 0:
+                continue
+            v = json.loads(proc.stdout)
+            walls.append(wall)
+            if (table_ and v["levels"] != table_) or (not table_ and v["states"] != 88179840):
+                failures.append(f"{label} {metric} at {t} threads: levels {v['levels']}")
+        if walls:
+            wall = median(walls)
+            rows.append([label, metric, t, v["states"], v["depth"], f"{wall:.3f}",
+                         f"{v['states'] / wall / 1e6:.2f} M", mib(v.get("peak_rss_bytes") or 0)])
+twips = os.environ.get("TWIPS") or shutil.which("twips")
+if twips and os.path.exists(twips):
+    proc, wall, peak = timed_rss([twips, "gods-algorithm", "--generator-moves", "U,F,R", kpuzzle])
+    if proc.returncode == 0:
+        rows.append(["twips gods-algorithm (same KPuzzle file)", "htm", 1, 3674160, 11,
+                     f"{wall:.3f}", f"{3674160 / wall / 1e6:.2f} M", mib(peak or 0)])
+    else:
+        print(f"(twips at {twips} failed: {proc.stderr.strip()[:200]})\n")
+print("### Twisty puzzles: the 2x2x2 cube's God's-number tables (median of 3)\n")
+table(["puzzle file", "metric", "threads", "states", "depth", "wall s", "states/s", "peak RSS"], rows)
 
 # Partition counts side by side (pe766, 2 threads): the count never changes.
 rows = []

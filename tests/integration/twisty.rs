@@ -303,8 +303,12 @@ fn random_puzzles_match_a_search_over_whole_patterns() {
             let t = build(&def, metric, None);
             for c in t.coords() {
                 match &c.kind {
-                    Kind::Perm { parity: Some(_), .. } => parity += 1,
-                    Kind::Perm { distinct: false, .. } => multiset += 1,
+                    Kind::Perm {
+                        parity: Some(_), ..
+                    } => parity += 1,
+                    Kind::Perm {
+                        distinct: false, ..
+                    } => multiset += 1,
                     Kind::Ori { sum: Some(_), .. } => sum += 1,
                     _ => {}
                 }
@@ -575,4 +579,30 @@ fn checkpointed_counts_resume_to_the_same_table() {
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["levels"], serde_json::json!(CUBE2_HTM));
+}
+
+#[test]
+fn two_processes_count_the_same_table() {
+    let out = reach()
+        .args([
+            "count",
+            &data("cube2.kpuzzle.json"),
+            "--moves",
+            "U,F,R",
+            "--metric",
+            "qtm",
+            "--local-processes",
+            "2",
+            "-j",
+            "1",
+            "--json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["levels"], serde_json::json!(CUBE2_QTM));
+    assert_eq!(v["processes"], 2);
 }

@@ -193,12 +193,16 @@ for label, args, metric, table_ in cases:
                          f"{v['states'] / wall / 1e6:.2f} M", mib(v.get("peak_rss_bytes") or 0)])
 twips = os.environ.get("TWIPS") or shutil.which("twips")
 if twips and os.path.exists(twips):
-    proc, wall, peak = timed_rss([twips, "gods-algorithm", "--generator-moves", "U,F,R", kpuzzle])
-    if proc.returncode == 0:
-        rows.append(["twips gods-algorithm (same KPuzzle file)", "htm", 1, 3674160, 11,
+    proc, wall, peak = timed_rss([twips, "gods-algorithm", "--generator-moves", "U,F,R",
+                                  "--num-threads", "2", kpuzzle])
+    out = proc.stdout + proc.stderr
+    found = [w for w in out.split("Found ")[1:2] for w in [w.split()[0].replace("_", "")]]
+    depth = [w.split()[0] for w in out.split("Maximum depth: ")[1:2]]
+    if proc.returncode == 0 and found == ["3674160"] and depth == ["11"]:
+        rows.append(["twips gods-algorithm (same KPuzzle file)", "htm", 2, 3674160, 11,
                      f"{wall:.3f}", f"{3674160 / wall / 1e6:.2f} M", mib(peak or 0)])
     else:
-        print(f"(twips at {twips} failed: {proc.stderr.strip()[:200]})\n")
+        print(f"(twips at {twips} failed or counted otherwise: {out.strip()[-200:]})\n")
 print("### Twisty puzzles: the 2x2x2 cube's God's-number tables (median of 3)\n")
 table(["puzzle file", "metric", "threads", "states", "depth", "wall s", "states/s", "peak RSS"], rows)
 

@@ -196,9 +196,11 @@ if twips and os.path.exists(twips):
     proc, wall, peak = timed_rss([twips, "gods-algorithm", "--generator-moves", "U,F,R",
                                   "--num-threads", "2", kpuzzle])
     out = proc.stdout + proc.stderr
-    found = [w for w in out.split("Found ")[1:2] for w in [w.split()[0].replace("_", "")]]
-    depth = [w.split()[0] for w in out.split("Maximum depth: ")[1:2]]
-    if proc.returncode == 0 and found == ["3674160"] and depth == ["11"]:
+    def after(marker):
+        """The word after marker in twips's output ("Found 3_674_160 ...")."""
+        rest = out.split(marker, 1)[1:]
+        return rest[0].split()[0].replace("_", "") if rest and rest[0].split() else None
+    if proc.returncode == 0 and after("Found ") == "3674160" and after("Maximum depth: ") == "11":
         rows.append(["twips gods-algorithm (same KPuzzle file)", "htm", 2, 3674160, 11,
                      f"{wall:.3f}", f"{3674160 / wall / 1e6:.2f} M", mib(peak or 0)])
     else:

@@ -51,12 +51,19 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            say!("error: {e:#}");
+            say!("error: {}", chain(&e));
             let cluster = e.is::<cluster::ClusterFailed>()
                 || e.downcast_ref::<SearchError>()
                     .is_some_and(|e| matches!(e, SearchError::Cluster(_)));
+            // A storage fault before the first level was whole: nothing
+            // was saved, and the run ends as a storage fault later would.
+            let storage = e.downcast_ref::<SearchError>().is_some_and(|e| {
+                matches!(e, SearchError::Spill(reach::engine::SpillError::Io { .. }))
+            });
             if e.is::<OutputError>() || e.is::<FileError>() {
                 ExitCode::from(EXIT_OUTPUT)
+            } else if storage {
+                ExitCode::from(EXIT_LIMIT)
             } else if cluster {
                 ExitCode::from(EXIT_CLUSTER)
             } else {
@@ -64,6 +71,20 @@ pub fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// An error and its causes, each said once: a cause whose text the message
+/// already holds (an OS error that a file's error quotes) is not repeated.
+fn chain(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
 
 /// The arguments with a `--json` given before the command moved after it

@@ -366,9 +366,33 @@ impl<'a, M: Model> OnDisk<'a, M> {
         };
         let start = match begin {
             Begin::Resume(cp) => store.resume(cp)?,
-            Begin::Sources(sources) => store.level_zero(sources)?,
+            Begin::Sources(sources) => match store.level_zero(sources) {
+                Ok(start) => start,
+                Err(fault) => {
+                    store.abandon();
+                    return Err(fault);
+                }
+            },
         };
         Ok((store, start))
+    }
+
+    /// Undoes a start that failed before its first level was whole: the
+    /// files it wrote go, and so does the directory if the run made it.
+    /// Nothing was saved that a resume could use.
+    fn abandon(mut self) {
+        for level in std::mem::take(&mut self.kept) {
+            level.files.into_iter().for_each(|f| self.disk.remove(f));
+        }
+        if self.spill.checkpoint {
+            let _ = std::fs::remove_file(self.spill.dir.join(manifest::NAME));
+            let _ = std::fs::remove_file(self.spill.dir.join(format!("{}.tmp", manifest::NAME)));
+        }
+        remove_own_temporaries(&self.spill.dir);
+        self.disk.unlock();
+        if self.created {
+            let _ = std::fs::remove_dir(&self.spill.dir);
+        }
     }
 
     /// Writes `sources` as level 0 (and, checkpointed, its manifest).
@@ -720,6 +744,7 @@ impl<M: Model> Store for OnDisk<'_, M> {
     fn finish(mut self, stopped: bool) -> Finished {
         self.discard();
         let disk = self.disk.usage();
+        self.disk.unlock();
         let keep_files = self.spill.keep || (self.spill.checkpoint && stopped);
         if !keep_files {
             for level in std::mem::take(&mut self.kept) {
@@ -1098,13 +1123,70 @@ fn remove_orphans(dir: &std::path::Path, kept: &[Kept]) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let ours = (name.starts_with('L') || name.starts_with('C'))
-            && (name.ends_with(".run") || name.ends_with(".tmp"))
-            || name == "checkpoint.toml.tmp";
+        let ours = is_ours(name);
         if ours && !named.contains(name) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
+}
+
+/// Removes the temporary files and candidate runs this process left in
+/// `dir` (their names carry its id), and nothing else.
+fn remove_own_temporaries(dir: &std::path::Path) {
+    let pid = std::process::id();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let own = name.contains(&format!(".{pid}-")) && name.ends_with(".tmp")
+            || name.starts_with('C')
+                && name.contains(&format!("-{pid}-"))
+                && name.ends_with(".run");
+        if own && is_ours(name) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether `name` is one of the names a search gives its files: a level
+/// (`L000012-p00003.run`), a candidate run (`C000012-4242-7.run`), either
+/// one's temporary file (`….run.4242-7.tmp`), or the manifest's
+/// (`checkpoint.toml.tmp`). Nothing else in a directory is touched.
+fn is_ours(name: &str) -> bool {
+    fn digits(s: &str, n: Option<usize>) -> bool {
+        !s.is_empty() && n.is_none_or(|n| s.len() == n) && s.bytes().all(|b| b.is_ascii_digit())
+    }
+    fn run(stem: &str) -> bool {
+        if let Some(rest) = stem.strip_prefix('L') {
+            return rest
+                .split_once("-p")
+                .is_some_and(|(d, p)| digits(d, Some(6)) && digits(p, Some(5)));
+        }
+        if let Some(rest) = stem.strip_prefix('C') {
+            let parts: Vec<&str> = rest.split('-').collect();
+            return parts.len() == 3
+                && digits(parts[0], Some(6))
+                && digits(parts[1], None)
+                && digits(parts[2], None);
+        }
+        false
+    }
+    if name == format!("{}.tmp", manifest::NAME) {
+        return true;
+    }
+    if let Some(stem) = name.strip_suffix(".run") {
+        return run(stem);
+    }
+    if let Some(rest) = name.strip_suffix(".tmp")
+        && let Some((file, tag)) = rest.rsplit_once('.')
+        && let Some(stem) = file.strip_suffix(".run")
+        && let Some((pid, n)) = tag.split_once('-')
+    {
+        return run(stem) && digits(pid, None) && digits(n, None);
+    }
+    false
 }
 
 /// How many partitions the file `name` of a checkpoint covers: read from
@@ -1127,4 +1209,35 @@ fn count_of(
         return Err(bad("it covers other partitions than the manifest says"));
     }
     Ok(count)
+}
+
+#[cfg(test)]
+mod names {
+    use super::is_ours;
+
+    #[test]
+    fn only_the_search_s_own_names_are_ours() {
+        for name in [
+            "L000012-p00003.run",
+            "C000012-4242-7.run",
+            "L000000-p00000.run.4242-0.tmp",
+            "C000001-17-2.run.17-9.tmp",
+            "checkpoint.toml.tmp",
+        ] {
+            assert!(is_ours(name), "{name}");
+        }
+        for name in [
+            "Letter.run",
+            "Chapter.tmp",
+            "L12-p3.run",
+            "Cover-letter-1.run",
+            "L000012-p00003.run.bak",
+            "checkpoint.toml",
+            "reach.lock",
+            "L000012-p00003.run.x-1.tmp",
+            "notes.tmp",
+        ] {
+            assert!(!is_ours(name), "{name}");
+        }
+    }
 }

@@ -4,6 +4,7 @@ mod cli;
 mod cluster;
 mod contest;
 mod engine;
+mod files;
 mod peers;
 mod replay;
 mod resume;

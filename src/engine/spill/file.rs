@@ -115,7 +115,7 @@ impl RunFile {
     /// [`RunFile::open`], which needs them.
     pub(crate) fn covered(path: &Path) -> Result<(usize, usize), SpillError> {
         let mut head = [0u8; HEADER];
-        let file = File::open(path).map_err(|e| SpillError::io(path, e))?;
+        let file = super::open_regular(path)?;
         file.read_exact_at(&mut head, 0)
             .map_err(|_| SpillError::Damaged {
                 path: path.to_path_buf(),
@@ -126,7 +126,7 @@ impl RunFile {
 
     /// Opens and checks the file at `path`, which must carry `expect`.
     pub(crate) fn open(path: &Path, expect: &Header) -> Result<RunFile, SpillError> {
-        let file = File::open(path).map_err(|e| SpillError::io(path, e))?;
+        let file = super::open_regular(path)?;
         let bytes = file.metadata().map_err(|e| SpillError::io(path, e))?.len();
         RunFile::parse(path, Store::File(file), bytes, expect)
     }

@@ -63,6 +63,10 @@ fn one() -> u32 {
     1
 }
 
+/// The largest manifest read: a run of a million levels, each file named,
+/// stays far below it.
+const MAX_BYTES: u64 = 256 << 20;
+
 impl Manifest {
     /// Writes the manifest durably into `disk`'s directory.
     pub(crate) fn write(&self, disk: &Disk) -> Result<(), SpillError> {
@@ -88,15 +92,29 @@ impl Manifest {
             path: path.clone(),
             what: what.to_string(),
         };
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        if dir.exists() && !dir.is_dir() {
+            return Err(SpillError::NotADirectory {
+                path: dir.to_path_buf(),
+            });
+        }
+        let file = match super::open_regular(&path) {
+            Ok(f) => f,
+            Err(SpillError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 return Err(SpillError::NoCheckpoint {
                     path: dir.to_path_buf(),
                 });
             }
-            Err(e) => return Err(SpillError::io(&path, e)),
+            Err(e) => return Err(e),
         };
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_BYTES + 1), &mut bytes)
+            .map_err(|e| SpillError::io(&path, e))?;
+        if bytes.len() as u64 > MAX_BYTES {
+            return Err(damaged(&format!(
+                "it is over {} MiB, far more than a manifest holds",
+                MAX_BYTES >> 20
+            )));
+        }
         let text = String::from_utf8(bytes).map_err(|_| damaged("it is not text"))?;
         let body_end = text.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
         let (body, last) = text.split_at(body_end);

@@ -177,6 +177,91 @@ pub enum SpillError {
         /// The directory.
         path: PathBuf,
     },
+    /// Another run (or resume) holds the directory's lock.
+    #[error(
+        "{} is in use by {}\n  help: wait for that run to end (or stop it), or give another directory",
+        path.display(),
+        match pid { Some(pid) => format!("process {pid}"), None => "another process".to_string() }
+    )]
+    InUse {
+        /// The directory.
+        path: PathBuf,
+        /// The process that holds it, as its lock file says.
+        pid: Option<u32>,
+    },
+    /// A path given as a directory is something else.
+    #[error("{} is not a directory\n  help: give a directory (it is created if it does not exist)", path.display())]
+    NotADirectory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A file of the search is not a regular file (a device, a pipe, a
+    /// directory): it is not read.
+    #[error("{} is not a regular file (a device, a pipe or a directory): it cannot be part of a search's files", path.display())]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+    },
+}
+
+/// The lock file in a spill or checkpoint directory: held (`flock`) for as
+/// long as a run uses the directory, and holding the run's process id.
+pub const LOCK: &str = "reach.lock";
+
+/// Opens `path` for reading if it is a regular file: a FIFO is opened
+/// without blocking and refused, as are devices and directories, so that
+/// no read of a search's files can hang or run on without end.
+pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File, SpillError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| SpillError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| SpillError::io(path, e))?;
+    if !meta.is_file() {
+        return Err(SpillError::NotRegular {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(file)
+}
+
+/// Takes the lock of `dir`, or says who holds it.
+fn lock(dir: &Path) -> Result<std::fs::File, SpillError> {
+    use std::io::{Read, Seek, Write};
+    use std::os::fd::AsRawFd;
+    let path = dir.join(LOCK);
+    let io = |e| SpillError::io(&path, e);
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io)?;
+    // SAFETY: flock takes a descriptor this function owns (it stays open
+    // for the call) and flags; it touches no memory of ours.
+    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r != 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::WouldBlock {
+            let mut text = String::new();
+            let _ = (&file).take(64).read_to_string(&mut text);
+            return Err(SpillError::InUse {
+                path: dir.to_path_buf(),
+                pid: text.trim().parse().ok(),
+            });
+        }
+        return Err(io(e));
+    }
+    // The id is for the message of whoever finds the directory locked; a
+    // full disk that cannot take it leaves the lock as good.
+    let _ = file
+        .set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| writeln!(file, "{}", std::process::id()));
+    Ok(file)
 }
 
 impl SpillError {
@@ -206,6 +291,8 @@ pub struct DiskUse {
 /// updated with one relaxed read-modify-write, which is atomic whatever
 /// the ordering, and nothing else is published through them.
 pub(crate) struct Disk {
+    /// The directory's lock, held while this is alive.
+    lock: Option<std::fs::File>,
     dir: PathBuf,
     durable: bool,
     threshold: usize,
@@ -219,6 +306,12 @@ pub(crate) struct Disk {
 
 impl Disk {
     pub(crate) fn new(spill: &Spill) -> Result<Disk, SpillError> {
+        if spill.dir.exists() && !spill.dir.is_dir() {
+            return Err(SpillError::NotADirectory {
+                path: spill.dir.clone(),
+            });
+        }
+        let existed = spill.dir.exists();
         // Across processes, one that ends a search removes the shared
         // parent directory when it is left empty, which may fall between
         // the two steps of another's create_dir_all: then it tries again.
@@ -229,7 +322,14 @@ impl Disk {
                 return Err(SpillError::io(&spill.dir, e));
             }
         }
+        let lock = lock(&spill.dir).inspect_err(|_| {
+            if !existed {
+                let _ = std::fs::remove_file(spill.dir.join(LOCK));
+                let _ = std::fs::remove_dir(&spill.dir);
+            }
+        })?;
         Ok(Disk {
+            lock: Some(lock),
             dir: spill.dir.clone(),
             durable: spill.checkpoint,
             // Files to keep or to resume from must all be files.
@@ -245,6 +345,14 @@ impl Disk {
             level_bytes: AtomicU64::new(0),
             level_keys: AtomicU64::new(0),
         })
+    }
+
+    /// Removes the lock file (the lock itself goes with the descriptor):
+    /// for a directory about to be removed, or left to its owner.
+    pub(crate) fn unlock(&mut self) {
+        if self.lock.take().is_some() {
+            let _ = std::fs::remove_file(self.dir.join(LOCK));
+        }
     }
 
     pub(crate) fn dir(&self) -> &Path {

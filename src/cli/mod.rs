@@ -239,6 +239,41 @@ impl Settings {
         ))
     }
 
+    /// As [`Settings::spill`]; with `outputs` (files written after the
+    /// report), a checkpoint that completes stays until they are written
+    /// ([`Settings::outputs_written`] removes it), so that a failure to
+    /// write one loses nothing.
+    fn spill_for_outputs(&self, puzzle: &str, outputs: bool) -> Result<Option<Spill>> {
+        let spill = self.spill(puzzle)?;
+        let leave = outputs && self.peers.is_none();
+        Ok(spill.map(|sp| sp.leave_checkpoint(leave)))
+    }
+
+    /// An output failed: says that the checkpoint left for it is there.
+    fn outputs_failed(&self, spill: &Option<Spill>) {
+        if let Some(sp) = spill
+            && (self.resume.is_some() || self.storage.checkpoint.is_some())
+            && Checkpoint::exists(sp.dir())
+        {
+            say!(
+                "checkpoint: kept in {} (the search is complete): `reach resume {}` prints the report and writes the outputs again",
+                sp.dir().display(),
+                sp.dir().display()
+            );
+        }
+    }
+
+    /// Every output is written: removes the checkpoint that
+    /// [`Settings::spill_for_outputs`] left of a completed search.
+    fn outputs_written(&self, spill: &Option<Spill>, report: &Report) -> Result<()> {
+        let Some(sp) = spill else { return Ok(()) };
+        let checkpointed = self.resume.is_some() || self.storage.checkpoint.is_some();
+        if checkpointed && report.is_complete() && Checkpoint::exists(sp.dir()) {
+            Checkpoint::open(sp.dir())?.remove()?;
+        }
+        Ok(())
+    }
+
     /// Says how to go on from a checkpoint that a limit, a signal or a
     /// storage fault left behind.
     fn checkpoint_hint(&self, report: &Report) {
@@ -703,7 +738,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     if let Some(file) = &a.options.plot {
         check_output(file)?;
     }
-    let spill = s.spill(&a.puzzle)?;
+    let spill = s.spill_for_outputs(&a.puzzle, a.options.plot.is_some())?;
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose && s.process == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
@@ -759,8 +794,9 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         &signals,
     )?;
     if let Some(file) = &a.options.plot {
-        plot::profile(file, &name, metric, &report)?;
+        plot::profile(file, &name, metric, &report).inspect_err(|_| s.outputs_failed(&spill))?;
     }
+    s.outputs_written(&spill, &report)?;
     s.checkpoint_hint(&report);
     Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)))
 }
@@ -965,7 +1001,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose && s.process == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
-    let spill = s.spill(&a.puzzle)?;
+    let spill = s.spill_for_outputs(&a.puzzle, a.html.is_some() || a.svg.is_some())?;
     let solution = run_solve(spilled(search(&puzzle, s, &signals, &progress), &spill), s)?;
     line.finish();
     cluster::check(&solution.report, s)?;
@@ -1051,6 +1087,9 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         stdout(&out)?;
     }
     let start_board = puzzle.render(path[0]);
+    let write = |file: &Path, text: String| -> Result<()> {
+        write(file, text).inspect_err(|_| s.outputs_failed(&spill))
+    };
     if let Some(file) = &a.html {
         write(
             file,
@@ -1064,6 +1103,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
             watch::start_and_goal_svg(&puzzle, &start_board, goal.as_deref()),
         )?;
     }
+    s.outputs_written(&spill, report)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -745,7 +745,8 @@ impl<M: Model> Store for OnDisk<'_, M> {
         self.discard();
         let disk = self.disk.usage();
         self.disk.unlock();
-        let keep_files = self.spill.keep || (self.spill.checkpoint && stopped);
+        let keep_files =
+            self.spill.keep || (self.spill.checkpoint && (stopped || self.spill.leave));
         if !keep_files {
             for level in std::mem::take(&mut self.kept) {
                 level.files.into_iter().for_each(|f| self.disk.remove(f));

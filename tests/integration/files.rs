@@ -217,3 +217,27 @@ fn an_os_error_is_said_once() {
     let text = String::from_utf8_lossy(&out);
     assert_eq!(text.matches("os error").count(), 1, "{text}");
 }
+
+#[test]
+fn a_checkpoint_left_for_the_outputs_stays_until_removed() {
+    use reach::engine::Checkpoint;
+    let dir = TempDir::new("leave");
+    let cp = dir.path().join("cp");
+    let klotski = builtin::sliding("klotski").unwrap();
+    let report = Search::new(&klotski)
+        .threads(2)
+        .spill(Spill::new(&cp).checkpoint(true).leave_checkpoint(true))
+        .count()
+        .unwrap();
+    assert!(report.is_complete());
+    // Complete, and still there: a resume gives the same report at once.
+    let checkpoint = Checkpoint::open(&cp).unwrap();
+    let again = Search::new(&klotski)
+        .spill(Spill::new(&cp).leave_checkpoint(true))
+        .resume(&checkpoint)
+        .unwrap()
+        .report;
+    assert_eq!(again.levels, report.levels);
+    Checkpoint::open(&cp).unwrap().remove().unwrap();
+    assert!(!cp.exists(), "the checkpoint's directory is left");
+}

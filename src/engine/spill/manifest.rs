@@ -177,6 +177,27 @@ impl Checkpoint {
         Ok(Checkpoint { dir, manifest })
     }
 
+    /// Removes the checkpoint: the files its manifest names, the manifest,
+    /// and the directory if nothing else is left in it.
+    pub fn remove(self) -> Result<(), SpillError> {
+        for name in self.manifest.kept.iter().flat_map(|k| &k.files) {
+            if name.contains('/') || name.contains("..") {
+                continue;
+            }
+            let path = self.dir.join(name);
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(SpillError::io(&path, e));
+                }
+                _ => {}
+            }
+        }
+        let path = self.dir.join(NAME);
+        std::fs::remove_file(&path).map_err(|e| SpillError::io(&path, e))?;
+        let _ = std::fs::remove_dir(&self.dir);
+        Ok(())
+    }
+
     /// Whether `dir` holds a checkpoint's manifest.
     pub fn exists(dir: &Path) -> bool {
         dir.join(NAME).exists()

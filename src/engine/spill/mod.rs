@@ -41,6 +41,7 @@ pub struct Spill {
     pub(crate) dir: PathBuf,
     pub(crate) checkpoint: bool,
     pub(crate) keep: bool,
+    pub(crate) leave: bool,
     pub(crate) fail_after: Option<u64>,
     pub(crate) memory_threshold: usize,
     pub(crate) candidate_budget: Option<u64>,
@@ -57,6 +58,7 @@ impl Spill {
             dir: dir.into(),
             checkpoint: false,
             keep: false,
+            leave: false,
             fail_after: None,
             memory_threshold: MEMORY_THRESHOLD,
             candidate_budget: None,
@@ -85,6 +87,16 @@ impl Spill {
     /// disk, however thin).
     pub fn keep(mut self, on: bool) -> Spill {
         self.keep = on;
+        self
+    }
+
+    /// Leaves a checkpointed search's checkpoint in place when it completes,
+    /// as when it stops early, for the caller to remove with
+    /// [`Checkpoint::remove`] once it has written what it wanted from the
+    /// result: a failure in between (a full disk under a picture) then
+    /// loses nothing, and a resume finishes at once.
+    pub fn leave_checkpoint(mut self, on: bool) -> Spill {
+        self.leave = on;
         self
     }
 

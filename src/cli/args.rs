@@ -189,10 +189,24 @@ pub struct ClusterArgs {
     /// from it. --local-processes makes one of its own.
     #[arg(long, value_name = "FILE")]
     pub cluster_secret_file: Option<std::path::PathBuf>,
+}
 
-    /// The addresses of a --local-processes cluster (set by its process 0).
-    #[arg(long, hide = true, value_delimiter = ',', requires = "process")]
-    pub cluster_addresses: Option<Vec<String>>,
+/// The environment variable in which a `--local-processes` cluster's
+/// process 0 gives its peers every process's address (not an option: it
+/// is nothing a user types, so it is in no help and no completion).
+pub const ADDRESSES_VAR: &str = "REACH_CLUSTER_ADDRESSES";
+
+impl ClusterArgs {
+    /// The addresses of the local cluster this process is a peer of, when
+    /// its process 0 started it (`--process I` and the addresses in the
+    /// environment, no hostfile).
+    pub fn local_addresses(&self) -> Option<Vec<String>> {
+        if self.process.is_none() || self.cluster.is_some() {
+            return None;
+        }
+        let list = std::env::var(ADDRESSES_VAR).ok()?;
+        Some(list.split(',').map(String::from).collect())
+    }
 }
 
 /// Where levels go when they do not fit in memory, or must survive a crash.

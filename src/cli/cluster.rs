@@ -51,7 +51,7 @@ pub(super) fn check(report: &Report, s: &Settings) -> Result<()> {
 pub(super) fn process_of(c: &ClusterArgs) -> Option<usize> {
     if c.local_processes.is_some() {
         Some(0)
-    } else if c.cluster.is_some() || c.cluster_addresses.is_some() {
+    } else if c.cluster.is_some() || c.local_addresses().is_some() {
         Some(c.process.unwrap_or(0))
     } else {
         None
@@ -199,11 +199,10 @@ fn spawn_local(addresses: &[String], secret: &[u8]) -> Result<Vec<Child>> {
         .map(|i| {
             std::process::Command::new(&exe)
                 .args(&args)
-                .arg("--cluster-addresses")
-                .arg(addresses.join(","))
                 .arg("--process")
                 .arg(i.to_string())
                 .env(SECRET_VAR, hex(secret))
+                .env(super::args::ADDRESSES_VAR, addresses.join(","))
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .spawn()
@@ -216,7 +215,8 @@ fn spawn_local(addresses: &[String], secret: &[u8]) -> Result<Vec<Child>> {
 /// the processes (starting this machine's peers for `--local-processes`,
 /// and watching them), and the workers each runs.
 pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
-    if c.cluster.is_none() && c.local_processes.is_none() && c.cluster_addresses.is_none() {
+    let local_addresses = c.local_addresses();
+    if c.cluster.is_none() && c.local_processes.is_none() && local_addresses.is_none() {
         let given = [
             ("--process", c.process.is_some()),
             ("--connect-timeout", c.connect_timeout.is_some()),
@@ -234,8 +234,7 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
         Some(path) => Some(read_secret(path)?),
         None => None,
     };
-    let (addresses, process, children) = match (&c.cluster, &c.cluster_addresses, c.local_processes)
-    {
+    let (addresses, process, children) = match (&c.cluster, &local_addresses, c.local_processes) {
         (Some(file), _, _) => {
             let addresses = read_hostfile(file)?;
             let process = c.process.unwrap_or(0);
@@ -253,8 +252,9 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
             let process = c.process.unwrap_or(0);
             if process == 0 || process >= addresses.len() {
                 bail!(
-                    "--process {process} is not one of the {} peers that --cluster-addresses lists",
-                    addresses.len()
+                    "--process {process} is not one of the {} peers that {} lists",
+                    addresses.len(),
+                    super::args::ADDRESSES_VAR
                 );
             }
             // A local cluster's peer: the secret its process 0 made.
@@ -280,7 +280,7 @@ pub(super) fn prepare(c: &ClusterArgs, s: &mut Settings) -> Result<()> {
         s.threads
     } else {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if c.local_processes.is_some() || c.cluster_addresses.is_some() {
+        if c.local_processes.is_some() || local_addresses.is_some() {
             (cores / processes).max(1)
         } else {
             cores

@@ -658,6 +658,7 @@ fn search<'a, M: Model>(
         .memory_limit(s.limits.memory_limit)
         .partitions(s.limits.partitions.unwrap_or(0))
         .stop_flag(&signals.stop)
+        .terminated_flag(&signals.sigterm)
         .progress(progress)
 }
 
@@ -665,7 +666,8 @@ fn search<'a, M: Model>(
 /// that stopped it.
 fn stopped_code(report: &Report, signals: &Signals) -> Option<u8> {
     match &report.outcome {
-        Outcome::Stopped(reach::engine::StopReason::Interrupted) => Some(signals.exit_code()),
+        Outcome::Stopped(StopReason::Interrupted) => Some(signals.exit_code()),
+        Outcome::Stopped(StopReason::Terminated) => Some(EXIT_SIGTERM),
         Outcome::Stopped(_) => Some(EXIT_LIMIT),
         _ => None,
     }

@@ -173,6 +173,8 @@ fn find_goal(depth: u32, level: &mut dyn Newest) -> Result<Option<Outcome>, Faul
 #[derive(Clone, Copy)]
 pub(crate) struct Limits<'a> {
     pub(crate) stop: Option<&'a AtomicBool>,
+    /// Raised with `stop` when the stop is a termination (SIGTERM).
+    pub(crate) terminated: Option<&'a AtomicBool>,
     pub(crate) max_states: Option<u64>,
     pub(crate) max_depth: Option<u32>,
     pub(crate) memory_limit: Option<u64>,
@@ -185,6 +187,19 @@ pub(crate) struct Limits<'a> {
 impl Limits<'_> {
     fn stopped(&self) -> bool {
         self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// Why the stop flag was raised: a termination or an interruption. The
+    /// caller raises the termination flag before the stop flag, and a
+    /// relaxed read is enough: the reason is read only after the stop flag
+    /// was seen, and a late termination flag only names the stop less
+    /// precisely (interrupted), it never makes or misses one.
+    fn interruption(&self) -> StopReason {
+        if self.terminated.is_some_and(|t| t.load(Ordering::Relaxed)) {
+            StopReason::Terminated
+        } else {
+            StopReason::Interrupted
+        }
     }
 
     fn report_progress(&self, levels: &[u64], total: u64, seconds: f64) {
@@ -203,7 +218,7 @@ impl Limits<'_> {
     /// `levels`), where a key of the next level costs `per_key` bytes.
     fn stop_before_level(&self, depth: u32, levels: &[u64], per_key: u64) -> Option<StopReason> {
         if self.stopped() {
-            return Some(StopReason::Interrupted);
+            return Some(self.interruption());
         }
         if let Some(max) = self.max_depth
             && depth >= max
@@ -270,6 +285,7 @@ fn encode(reason: &Option<StopReason>) -> [u64; 4] {
     match reason {
         None => [0; 4],
         Some(StopReason::Interrupted) => [1, 0, 0, 0],
+        Some(StopReason::Terminated) => [5, 0, 0, 0],
         Some(StopReason::MaxDepth(d)) => [2, u64::from(*d), 0, 0],
         Some(StopReason::MemoryLimit { limit, needed }) => [3, *limit, *needed, 0],
         Some(StopReason::MemoryAvailable {
@@ -285,6 +301,7 @@ fn encode(reason: &Option<StopReason>) -> [u64; 4] {
 fn decode(words: &[u64]) -> Option<StopReason> {
     match *words {
         [1, ..] => Some(StopReason::Interrupted),
+        [5, ..] => Some(StopReason::Terminated),
         [2, d, ..] => Some(StopReason::MaxDepth(d as u32)),
         [3, limit, needed, _] => Some(StopReason::MemoryLimit { limit, needed }),
         [4, available, needed, bound] => Some(StopReason::MemoryAvailable {
@@ -385,17 +402,16 @@ pub(crate) fn run<S: Store>(
             if matches!(reason, StopReason::MaxDepth(_)) {
                 match store.has_new_successor(depth, width, threads_now) {
                     Ok(true) => {}
-                    Ok(false) => match agree_reason(
-                        peers,
-                        limits.stopped().then_some(StopReason::Interrupted),
-                    ) {
-                        Ok(None) => break,
-                        Ok(Some(interrupted)) => reason = interrupted,
-                        Err(e) => {
-                            fault = Some(e);
-                            break;
+                    Ok(false) => {
+                        match agree_reason(peers, limits.stopped().then(|| limits.interruption())) {
+                            Ok(None) => break,
+                            Ok(Some(interrupted)) => reason = interrupted,
+                            Err(e) => {
+                                fault = Some(e);
+                                break;
+                            }
                         }
-                    },
+                    }
                     Err(e) => {
                         fault = Some(e);
                         break;
@@ -412,14 +428,21 @@ pub(crate) fn run<S: Store>(
                 break;
             }
         };
-        // Every process's share and whether a signal cut its level short.
+        // Every process's share and whether a signal cut its level short
+        // (0: no; 1: an interruption; 2: a termination, which names the
+        // stop when any process had one).
+        let signal = |l: &Limits<'_>| match (l.stopped(), l.interruption()) {
+            (false, _) => 0,
+            (true, StopReason::Terminated) => 2,
+            (true, _) => 1,
+        };
         let (width, stopped) = if peers.processes() == 1 {
-            (share, limits.stopped())
+            (share, signal(limits))
         } else {
-            match peers.all_gather(&[share, u64::from(limits.stopped())]) {
+            match peers.all_gather(&[share, signal(limits)]) {
                 Ok(all) => (
                     all.iter().map(|v| v[0]).sum(),
-                    all.iter().any(|v| v[1] != 0),
+                    all.iter().map(|v| v[1]).max().unwrap_or(0),
                 ),
                 Err(e) => {
                     fault = Some(e.into());
@@ -427,11 +450,15 @@ pub(crate) fn run<S: Store>(
                 }
             }
         };
-        if stopped {
+        if stopped > 0 {
             // The level may be cut short by the signal's timing (even to
             // nothing, which must not pass for the end of the search).
             store.discard();
-            outcome = Outcome::Stopped(StopReason::Interrupted);
+            outcome = Outcome::Stopped(if stopped == 2 {
+                StopReason::Terminated
+            } else {
+                StopReason::Interrupted
+            });
             break;
         }
         if width == 0 {

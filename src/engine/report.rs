@@ -30,8 +30,12 @@ pub enum StopReason {
         /// What bounds it.
         bound: super::memory::Bound,
     },
-    /// The caller's stop flag was raised (Ctrl-C, SIGTERM).
+    /// The caller's stop flag was raised (Ctrl-C).
     Interrupted,
+    /// The caller's stop flag was raised with its termination flag
+    /// ([`Search::terminated_flag`](crate::engine::Search::terminated_flag):
+    /// SIGTERM), in this process or another of the cluster.
+    Terminated,
     /// Spilled levels could not be written or read (a full disk, an I/O
     /// error, a damaged file): what failed, and how to go on.
     Storage(String),
@@ -64,6 +68,7 @@ impl fmt::Display for StopReason {
                 gib(available)
             ),
             StopReason::Interrupted => write!(f, "interrupted"),
+            StopReason::Terminated => write!(f, "terminated"),
             StopReason::Storage(what) => write!(f, "the disk failed: {what}"),
             StopReason::Cluster(what) => write!(f, "{what}"),
         }

@@ -40,6 +40,7 @@ pub struct Search<'a, M: Model> {
     pub(crate) memory_limit: Option<u64>,
     memory_guard: bool,
     pub(crate) stop: Option<&'a AtomicBool>,
+    pub(crate) terminated: Option<&'a AtomicBool>,
     progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
     spill: Option<Spill>,
     cluster: Option<Cluster>,
@@ -90,6 +91,7 @@ impl<'a, M: Model> Search<'a, M> {
             memory_limit: None,
             memory_guard: true,
             stop: None,
+            terminated: None,
             progress: None,
             spill: None,
             cluster: None,
@@ -203,6 +205,15 @@ impl<'a, M: Model> Search<'a, M> {
         self
     }
 
+    /// A flag raised (before the stop flag) when the stop is a termination
+    /// rather than an interruption (SIGTERM rather than Ctrl-C): the report
+    /// then says [`StopReason::Terminated`](crate::engine::StopReason::Terminated),
+    /// in every process of a cluster.
+    pub fn terminated_flag(mut self, flag: &'a AtomicBool) -> Self {
+        self.terminated = Some(flag);
+        self
+    }
+
     /// A callback run after every level.
     pub fn progress(mut self, f: &'a (dyn Fn(&Progress) + Sync)) -> Self {
         self.progress = Some(f);
@@ -308,6 +319,7 @@ impl<'a, M: Model> Search<'a, M> {
     fn limits(&self) -> Limits<'a> {
         Limits {
             stop: self.stop,
+            terminated: self.terminated,
             max_states: self.max_states,
             max_depth: self.max_depth,
             memory_limit: self.memory_limit,

@@ -286,6 +286,29 @@ fn sigterm_on_process_0_stops_the_cluster_with_a_partial_report() {
 }
 
 #[test]
+fn sigterm_on_a_peer_is_reported_as_terminated_by_process_0() {
+    let hosts = Hosts::new(2);
+    let peer = start(&hosts.args("eleven", "1", &["-j", "1"]), false);
+    let zero = start(&hosts.args("eleven", "0", &["-j", "1", "--json"]), true);
+    std::thread::sleep(Duration::from_millis(3000));
+    StdCommand::new("kill")
+        .args(["-TERM", &peer.id().to_string()])
+        .status()
+        .unwrap();
+    let out = zero.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(143),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out.stdout);
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["stop_reason"], "terminated");
+    assert_eq!(peer.wait_with_output().unwrap().status.code(), Some(143));
+}
+
+#[test]
 fn processes_with_different_puzzles_are_refused() {
     let hosts = Hosts::new(2);
     let peer = start(&hosts.args("mas", "1", &[]), false);

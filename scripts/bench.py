@@ -281,7 +281,7 @@ for name, confs, repeats in cases:
         disk = v.get("disk_peak_bytes")
         rows.append([name, label, f"{wall:.3f}", f"{wall / base:.2f}x" if base else "?", mib(peak),
                      mib(disk) if disk is not None else "-",
-                     f"{v['disk_bytes_per_state']:.2f}" if disk is not None else "-",
+                     f"{v['disk_bytes_per_state']:.2f}" if v.get("disk_bytes_per_state") is not None else "-",
                      f"{disk / v['states']:.2f}" if disk else "-"])
 print("### Levels on disk (2 threads; medians of interleaved runs)\n")
 print("bytes/state in level files: what a key costs on disk (Rice-coded blocks, index and checksums included);")

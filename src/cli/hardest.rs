@@ -12,6 +12,7 @@ use super::output::{ProgressLine, say, stdout};
 use super::{Loaded, Settings, Signals, load, report_stopped, search, spilled, unsolvable};
 
 pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
+    super::check_memory_limit(s)?;
     let puzzle = match load(&a.puzzle)? {
         Loaded::Sliding(p) => p,
         Loaded::Twisty(def) => {

@@ -311,6 +311,23 @@ impl Settings {
     }
 }
 
+/// Refuses a `--memory-limit` below what the process holds before the
+/// search starts: no level could ever be searched under it.
+fn check_memory_limit(s: &Settings) -> Result<()> {
+    let (Some(limit), Some(rss)) = (s.limits.memory_limit, memory::current_rss_bytes()) else {
+        return Ok(());
+    };
+    let least = (rss >> 20) + 2;
+    if limit < least << 20 {
+        bail!(
+            "--memory-limit {} is below what this run needs to start: the process holds {} already\n  help: give at least {least}M",
+            bytes(limit),
+            bytes(rss)
+        );
+    }
+    Ok(())
+}
+
 /// A puzzle file's text, read as `load` reads it (bounded).
 fn read_bounded(path: &Path) -> Result<String> {
     let mut text = String::new();
@@ -384,6 +401,17 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         bail!(
             "{} is process {i} of a run on {n} processes: resume the run with --local-processes {n} (or --cluster HOSTFILE --process I on each host)",
             a.dir.display()
+        );
+    }
+    if let Some(max) = a.max_depth
+        && max < cp.depth()
+    {
+        bail!(
+            "{} is already at depth {} (levels 0 to {} are saved): --max-depth {max} is below it\n  help: give a --max-depth above {}, or none to go on to the end",
+            a.dir.display(),
+            cp.depth(),
+            cp.depth(),
+            cp.depth()
         );
     }
     let argv: Vec<String> = cp
@@ -698,7 +726,7 @@ fn report_stopped(
     let Some(code) = stopped_code(report, signals) else {
         return Ok(None);
     };
-    let reason = stop_text(report, signals).unwrap_or_default();
+    let reason = stop_text(report, signals, s).unwrap_or_default();
     say!(
         "PARTIAL: stopped ({reason}) after {} states to depth {}, {unknown}",
         report.states(),
@@ -735,6 +763,7 @@ type Counted = (
 );
 
 fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
+    check_memory_limit(s)?;
     let loaded = load_for(&a.puzzle, s)?;
     // Outputs before work: a typo in a path must not cost the search.
     if let Some(file) = &a.options.plot {
@@ -814,10 +843,27 @@ fn clocks_board(key: u64) -> String {
 
 /// Why a search stopped early, in words: `terminated` after SIGTERM,
 /// `interrupted` after SIGINT, the limit otherwise; `None` if it did not.
-fn stop_text(report: &Report, signals: &Signals) -> Option<String> {
+fn stop_text(report: &Report, signals: &Signals, s: &Settings) -> Option<String> {
+    // What this run could do about a memory stop: a run with its levels in
+    // memory can spill (every searching command takes --spill; a resumed
+    // run always has its levels on disk already).
+    let spilling =
+        s.resume.is_some() || s.storage.spill.is_some() || s.storage.checkpoint.is_some();
+    let hint = |available: bool| match (spilling, available) {
+        (false, false) => " (--spill DIR keeps the levels on disk instead)",
+        (false, true) => {
+            " (--spill DIR keeps the levels on disk instead; or set --memory-limit to override, at your own risk)"
+        }
+        (true, false) => " (give a larger --memory-limit)",
+        (true, true) => " (set --memory-limit to override, at your own risk)",
+    };
     match &report.outcome {
         Outcome::Stopped(StopReason::Interrupted) if signals.sigterm.load(Ordering::Relaxed) => {
             Some("terminated".into())
+        }
+        Outcome::Stopped(r @ StopReason::MemoryLimit { .. }) => Some(format!("{r}{}", hint(false))),
+        Outcome::Stopped(r @ StopReason::MemoryAvailable { .. }) => {
+            Some(format!("{r}{}", hint(true)))
         }
         Outcome::Stopped(r) => Some(r.to_string()),
         _ => None,
@@ -856,7 +902,7 @@ fn print_count(
     signals: &Signals,
 ) -> Result<()> {
     let complete = report.is_complete();
-    let reason = stop_text(report, signals);
+    let reason = stop_text(report, signals, s);
     let peak = memory::peak_rss_bytes();
     if s.json {
         let mut v = json!({
@@ -882,7 +928,12 @@ fn print_count(
         if let Some(disk) = &report.disk {
             v["disk_peak_bytes"] = json!(disk.peak_bytes);
             v["disk_written_bytes"] = json!(disk.written_bytes);
-            v["disk_bytes_per_state"] = json!(disk.bytes_per_key);
+            // No figure a state when no level file was written.
+            v["disk_bytes_per_state"] = if disk.written_bytes == 0 || disk.bytes_per_key == 0.0 {
+                json!(null)
+            } else {
+                json!(disk.bytes_per_key)
+            };
         }
         if antipodes {
             v["antipode_boards"] = json!(
@@ -932,12 +983,30 @@ fn print_count(
         ));
     }
     if let Some(disk) = &report.disk {
-        err.push_str(&format!(
-            "disk        peak {}, {} written, {:.2} bytes a state in level files\n",
-            bytes(disk.peak_bytes),
-            bytes(disk.written_bytes),
-            disk.bytes_per_key
-        ));
+        // A resume's figures cover what it did, not the run before it.
+        let part = if s.resume.is_some() {
+            " by this resume"
+        } else {
+            ""
+        };
+        if disk.written_bytes == 0 {
+            err.push_str(&format!(
+                "disk        nothing written{part}: every level stayed in memory (levels under 1 MiB do)\n"
+            ));
+        } else if disk.bytes_per_key == 0.0 {
+            err.push_str(&format!(
+                "disk        peak {}, {} written{part} (no level file)\n",
+                bytes(disk.peak_bytes),
+                bytes(disk.written_bytes),
+            ));
+        } else {
+            err.push_str(&format!(
+                "disk        peak {}, {} written{part}, {:.2} bytes a state in level files\n",
+                bytes(disk.peak_bytes),
+                bytes(disk.written_bytes),
+                disk.bytes_per_key
+            ));
+        }
     }
     output::stderr(&err);
     let mut out = String::new();
@@ -956,6 +1025,7 @@ fn print_count(
 }
 
 fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
+    check_memory_limit(s)?;
     for file in [&a.html, &a.svg].into_iter().flatten() {
         check_output(file)?;
     }

@@ -46,15 +46,22 @@ pub enum StopReason {
 
 impl fmt::Display for StopReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let gib = |b: &u64| *b as f64 / (1u64 << 30) as f64;
+        // MiB below a GiB: a small limit must not read as 0.00 GiB.
+        let size = |b: &u64| {
+            if *b < 1 << 30 {
+                format!("{:.1} MiB", *b as f64 / (1u64 << 20) as f64)
+            } else {
+                format!("{:.2} GiB", *b as f64 / (1u64 << 30) as f64)
+            }
+        };
         match self {
             StopReason::MaxStates(n) => write!(f, "the next level would exceed --max-states {n}"),
             StopReason::MaxDepth(d) => write!(f, "the next level would exceed --max-depth {d}"),
             StopReason::MemoryLimit { limit, needed } => write!(
                 f,
-                "the next level would need about {:.2} GiB, over --memory-limit {:.2} GiB (--spill DIR keeps the levels on disk instead)",
-                gib(needed),
-                gib(limit)
+                "the next level would need about {}, over --memory-limit {}",
+                size(needed),
+                size(limit)
             ),
             StopReason::MemoryAvailable {
                 available,
@@ -62,10 +69,10 @@ impl fmt::Display for StopReason {
                 bound,
             } => write!(
                 f,
-                "the next level would need about {:.2} GiB more, and {} {:.2} GiB (--spill DIR keeps the levels on disk instead; or set --memory-limit to override, at your own risk)",
-                gib(needed),
+                "the next level would need about {} more, and {} {}",
+                size(needed),
                 bound.name(),
-                gib(available)
+                size(available)
             ),
             StopReason::Interrupted => write!(f, "interrupted"),
             StopReason::Terminated => write!(f, "terminated"),

@@ -3,6 +3,7 @@
 mod cli;
 mod cluster;
 mod contest;
+mod edges;
 mod engine;
 mod files;
 mod peers;

@@ -232,7 +232,9 @@ fn a_spilled_count_reports_its_disk_and_leaves_nothing_behind() {
             .stdout,
     );
     assert_eq!(v["states"], 2_613_742);
-    assert!(v["disk_bytes_per_state"].as_f64().unwrap() > 0.0);
+    // pe766's thin levels stay in memory: no file, so no figure a state.
+    assert_eq!(v["disk_written_bytes"], 0);
+    assert!(v["disk_bytes_per_state"].is_null());
     assert!(!spill.exists());
     // --keep keeps the files.
     reach()

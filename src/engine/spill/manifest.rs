@@ -214,6 +214,11 @@ impl Checkpoint {
         &self.manifest.record
     }
 
+    /// The depth of the last level it saved.
+    pub fn depth(&self) -> u32 {
+        self.manifest.levels.len().saturating_sub(1) as u32
+    }
+
     /// The puzzle's identity as the model gave it.
     pub fn identity(&self) -> &str {
         &self.manifest.identity

@@ -1,0 +1,106 @@
+//! The small ones (#24 item 5): each message says what is true for the
+//! command it ends, once, with figures in units a person reads.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+use crate::spill::TempDir;
+
+fn reach() -> Command {
+    Command::cargo_bin("reach").unwrap()
+}
+
+#[test]
+fn a_memory_limit_below_the_working_minimum_is_refused_naming_it() {
+    reach()
+        .args(["count", "pe766", "--memory-limit", "1M"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--memory-limit 1.0 MiB is below what this run needs")
+                .and(predicate::str::contains("give at least")),
+        );
+}
+
+#[test]
+fn memory_stops_are_in_mib_and_suggest_what_the_command_accepts() {
+    // In memory: spilling is the way out.
+    reach()
+        .args(["count", "eleven", "-j", "2", "--memory-limit", "40M"])
+        .assert()
+        .code(3)
+        .stdout(
+            predicate::str::contains("MiB, over --memory-limit 40.0 MiB").and(
+                predicate::str::contains("--spill DIR keeps the levels on disk"),
+            ),
+        );
+    // Already on disk: more memory is, not --spill again.
+    let dir = TempDir::new("memory-hint");
+    reach()
+        .args([
+            "count",
+            "eleven",
+            "-j",
+            "2",
+            "--memory-limit",
+            "40M",
+            "--spill",
+        ])
+        .arg(dir.path().join("levels"))
+        .assert()
+        .code(3)
+        .stdout(
+            predicate::str::contains("give a larger --memory-limit")
+                .and(predicate::str::contains("--spill").not()),
+        );
+}
+
+#[test]
+fn resume_below_the_saved_depth_is_refused() {
+    let dir = TempDir::new("resume-depth");
+    let cp = dir.path().join("cp");
+    reach()
+        .args(["count", "klotski", "--max-depth", "3", "--checkpoint"])
+        .arg(&cp)
+        .assert()
+        .code(3);
+    reach()
+        .arg("resume")
+        .arg(&cp)
+        .args(["--max-depth", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is already at depth 3"));
+    // The checkpoint is as it was: it resumes to the end.
+    reach()
+        .arg("resume")
+        .arg(&cp)
+        .args(["--max-depth", "1000"])
+        .assert()
+        .success()
+        .stdout("25955\n");
+}
+
+#[test]
+fn a_run_that_wrote_no_level_file_gives_no_bytes_a_state() {
+    let dir = TempDir::new("no-files");
+    reach()
+        .args(["count", "pe766", "--spill"])
+        .arg(dir.path().join("levels"))
+        .assert()
+        .success()
+        .stderr(
+            predicate::str::contains("nothing written")
+                .and(predicate::str::contains("bytes a state").not()),
+        );
+    let out = reach()
+        .args(["count", "pe766", "--json", "--spill"])
+        .arg(dir.path().join("levels"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert!(v["disk_bytes_per_state"].is_null(), "{v}");
+}

@@ -87,8 +87,12 @@ fn read_hostfile(path: &Path) -> Result<Vec<String>> {
             .rsplit_once(':')
             .and_then(|(h, p)| (!h.is_empty()).then_some(p));
         if port.and_then(|p| p.parse::<u16>().ok()).is_none() {
+            // A line is quoted whole only when short: a stray binary file
+            // must not flood the terminal.
+            let shown: String = line.chars().take(60).collect();
+            let more = if shown.len() < line.len() { "…" } else { "" };
             bail!(
-                "{}:{}: {line:?} is not host:port\n  help: one process a line, e.g. 10.0.0.7:2101",
+                "{}:{}: {shown:?}{more} is not host:port\n  help: one process a line, e.g. 10.0.0.7:2101",
                 path.display(),
                 i + 1
             );

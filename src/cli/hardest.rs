@@ -26,7 +26,7 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
             }
             return hardest_of(
                 &t,
-                t.name(),
+                (t.name(), t.raw_name()),
                 t.metric().name(),
                 t.goal_impossible(),
                 &|k| t.render(k),
@@ -55,7 +55,7 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     let metric = puzzle.metric().name();
     hardest_of(
         &puzzle,
-        puzzle.name(),
+        (puzzle.name(), puzzle.raw_name()),
         metric,
         puzzle.goal_impossible(),
         &|k| puzzle.render(k),
@@ -65,9 +65,10 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
 }
 
 /// `hardest` of any model with a goal and reversible moves.
+/// `names`: for terminals, and as the file gives it (for JSON).
 fn hardest_of<M: Model>(
     puzzle: &M,
-    name: &str,
+    (name, raw_name): (&str, &str),
     metric: &str,
     impossible: Option<&str>,
     render: &dyn Fn(u64) -> String,
@@ -78,7 +79,7 @@ fn hardest_of<M: Model>(
         return unsolvable(
             s.json,
             &format!("no goal position in the start's component: {reason}"),
-            json!({"puzzle": name, "metric": metric, "goal_states": 0, "reason": reason}),
+            json!({"puzzle": raw_name, "metric": metric, "goal_states": 0, "reason": reason}),
             "no goal",
         );
     }
@@ -97,9 +98,14 @@ fn hardest_of<M: Model>(
         ));
     }
     let report = &found.report;
-    if let Some(code) =
-        report_stopped(report, &signals, s, name, metric, "so no distance is known")?
-    {
+    if let Some(code) = report_stopped(
+        report,
+        &signals,
+        s,
+        raw_name,
+        metric,
+        "so no distance is known",
+    )? {
         return Ok(code);
     }
     if found.goal_states == 0 {
@@ -109,7 +115,7 @@ fn hardest_of<M: Model>(
                 "no goal position in the start's component ({} states): no position has a distance to the goal",
                 found.component
             ),
-            json!({"puzzle": name, "metric": metric, "component": found.component, "goal_states": 0}),
+            json!({"puzzle": raw_name, "metric": metric, "component": found.component, "goal_states": 0}),
             "no goal",
         );
     }
@@ -132,7 +138,7 @@ fn hardest_of<M: Model>(
     );
     if s.json {
         let v = json!({
-            "puzzle": name,
+            "puzzle": raw_name,
             "metric": metric,
             "component": found.component,
             "goal_states": found.goal_states,

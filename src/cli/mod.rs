@@ -563,7 +563,7 @@ fn show(name: &str, json: bool) -> Result<ExitCode> {
                 })
                 .collect();
             let v = json!({
-                "puzzle": p.name(),
+                "puzzle": p.raw_name(),
                 "rows": p.rows(),
                 "cols": p.cols(),
                 "board": p.render(p.start()),
@@ -754,9 +754,10 @@ fn unsolvable(json: bool, message: &str, value: serde_json::Value, text: &str) -
     Ok(ExitCode::from(EXIT_NO_SOLUTION))
 }
 
-/// A count's puzzle name, metric, report and board renderer.
+/// A count's puzzle name (for terminals, and as given for JSON), metric,
+/// report and board renderer.
 type Counted = (
-    String,
+    (String, String),
     Option<&'static str>,
     Report,
     Box<dyn Fn(u64) -> String>,
@@ -778,14 +779,14 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
             let metric = twisty::sliding_metric(a.options.metric, &a.options.moves, p.name())?;
             let p = p.with_metric(metric);
             let report = run_count(spilled(search(&p, s, &signals, &progress), &spill), s)?;
-            let name = p.name().to_string();
+            let name = (p.name().to_string(), p.raw_name().to_string());
             let metric = p.metric().name();
             (name, Some(metric), report, Box::new(move |k| p.render(k)))
         }
         Loaded::Twisty(def) => {
             let t = twisty::build(*def, a.options.metric, &a.options.moves, &None)?;
             let report = run_count(spilled(search(&t, s, &signals, &progress), &spill), s)?;
-            let name = t.name().to_string();
+            let name = (t.name().to_string(), t.raw_name().to_string());
             let metric = t.metric().name();
             (name, Some(metric), report, Box::new(move |k| t.render(k)))
         }
@@ -796,7 +797,12 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
                 "the clocks have one kind of move (tests/data/clocks.tws has them as a twisty puzzle, with metrics)",
             )?;
             let report = run_count(spilled(search(&c, s, &signals, &progress), &spill), s)?;
-            ("clocks".to_string(), None, report, Box::new(clocks_board))
+            (
+                ("clocks".to_string(), "clocks".to_string()),
+                None,
+                report,
+                Box::new(clocks_board),
+            )
         }
         Loaded::Tiles(t) => {
             twisty::no_metric(
@@ -805,7 +811,12 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
                 &format!("{} moves one tile a cell at a time", t.name()),
             )?;
             let report = run_count(spilled(search(&t, s, &signals, &progress), &spill), s)?;
-            (t.name(), None, report, Box::new(move |k| t.render(k)))
+            (
+                (t.name(), t.name()),
+                None,
+                report,
+                Box::new(move |k| t.render(k)),
+            )
         }
     };
     line.finish();
@@ -825,7 +836,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         &signals,
     )?;
     if let Some(file) = &a.options.plot {
-        plot::profile(file, &name, metric, &report).inspect_err(|_| s.outputs_failed(&spill))?;
+        plot::profile(file, &name.0, metric, &report).inspect_err(|_| s.outputs_failed(&spill))?;
     }
     s.outputs_written(&spill, &report)?;
     s.checkpoint_hint(&report);
@@ -893,7 +904,7 @@ fn short_profile(levels: &[u64]) -> String {
 
 #[allow(clippy::too_many_arguments)]
 fn print_count(
-    name: &str,
+    (name, raw_name): &(String, String),
     metric: Option<&str>,
     report: &Report,
     antipodes: bool,
@@ -906,7 +917,7 @@ fn print_count(
     let peak = memory::peak_rss_bytes();
     if s.json {
         let mut v = json!({
-            "puzzle": name,
+            "puzzle": raw_name,
             "metric": metric,
             "states": report.states(),
             "depth": report.depth(),
@@ -1058,7 +1069,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         return unsolvable(
             json,
             &format!("no solution: {reason}"),
-            json!({"puzzle": puzzle.name(), "length": null, "moves": [], "reason": reason}),
+            json!({"puzzle": puzzle.raw_name(), "length": null, "moves": [], "reason": reason}),
             "no solution",
         );
     }
@@ -1092,7 +1103,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
             report,
             &signals,
             s,
-            puzzle.name(),
+            puzzle.raw_name(),
             metric,
             "without reaching the goal",
         )? {
@@ -1105,7 +1116,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
                 report.states(),
                 report.depth()
             ),
-            json!({"puzzle": puzzle.name(), "metric": metric, "length": null, "moves": [], "states": report.states()}),
+            json!({"puzzle": puzzle.raw_name(), "metric": metric, "length": null, "moves": [], "states": report.states()}),
             "no solution",
         );
     };
@@ -1135,7 +1146,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
             })
             .collect();
         let v = json!({
-            "puzzle": puzzle.name(),
+            "puzzle": puzzle.raw_name(),
             "metric": metric,
             "length": steps.len(),
             "moves": moves,

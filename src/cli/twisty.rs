@@ -105,7 +105,7 @@ pub(super) fn solve(def: Definition, a: &SolveArgs, s: &Settings) -> Result<Exit
             &format!(
                 "no solution: the solved state is not in the start's part of the puzzle: {reason}"
             ),
-            json!({"puzzle": puzzle.name(), "metric": metric, "length": null, "moves": [], "reason": reason}),
+            json!({"puzzle": puzzle.raw_name(), "metric": metric, "length": null, "moves": [], "reason": reason}),
             "no solution",
         );
     }
@@ -130,7 +130,7 @@ pub(super) fn solve(def: Definition, a: &SolveArgs, s: &Settings) -> Result<Exit
             report,
             &signals,
             s,
-            puzzle.name(),
+            puzzle.raw_name(),
             metric,
             "without reaching the goal",
         )? {
@@ -143,7 +143,7 @@ pub(super) fn solve(def: Definition, a: &SolveArgs, s: &Settings) -> Result<Exit
                 report.states(),
                 report.depth()
             ),
-            json!({"puzzle": puzzle.name(), "metric": metric, "length": null, "moves": [], "states": report.states()}),
+            json!({"puzzle": puzzle.raw_name(), "metric": metric, "length": null, "moves": [], "states": report.states()}),
             "no solution",
         );
     };
@@ -160,7 +160,7 @@ pub(super) fn solve(def: Definition, a: &SolveArgs, s: &Settings) -> Result<Exit
     );
     if json {
         let mut v = json!({
-            "puzzle": puzzle.name(),
+            "puzzle": puzzle.raw_name(),
             "metric": metric,
             "length": moves.len(),
             "moves": moves,
@@ -203,7 +203,7 @@ pub(super) fn show_json(t: &Twisty) -> serde_json::Value {
         })
         .collect();
     json!({
-        "puzzle": t.name(),
+        "puzzle": t.raw_name(),
         "format": match def.format {
             reach::puzzles::twisty::Format::Tws => "tws",
             reach::puzzles::twisty::Format::KPuzzle => "kpuzzle",

@@ -104,3 +104,51 @@ fn a_run_that_wrote_no_level_file_gives_no_bytes_a_state() {
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert!(v["disk_bytes_per_state"].is_null(), "{v}");
 }
+
+#[test]
+fn json_carries_the_name_as_given_and_terminals_an_escaped_one() {
+    let dir = TempDir::new("raw-name");
+    std::fs::create_dir_all(dir.path()).unwrap();
+    let file = dir.path().join("esc.toml");
+    std::fs::write(
+        &file,
+        "name = \"a\\\"b\\u001b[31m\"\nboard = \"\"\"\nA.\n\"\"\"\n",
+    )
+    .unwrap();
+    let out = reach()
+        .arg("count")
+        .arg(&file)
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["puzzle"], "a\"b\u{1b}[31m");
+    reach().arg("count").arg(&file).assert().success().stderr(
+        predicate::str::contains("a\"b\\u{1b}[31m").and(predicate::str::contains("\u{1b}").not()),
+    );
+}
+
+#[test]
+fn a_long_hostfile_line_is_clipped_in_the_error() {
+    let dir = TempDir::new("long-line");
+    std::fs::create_dir_all(dir.path()).unwrap();
+    let hosts = dir.path().join("hosts");
+    std::fs::write(&hosts, format!("{}\n", "x".repeat(100_000))).unwrap();
+    let out = reach()
+        .args(["count", "mas", "--process", "0", "--cluster"])
+        .arg(&hosts)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.contains("is not host:port") && text.len() < 600,
+        "{} bytes",
+        text.len()
+    );
+}

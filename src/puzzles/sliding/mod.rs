@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 use crate::engine::Model;
 use crate::puzzles::combinadic;
 
-pub use parse::{PuzzleError, read_puzzle_text};
+pub use parse::{PuzzleError, printable, read_puzzle_text};
 pub use solution::{Move, Step};
 
 /// The four unit moves, in the order the engine tries them.
@@ -247,6 +247,7 @@ impl Class {
 #[derive(Clone, Debug)]
 pub struct SlidingPuzzle {
     name: String,
+    raw_name: String,
     rows: usize,
     cols: usize,
     walls: u64,
@@ -482,9 +483,16 @@ pub struct SlidingState {
 }
 
 impl SlidingPuzzle {
-    /// The puzzle's name.
+    /// The puzzle's name, with control characters written as escapes (safe
+    /// to print on a terminal).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The puzzle's name as its file gives it (for JSON, which escapes what
+    /// it must itself).
+    pub fn raw_name(&self) -> &str {
+        &self.raw_name
     }
 
     /// Board rows.

@@ -270,7 +270,7 @@ fn grid_rows(src: &Source, value: &Spanned<String>, what: &str) -> Result<Vec<Ro
 
 /// `text` with control characters (escape sequences, the bell) written as
 /// escapes, so that printing a name cannot drive the terminal.
-fn printable(text: &str) -> String {
+pub fn printable(text: &str) -> String {
     text.chars()
         .flat_map(|c| {
             if c.is_control() {
@@ -818,11 +818,13 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             })
         })
         .collect();
+    let raw_name = raw.name.unwrap_or_else(|| src.origin.to_string());
     let mut puzzle = SlidingPuzzle {
         slots,
         floor,
         neighbour,
-        name: printable(&raw.name.unwrap_or_else(|| src.origin.to_string())),
+        name: printable(&raw_name),
+        raw_name,
         rows: height,
         cols: width,
         walls,

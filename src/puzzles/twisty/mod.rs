@@ -104,6 +104,8 @@ pub struct Generated {
 #[derive(Clone, Debug)]
 pub struct Twisty {
     def: Definition,
+    /// The name with control characters escaped, for terminals.
+    name: String,
     metric: TwistyMetric,
     /// The file's moves that generate, by index.
     bases: Vec<usize>,
@@ -229,6 +231,7 @@ impl Twisty {
                 .all(|m| all.contains(&inverse(&m.transform, sets)))
         };
         let mut twisty = Twisty {
+            name: crate::puzzles::sliding::printable(&def.name),
             metric: options.metric,
             bases,
             moves,
@@ -271,8 +274,14 @@ impl Twisty {
         &self.def
     }
 
-    /// The puzzle's name.
+    /// The puzzle's name, with control characters written as escapes (safe
+    /// to print on a terminal).
     pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The puzzle's name as its file gives it (for JSON).
+    pub fn raw_name(&self) -> &str {
         &self.def.name
     }
 
@@ -464,7 +473,7 @@ impl Twisty {
             Format::Tws => "KSolve/twsearch .tws",
             Format::KPuzzle => "KPuzzle JSON",
         };
-        let _ = writeln!(out, "puzzle: {} ({format})", def.name);
+        let _ = writeln!(out, "puzzle: {} ({format})", self.name);
         let _ = writeln!(out, "sets:");
         for set in &def.sets {
             let _ = writeln!(

@@ -11,8 +11,15 @@ Writes `reach solve klotski --metric piece --html`, then:
    counter, the board's place on the page) and takes a screenshot of each;
 3. decodes the screenshots (PNG, read here with zlib alone) and compares
    the pixel colour of every cell with what the start and goal boards say:
-   a goal piece must be drawn where the goal puts it, in its class's colour.
-Screenshots are left in OUT_DIR as first.png and last.png.
+   a goal piece must be drawn where the goal puts it, in its class's colour;
+4. checks that pieces are drawn as pieces: where two pieces of one class
+   touch (A over D, G beside H), the boundary is not the class's colour;
+5. checks the goal's outline, the move list (one entry a move) and that a
+   click on a move shows that move's board;
+6. checks that the page names nothing outside itself (no src, href, url(),
+   fetch): it makes no network request;
+7. does the same for a Rush Hour page (tests/data/rush-hour-17.toml).
+Screenshots are left in OUT_DIR (first.png, last.png, click.png, rush.png).
 """
 
 import colorsys
@@ -34,17 +41,22 @@ failures = []
 
 HARNESS = """<!DOCTYPE html><html><head><meta charset="utf-8">
 <style>body{margin:0} iframe{border:0;width:900px;height:700px}</style></head><body>
-<iframe id="f" src="klotski.html"></iframe><pre id="out"></pre>
+<iframe id="f" src="%s"></iframe><pre id="out"></pre>
 <script>
-const keys = %s;
+const keys = %s, click = %s;
 document.getElementById("f").addEventListener("load", () => {
   const w = document.getElementById("f").contentWindow, d = w.document;
   for (const key of keys) d.dispatchEvent(new w.KeyboardEvent("keydown", {key, bubbles: true}));
+  if (click !== null) d.querySelectorAll("#moves button")[click].click();
   const r = d.getElementById("board").getBoundingClientRect();
+  const goal = d.getElementById("goal-outline");
   document.getElementById("out").textContent = JSON.stringify({
     counter: d.getElementById("counter").textContent,
     move: d.getElementById("move").textContent,
-    x: r.left, y: r.top, cell: 48});
+    moves: d.querySelectorAll("#moves li").length,
+    current: Array.from(d.querySelectorAll("#moves li")).findIndex(li => li.classList.contains("current")),
+    goal: goal ? goal.getAttribute("d").length : 0,
+    x: r.left + 4, y: r.top + 4, cell: 48});
 });
 </script></body></html>"""
 
@@ -65,10 +77,10 @@ if "move 0 / %d" % length not in run.stdout:
     failures.append(f"the page did not draw its first position (counter missing)")
 
 
-def shoot(name, keys):
+def shoot(name, keys, click=None, target="klotski.html"):
     harness = os.path.join(OUT, f"harness-{name}.html")
     with open(harness, "w") as f:
-        f.write(HARNESS % json.dumps(keys))
+        f.write(HARNESS % (target, json.dumps(keys), json.dumps(click)))
     dom = chromium("--dump-dom", "file://" + harness).stdout
     m = re.search(r'<pre id="out">(.*?)</pre>', dom, re.S)
     if not m or not m.group(1).strip():
@@ -119,53 +131,138 @@ def read_png(path):
     return width, height, rows
 
 
-def colours():
-    """The page's colour per label, as RGB."""
-    html = open(page).read()
-    data = json.loads(re.search(r"const DATA = (\{.*?\});\n", html, re.S).group(1).replace("<\\/", "</"))
-    out = {}
-    for label, hsl in data["colours"].items():
-        h, s, l = [float(v.rstrip("%")) for v in hsl[4:-1].split(",")]
-        r, g, b = colorsys.hls_to_rgb(h / 360, l / 100, s / 100)
-        out[label] = (round(r * 255), round(g * 255), round(b * 255))
-    return out, data["boards"]
+NAMED = {"red": (255, 0, 0), "green": (0, 128, 0), "blue": (0, 0, 255), "yellow": (255, 255, 0),
+         "orange": (255, 165, 0), "purple": (128, 0, 128), "gray": (128, 128, 128)}
 
 
-def check(name, info, png, board):
+def rgb_of(colour):
+    """RGB of a CSS colour as the page writes them: hsl(), #rrggbb or a name."""
+    if colour.startswith("hsl("):
+        h, s_, l = [float(v.rstrip("%")) for v in colour[4:-1].split(",")]
+        r, g, b = colorsys.hls_to_rgb(h / 360, l / 100, s_ / 100)
+        return (round(r * 255), round(g * 255), round(b * 255))
+    if colour.startswith("#") and len(colour) == 7:
+        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return NAMED.get(colour)
+
+
+def page_data(path):
+    html = open(path).read()
+    return json.loads(re.search(r"const DATA = (\{.*?\});\n", html, re.S).group(1)), html
+
+
+def colours(path=page):
+    """The page's colour per label, as RGB, and its boards as text."""
+    data, _ = page_data(path)
+    out = {p["label"]: rgb_of(p["colour"]) for p in data["pieces"]}
+    boards = []
+    for at in data["at"]:
+        grid = [["." for _ in range(data["cols"])] for _ in range(data["rows"])]
+        for r, c in data["walls"]:
+            grid[r][c] = "#"
+        boards.append(grid)
+    return out, boards, data
+
+
+FLOOR, WALL = (0xEF, 0xE9, 0xDC), (0x4A, 0x4A, 0x4A)
+
+
+def check(name, info, png, board, path=page):
+    """Every cell of `board` (text rows) drawn in its colour, sampled at a
+    point inside the cell clear of its label and rounded corners."""
     if info is None:
-        return
+        return None
     _, _, rows = read_png(png)
-    rgb, _ = colours()
-    for r, row in enumerate(board.strip().split("\n")):
+    rgb, _, _ = colours(path)
+    for r, row in enumerate(board):
         for c, ch in enumerate(row):
-            # A point inside the cell, clear of its border and its label.
-            x = int(info["x"] + 1 + c * info["cell"] + 6)
-            y = int(info["y"] + 1 + r * info["cell"] + 6)
-            want = (0x33, 0x33, 0x33) if ch == "#" else (0xF4, 0xF1, 0xEA) if ch == "." else rgb[ch]
+            x = int(info["x"] + c * info["cell"] + 12)
+            y = int(info["y"] + r * info["cell"] + 36)
+            want = WALL if ch == "#" else FLOOR if ch == "." else rgb[ch]
+            if want is None:
+                continue
             got = rows[y][x]
             if max(abs(g - w) for g, w in zip(got, want)) > 12:
                 failures.append(f"{name}: cell ({r},{c}) {ch!r} drawn {got}, expected {want}")
+    return rows
 
 
-_, boards = colours()
+def solve_boards(puzzle, extra):
+    """The boards of `reach solve PUZZLE --boards --json` (text rows)."""
+    out = subprocess.run([BIN, "solve", puzzle, "--boards", "--json", *extra],
+                         capture_output=True, text=True, check=True).stdout
+    v = json.loads(out)
+    start = subprocess.run([BIN, "show", puzzle, "--json"], capture_output=True, text=True,
+                           check=True).stdout
+    first = json.loads(start)["board"].strip().split("\n")
+    return [first] + [m["board"].strip().split("\n") for m in v["moves"]]
+
+
+boards = solve_boards("klotski", ["--metric", "piece"])
 first, first_png = shoot("first", [])
 if first and first["counter"] != f"move 0 / {length}":
     failures.append(f"first: counter says {first['counter']!r}")
-check("first", first, first_png, boards[0])
+rows = check("first", first, first_png, boards[0])
+# Pieces as pieces: where two pieces of one class meet, the boundary shows.
+if rows is not None:
+    rgb, _, _ = colours()
+    cell, x0, y0 = first["cell"], first["x"], first["y"]
+    for a, b, (bx, by) in [("A", "D", (0.5, 2.0)), ("G", "H", (2.0, 3.5)), ("C", "F", (3.5, 2.0))]:
+        x, y = int(x0 + bx * cell), int(y0 + by * cell)
+        got = rows[y][x]
+        if max(abs(g - w) for g, w in zip(got, rgb[a])) <= 12:
+            failures.append(f"first: the boundary of {a} and {b} at ({x},{y}) is drawn in their colour {got}: "
+                            "two pieces of one class run together")
+    # ... and no grid inside a piece: where B's four cells meet, B's colour.
+    for bx, by in [(1.5, 1.0), (2.0, 0.5), (2.5, 1.0)]:
+        x, y = int(x0 + bx * cell), int(y0 + by * cell)
+        got = rows[y][x]
+        if max(abs(g - w) for g, w in zip(got, rgb["B"])) > 12:
+            failures.append(f"first: inside B at ({x},{y}) the page draws {got}, not B's colour: a grid line inside a piece")
+if first and first["goal"] == 0:
+    failures.append("first: no goal outline on the page")
+if first and first["moves"] != length:
+    failures.append(f"first: the move list has {first['moves']} entries for {length} moves")
 keys = ["End", "Home"] + ["ArrowRight"] * length
 last, last_png = shoot("last", keys)
 if last and last["counter"] != f"move {length} / {length}":
     failures.append(f"last: counter says {last['counter']!r} after {length} right arrows")
 check("last", last, last_png, boards[-1])
+# A click on the tenth move shows the board after it, and marks it.
+clicked, click_png = shoot("click", [], click=9)
+if clicked and (clicked["counter"] != f"move 10 / {length}" or clicked["current"] != 9):
+    failures.append(f"click: a click on move 10 shows {clicked['counter']!r}, current entry {clicked['current']}")
+check("click", clicked, click_png, boards[10])
 # The goal: Klotski's 2x2 block B at the bottom middle of the last board.
 goal = ["....", "....", "....", ".BB.", ".BB."]
-final = boards[-1].strip().split("\n")
+final = boards[-1]
 for r, row in enumerate(goal):
     for c, ch in enumerate(row):
         if ch != "." and final[r][c] != ch:
             failures.append(f"the last board has {final[r][c]!r} at ({r},{c}) where the goal puts {ch!r}")
+# Self-contained: nothing on the page names anything outside it.
+_, html = page_data(page)
+for pattern in [r"\bsrc=", r"\bhref=", r"url\(", r"@import", r"fetch\(", r"XMLHttpRequest", r"https?://(?!www\.w3\.org/2000/svg)"]:
+    if re.search(pattern, html):
+        failures.append(f"the page names something outside itself ({pattern})")
 
-# 4. A hostile puzzle file (tests/data/hostile-page.toml: a name that is a
+# A Rush Hour page: drawn, its goal outlined, its list as long as its solution.
+rush = os.path.join(OUT, "rush.html")
+here = os.path.dirname(os.path.abspath(__file__))
+rush_file = os.path.join(here, "..", "tests", "data", "rush-hour-17.toml")
+v = json.loads(subprocess.run([BIN, "solve", rush_file, "--html", rush, "--json"],
+                              capture_output=True, text=True, check=True).stdout)
+rush_boards = solve_boards(rush_file, [])
+info, png = shoot("rush", [], target="rush.html")
+check("rush", info, png, rush_boards[0], path=rush)
+if info and (info["moves"] != v["length"] or info["goal"] == 0):
+    failures.append(f"rush: {info['moves']} list entries for {v['length']} moves, goal outline {info['goal']}")
+run = chromium("--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + rush)
+for line in run.stderr.splitlines():
+    if "CONSOLE" in line and ("rror" in line or "Uncaught" in line):
+        failures.append(f"rush console: {line}")
+
+# 8. A hostile puzzle file (tests/data/hostile-page.toml: a name that is a
 # placeholder and markup, labels that spell markup): its page runs none of
 # its script (no title change, no console output of its own), and draws.
 hostile = os.path.join(OUT, "hostile.html")
@@ -189,5 +286,6 @@ if failures:
     for f in failures:
         print(f"- {f}")
     sys.exit(1)
-print(f"browser check passed: {length} moves played by keyboard; first.png and last.png in {OUT} match the boards; "
-      "the hostile puzzle's page ran none of its script")
+print(f"browser check passed: {length} moves played by keyboard and one by a click; first.png, last.png, click.png "
+      f"and rush.png in {OUT} match the boards; pieces of one class are drawn apart; the goal is outlined; "
+      "the page names nothing outside itself; the hostile puzzle's page ran none of its script")

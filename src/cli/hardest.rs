@@ -8,7 +8,7 @@ use serde_json::json;
 use reach::engine::Model;
 
 use super::args::HardestArgs;
-use super::output::{ProgressLine, say, stdout};
+use super::output::{ProgressLine, count_of, say, stdout};
 use super::{Loaded, Settings, Signals, load, report_stopped, search, spilled, unsolvable};
 
 pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
@@ -126,15 +126,18 @@ fn hardest_of<M: Model>(
         .map(|&k| render(k))
         .collect();
     say!(
-        "{}: {} states in the start's component, {} goal position(s); {} position(s) at the largest distance, {} {metric} move(s); the start is {} move(s) from the goal",
-        name,
-        found.component,
-        found.goal_states,
-        found.positions.len(),
-        found.distance,
+        "{name}: {} in the start's component, {}; {} at the largest distance, {}; the start is {} from the goal",
+        count_of(found.component, "state", "states"),
+        count_of(found.goal_states, "goal position", "goal positions"),
+        count_of(found.positions.len() as u64, "position", "positions"),
+        count_of(
+            u64::from(found.distance),
+            &format!("{metric} move"),
+            &format!("{metric} moves")
+        ),
         found
             .start_distance
-            .map_or("?".to_string(), |d| d.to_string())
+            .map_or("?".to_string(), |d| count_of(u64::from(d), "move", "moves"))
     );
     if s.json {
         let v = json!({

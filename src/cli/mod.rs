@@ -31,7 +31,7 @@ use reach::puzzles::twisty::{self as tw, Definition, Twisty};
 
 use args::{Cli, Command, CountArgs, LimitArgs, ResumeArgs, RunArgs, SolveArgs, StorageArgs};
 use output::{
-    FileError, OutputError, ProgressLine, bytes, check_output, say, stdout, write_output,
+    FileError, OutputError, ProgressLine, bytes, check_output, count_of, say, stdout, write_output,
 };
 
 /// An error that is the user's input (exit code 2) rather than a failure.
@@ -970,18 +970,18 @@ fn print_count(
     }
     err.push_str(&format!("states      {}\n", report.states()));
     err.push_str(&format!(
-        "depth       {} ({} levels), {} state(s) at depth {}\n",
+        "depth       {} ({}), {} at depth {}\n",
         report.depth(),
-        report.levels.len(),
-        report.last_level_states,
+        count_of(report.levels.len() as u64, "level", "levels"),
+        count_of(report.last_level_states, "state", "states"),
         report.depth()
     ));
     err.push_str(&format!("levels      {}\n", short_profile(&report.levels)));
     err.push_str(&format!(
-        "time        {:.3} s, {:.2} M states/s, {} thread(s), {} visited set\n",
+        "time        {:.3} s, {:.2} M states/s, {}, {} visited set\n",
         report.seconds,
         report.states_per_second() / 1e6,
-        report.threads,
+        count_of(report.threads as u64, "thread", "threads"),
         report.visited.name()
     ));
     if let Some(p) = peak {
@@ -990,7 +990,9 @@ fn print_count(
 
     if let Some((processes, workers)) = s.cluster {
         err.push_str(&format!(
-            "cluster     {processes} process(es) x {workers} worker(s); peak memory above is process 0's\n"
+            "cluster     {} x {}; peak memory above is process 0's\n",
+            count_of(processes as u64, "process", "processes"),
+            count_of(workers as u64, "worker", "workers")
         ));
     }
     if let Some(disk) = &report.disk {
@@ -1124,12 +1126,16 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     let write =
         |file: &Path, text: String| -> Result<()> { Ok(write_output(file, text.as_bytes())?) };
     say!(
-        "solved {} in {} {metric} move(s): {} states searched in {:.3} s, {} thread(s)",
+        "solved {} in {}: {} searched in {:.3} s, {}",
         puzzle.name(),
-        steps.len(),
-        report.states(),
+        count_of(
+            steps.len() as u64,
+            &format!("{metric} move"),
+            &format!("{metric} moves")
+        ),
+        count_of(report.states(), "state", "states"),
         report.seconds,
-        report.threads
+        count_of(report.threads as u64, "thread", "threads")
     );
     if s.json {
         let moves: Vec<_> = steps

@@ -219,3 +219,8 @@ fn duration(seconds: f64) -> String {
         format!("{:.1} h", seconds / 3600.0)
     }
 }
+
+/// `n` and its noun, singular or plural: "1 state", "2 states", "1 process".
+pub fn count_of(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

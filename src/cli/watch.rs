@@ -216,9 +216,16 @@ fn colour_of(swatches: &[Swatch], label: char) -> &str {
         .map_or("#bbb", |s| s.colour.as_str())
 }
 
+/// A cell (row, column), or a grid point or step (x, y).
+type Cell = (i32, i32);
+/// A corner of an outline: the point, the step into it, the step out.
+type Corner = (Cell, Cell, Cell);
+/// A corner moved by the inset, in pixels, with its steps.
+type Shifted = ((f64, f64), Cell, Cell);
+
 /// The cells of each label on a board (`render`'s text), by label, and the
 /// walls.
-fn cells_of(board: &str) -> (BTreeMap<char, Vec<(i32, i32)>>, Vec<(i32, i32)>) {
+fn cells_of(board: &str) -> (BTreeMap<char, Vec<Cell>>, Vec<Cell>) {
     let mut pieces: BTreeMap<char, Vec<(i32, i32)>> = BTreeMap::new();
     let mut walls = Vec::new();
     for (r, row) in board.lines().enumerate() {
@@ -291,7 +298,7 @@ pub fn outline(cells: &[(i32, i32)], size: f64, inset: f64, radius: f64) -> Stri
     for start in starts {
         while from.get(&start).is_some_and(|v| !v.is_empty()) {
             // Walk one loop, keeping the corners.
-            let mut corners: Vec<((i32, i32), (i32, i32), (i32, i32))> = Vec::new();
+            let mut corners: Vec<Corner> = Vec::new();
             let mut at = start;
             let mut dir: Option<(i32, i32)> = None;
             let mut points = Vec::new();
@@ -330,7 +337,7 @@ pub fn outline(cells: &[(i32, i32)], size: f64, inset: f64, radius: f64) -> Stri
                 continue;
             }
             let right = |(dx, dy): (i32, i32)| (f64::from(-dy), f64::from(dx));
-            let shifted: Vec<((f64, f64), (i32, i32), (i32, i32))> = corners
+            let shifted: Vec<Shifted> = corners
                 .iter()
                 .map(|&((x, y), d_in, d_out)| {
                     let (n1, n2) = (right(d_in), right(d_out));

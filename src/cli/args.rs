@@ -319,6 +319,15 @@ pub struct HardestArgs {
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub top: usize,
 
+    /// Write the hardest position as a puzzle file, ready to count or
+    /// solve: the same rails, colours, walls and goal, named "… (hardest)".
+    #[arg(long, value_name = "FILE")]
+    pub toml: Option<std::path::PathBuf>,
+
+    /// Write the page that plays the hardest position's own solution.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
+
     /// Keep the levels of both searches on disk in DIR, as `count --spill`
     /// does: memory holds a budget of candidates (and the goal positions,
     /// the second search's sources), the disk the rest.

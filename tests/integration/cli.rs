@@ -783,3 +783,38 @@ fn json_goes_before_the_command_too() {
         assert!(v.is_object(), "{args:?}");
     }
 }
+
+#[test]
+fn the_hardest_position_as_a_puzzle_file_and_a_page() {
+    let dir = std::env::temp_dir().join(format!("reach-hardest-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (toml, html) = (dir.join("hard.toml"), dir.join("hard.html"));
+    reach()
+        .args(["hardest", "tests/data/rush-hour-17.toml", "--toml"])
+        .arg(&toml)
+        .arg("--html")
+        .arg(&html)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::starts_with("16\n"));
+    let text = std::fs::read_to_string(&toml).unwrap();
+    // The same rails, the same goal, its own name.
+    for line in [
+        "horizontal = \"ABDHKLNOP\"",
+        "vertical = \"CEFGIJMQ\"",
+        "distinct = \"*\"",
+        "name = \"rush-hour-17 (hardest)\"",
+    ] {
+        assert!(text.contains(line), "{line} missing:\n{text}");
+    }
+    // It solves in the hardest distance, and the page plays that solution.
+    reach()
+        .arg("solve")
+        .arg(&toml)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::starts_with("16\n"));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<title>rush-hour-17 (hardest): 16 step moves</title>"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -774,11 +774,23 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose && s.process == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
+    // The goal's depth, for the plot: a search that stops at the goal.
+    let mut goal_depth = None;
     let (name, metric, report, render): Counted = match loaded {
         Loaded::Sliding(p) => {
             let metric = twisty::sliding_metric(a.options.metric, &a.options.moves, p.name())?;
             let p = p.with_metric(metric);
             let report = run_count(spilled(search(&p, s, &signals, &progress), &spill), s)?;
+            if a.options.plot.is_some()
+                && p.goal_given()
+                && p.goal_impossible().is_none()
+                && s.peers.is_none()
+            {
+                let found = search(&p, s, &signals, &progress).find_goal()?;
+                if let Outcome::Goal { depth, .. } = found.outcome {
+                    goal_depth = Some(depth);
+                }
+            }
             let name = (p.name().to_string(), p.raw_name().to_string());
             let metric = p.metric().name();
             (name, Some(metric), report, Box::new(move |k| p.render(k)))
@@ -836,7 +848,8 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         &signals,
     )?;
     if let Some(file) = &a.options.plot {
-        plot::profile(file, &name.0, metric, &report).inspect_err(|_| s.outputs_failed(&spill))?;
+        plot::profile(file, &name.0, metric, &report, goal_depth)
+            .inspect_err(|_| s.outputs_failed(&spill))?;
     }
     s.outputs_written(&spill, &report)?;
     s.checkpoint_hint(&report);

@@ -675,6 +675,26 @@ fn solutions_and_profiles_to_look_at() {
     let plot = std::fs::read_to_string(&plot).unwrap();
     assert!(plot.contains("25955 states, depth 167"), "the title");
     assert!(plot.contains("log scale"));
+    assert!(
+        plot.contains("the goal, at depth 116"),
+        "the goal's depth marked"
+    );
+    assert_eq!(
+        plot.matches("<circle").count(),
+        2 * 168,
+        "a point a level, twice"
+    );
+    // A one-state puzzle: a point, not empty axes.
+    let one = temp_file("one-state.toml", "board = \"\"\"\n#A#\n\"\"\"\n");
+    let one_plot = dir.join("one.svg");
+    reach()
+        .args(["count", one.to_str().unwrap(), "--plot"])
+        .arg(&one_plot)
+        .assert()
+        .code(0);
+    let one_plot = std::fs::read_to_string(&one_plot).unwrap();
+    assert!(one_plot.contains("1 state, depth 0"), "the title");
+    assert_eq!(one_plot.matches("<circle").count(), 2);
     // A file that cannot be written is an output error.
     reach()
         .args(["solve", "klotski", "--html", "/nonexistent/dir/k.html"])

@@ -256,7 +256,7 @@ def spilled(name, extra, threads=2):
 
 rows = []
 configs = [("in memory", []), ("--spill", ["--spill", "DIR"]),
-           ("--spill --keep (every level a file)", ["--spill", "DIR", "--keep"]),
+           ("--spill --keep (every level written as a file)", ["--spill", "DIR", "--keep"]),
            ("--checkpoint (every level synced)", ["--checkpoint", "DIR"])]
 cases = [("pe766", configs, 3)]
 if MODE == "full":

@@ -224,7 +224,10 @@ pub struct StorageArgs {
     #[arg(long, value_name = "DIR")]
     pub checkpoint: Option<std::path::PathBuf>,
 
-    /// Keep the files of --spill or --checkpoint when the run ends.
+    /// Leave the run's files when it ends: the levels it still holds (the
+    /// last two with frontier search, the last with a bitmap, all for
+    /// solve), every one written as a file. Earlier levels are removed as
+    /// the search goes: --keep is not a copy of every level.
     #[arg(long)]
     pub keep: bool,
 }
@@ -334,7 +337,8 @@ pub struct HardestArgs {
     #[arg(long, value_name = "DIR")]
     pub spill: Option<std::path::PathBuf>,
 
-    /// Keep the files of --spill when the run ends.
+    /// Leave the files of --spill when the run ends (the levels it still
+    /// holds, not every level).
     #[arg(long)]
     pub keep: bool,
 

@@ -212,8 +212,8 @@ impl ClusterArgs {
 /// Where levels go when they do not fit in memory, or must survive a crash.
 #[derive(Args, Debug, Clone, Default)]
 pub struct StorageArgs {
-    /// Keep the levels on disk in DIR, as sorted, compressed runs (about
-    /// 2-3 bytes a state): memory holds a budget of candidates (half of
+    /// Keep the levels on disk in DIR, as sorted, compressed runs (1.2-1.6
+    /// bytes a state for big levels, up to 4 for thin ones): memory holds a budget of candidates (half of
     /// --memory-limit, or of what is available), the disk the rest.
     #[arg(long, value_name = "DIR")]
     pub spill: Option<std::path::PathBuf>,

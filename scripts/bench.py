@@ -50,7 +50,7 @@ def count(name, threads, visited="auto"):
 
 
 def mib(b):
-    return f"{b / 2**20:.1f} MiB" if b else "?"
+    return f"{b / 2**20:.1f} MiB" if b is not None else "?"
 
 
 def table(header, rows):

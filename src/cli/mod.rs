@@ -1176,10 +1176,15 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         stdout(&format!("{v}\n"))?;
     } else {
         let mut out = format!("{}\n", steps.len());
+        // With boards, a blank line between one move's board and the
+        // next move: each move line, then the board it leaves.
         if a.boards {
             out.push_str(&puzzle.render(path[0]));
         }
         for st in &steps {
+            if a.boards {
+                out.push('\n');
+            }
             let dirs: Vec<&str> = st.mv.path.iter().map(|d| d.name()).collect();
             out.push_str(&format!("{} {}\n", st.mv.piece, dirs.join(" ")));
             if a.boards {

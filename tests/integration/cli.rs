@@ -157,6 +157,18 @@ fn solve_json_and_boards() {
     assert!(moves[0]["path"].is_array());
     let last = moves[48]["board"].as_str().unwrap();
     assert_eq!(last.lines().nth(2).unwrap().get(4..), Some("AA"));
+    // In text, a blank line between a board and the next move's line.
+    let out = reach()
+        .args(["solve", "tests/data/rush-hour-17.toml", "--boards"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("14\nGJOOPP\n"), "{text}");
+    assert_eq!(text.matches("\n\n").count(), 14, "{text}");
+    assert!(text.contains("CQBBLL\n\nA right\n"), "{text}");
 }
 
 #[test]

@@ -71,6 +71,15 @@ pub enum Command {
     Show {
         /// A built-in name (see `reach list`) or a puzzle file.
         puzzle: String,
+
+        /// Twisty puzzles: the metric whose moves to list [default: htm].
+        #[arg(long, value_enum)]
+        metric: Option<MetricArg>,
+
+        /// Twisty puzzles: only these of the file's moves generate (the key
+        /// space shown is theirs).
+        #[arg(long, value_name = "M,M,...", value_delimiter = ',')]
+        moves: Option<Vec<String>>,
     },
     /// The built-in puzzles.
     List,

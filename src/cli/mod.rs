@@ -504,7 +504,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cluster::prepare(&a.cluster, &mut settings)?;
             hardest::hardest(&a, &settings)
         }
-        Command::Show { puzzle } => show(&puzzle, json),
+        Command::Show {
+            puzzle,
+            metric,
+            moves,
+        } => show(&puzzle, metric, &moves, json),
         Command::List => {
             if json {
                 let list: Vec<_> = builtin::ALL
@@ -543,8 +547,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// `reach show`: the puzzle as the engine sees it.
-fn show(name: &str, json: bool) -> Result<ExitCode> {
-    match load(name)? {
+fn show(
+    name: &str,
+    metric: Option<args::MetricArg>,
+    moves: &Option<Vec<String>>,
+    json: bool,
+) -> Result<ExitCode> {
+    let loaded = load(name)?;
+    if !matches!(loaded, Loaded::Twisty(_)) && (metric.is_some() || moves.is_some()) {
+        bail!(
+            "show takes --metric and --moves for twisty puzzles (.tws or KPuzzle files), whose moves and key space they change"
+        );
+    }
+    match loaded {
         Loaded::Sliding(p) if json => {
             let classes: Vec<_> = p
                 .classes()
@@ -575,7 +590,7 @@ fn show(name: &str, json: bool) -> Result<ExitCode> {
         }
         Loaded::Sliding(p) => stdout(&p.describe())?,
         Loaded::Twisty(def) => {
-            let t = Twisty::new(*def, &tw::Options::default())?;
+            let t = twisty::build(*def, metric, moves, &None)?;
             if json {
                 stdout(&format!("{}\n", twisty::show_json(&t)))?;
             } else {

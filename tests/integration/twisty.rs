@@ -507,6 +507,15 @@ fn the_command_line_counts_solves_and_finds_the_hardest() {
         .assert()
         .success()
         .stdout(predicate::str::contains("key space: 88179840"));
+    reach()
+        .args(["show", &cube, "--moves", "U,F,R", "--metric", "qtm"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("key space: 3674160").and(predicate::str::contains(
+                "6 moves a position: U U' F F' R R'",
+            )),
+        );
 }
 
 #[test]

@@ -359,22 +359,47 @@ impl Twisty {
         // What the coordinates cannot hold (a fixed parity, sum, piece or
         // orientation) must be as at the start.
         let back = self.pattern(key);
+        let coord_at = |s: usize, pos: usize, perm: bool| {
+            self.coords.iter().find(|c| {
+                c.set == s
+                    && c.positions.contains(&pos)
+                    && matches!(c.kind, Kind::Perm { .. }) == perm
+            })
+        };
         for (s, set) in self.def.sets.iter().enumerate() {
             for pos in 0..set.size {
                 if back.pieces[s][pos] != p.pieces[s][pos] {
-                    return Err(format!(
-                        "set {}: the arrangement at positions around {} has the other parity than at the start, or a piece no move moves differs (position {})",
-                        set.name,
-                        self.position_name(pos),
-                        self.position_name(pos)
-                    ));
+                    return Err(match coord_at(s, pos, true) {
+                        Some(c) => format!(
+                            "set {}: positions {} hold their pieces an odd permutation away from the start's arrangement, and every move is an even permutation there",
+                            set.name,
+                            self.positions_text(&c.positions)
+                        ),
+                        None => format!(
+                            "set {}: position {} holds piece {} and no move moves a piece there (the start has {})",
+                            set.name,
+                            self.position_name(pos),
+                            self.piece_name(p.pieces[s][pos]),
+                            self.piece_name(back.pieces[s][pos])
+                        ),
+                    });
                 }
                 if back.ori[s][pos] != p.ori[s][pos] {
-                    return Err(format!(
-                        "set {}: the orientations differ from the start's in what no move changes (their sum over an orbit, or a piece no move twists), at position {}",
-                        set.name,
-                        self.position_name(pos)
-                    ));
+                    return Err(match coord_at(s, pos, false) {
+                        Some(c) => format!(
+                            "set {}: the orientations at positions {} sum to another value (mod {}) than at the start, and every move keeps that sum",
+                            set.name,
+                            self.positions_text(&c.positions),
+                            set.orientations
+                        ),
+                        None => format!(
+                            "set {}: position {} has orientation {} and no move turns it (the start has {})",
+                            set.name,
+                            self.position_name(pos),
+                            p.ori[s][pos],
+                            back.ori[s][pos]
+                        ),
+                    });
                 }
             }
         }

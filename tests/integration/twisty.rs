@@ -552,6 +552,31 @@ fn options_that_do_not_fit_are_refused() {
             .code(2)
             .stderr(predicate::str::contains(message));
     }
+    // A start that a kept invariant separates from the goal: exit 1, and
+    // which invariant, without a search.
+    let dir = TempDir::new("twisty-invariants");
+    std::fs::create_dir_all(&dir.0).unwrap();
+    for (name, text, message) in [
+        (
+            "parity.tws",
+            "Set A 4 1\nSolved\nA\n1 2 3 4\nEnd\nScrambleState\nA\n2 1 3 4\nEnd\nMove X\nA\n2 3 1 4\nEnd\nMove Y\nA\n1 3 4 2\nEnd\n",
+            "an odd permutation away",
+        ),
+        (
+            "sum.tws",
+            "Set A 3 3\nSolved\nA\n1 2 3\n0 0 0\nEnd\nScrambleState\nA\n1 2 3\n1 0 0\nEnd\nMove X\nA\n2 3 1\n1 2 0\nEnd\n",
+            "every move keeps that sum",
+        ),
+    ] {
+        let file = dir.0.join(name);
+        std::fs::write(&file, text).unwrap();
+        reach()
+            .arg("solve")
+            .arg(&file)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(message));
+    }
     // A scramble outside the generated group cannot be solved: exit 1.
     reach()
         .args(["solve", &cube, "--moves", "U,F,R", "--scramble", "L"])

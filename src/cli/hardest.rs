@@ -155,19 +155,12 @@ fn hardest_of<M: Model>(
     super::cluster::check(&found.report, s)?;
     if s.process != 0 {
         return Ok((
-            super::follower_code(&found.report, &signals, found.goal_states > 0),
+            super::follower_code(&found.report, found.goal_states > 0),
             None,
         ));
     }
     let report = &found.report;
-    if let Some(code) = report_stopped(
-        report,
-        &signals,
-        s,
-        raw_name,
-        metric,
-        "so no distance is known",
-    )? {
+    if let Some(code) = report_stopped(report, s, raw_name, metric, "so no distance is known")? {
         return Ok((code, None));
     }
     if found.goal_states == 0 {

@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{CommandFactory, Parser};
@@ -138,18 +138,13 @@ impl Signals {
             i32::from(EXIT_SIGTERM),
             Arc::clone(&stop),
         );
+        // `sigterm` before `stop`, each stored SeqCst by signal-hook: the
+        // search that sees `stop` sees `sigterm` too (see
+        // Search::terminated_flag) and names the stop `terminated`.
         let _ = flag::register(SIGTERM, Arc::clone(&sigterm));
         let _ = flag::register(SIGINT, Arc::clone(&stop));
         let _ = flag::register(SIGTERM, Arc::clone(&stop));
         Signals { stop, sigterm }
-    }
-
-    fn exit_code(&self) -> u8 {
-        if self.sigterm.load(Ordering::Relaxed) {
-            EXIT_SIGTERM
-        } else {
-            EXIT_SIGINT
-        }
     }
 }
 
@@ -707,9 +702,9 @@ fn search<'a, M: Model>(
 
 /// The exit code of a finished search: 0, or that of the limit or signal
 /// that stopped it.
-fn stopped_code(report: &Report, signals: &Signals) -> Option<u8> {
+fn stopped_code(report: &Report) -> Option<u8> {
     match &report.outcome {
-        Outcome::Stopped(StopReason::Interrupted) => Some(signals.exit_code()),
+        Outcome::Stopped(StopReason::Interrupted) => Some(EXIT_SIGINT),
         Outcome::Stopped(StopReason::Terminated) => Some(EXIT_SIGTERM),
         Outcome::Stopped(_) => Some(EXIT_LIMIT),
         _ => None,
@@ -719,12 +714,8 @@ fn stopped_code(report: &Report, signals: &Signals) -> Option<u8> {
 /// The exit code of a process of a cluster other than process 0, which
 /// prints nothing: that of the limit or signal that stopped the search, 1
 /// when it found nothing, 0 otherwise.
-fn follower_code(report: &Report, signals: &Signals, found: bool) -> ExitCode {
-    ExitCode::from(stopped_code(report, signals).unwrap_or(if found {
-        0
-    } else {
-        EXIT_NO_SOLUTION
-    }))
+fn follower_code(report: &Report, found: bool) -> ExitCode {
+    ExitCode::from(stopped_code(report).unwrap_or(if found { 0 } else { EXIT_NO_SOLUTION }))
 }
 
 /// A search that a limit or a signal cut short: says so on stderr (and in
@@ -732,16 +723,15 @@ fn follower_code(report: &Report, signals: &Signals, found: bool) -> ExitCode {
 /// gives the exit code; `None` if the search was not cut short.
 fn report_stopped(
     report: &Report,
-    signals: &Signals,
     s: &Settings,
     puzzle: &str,
     metric: &str,
     unknown: &str,
 ) -> Result<Option<ExitCode>> {
-    let Some(code) = stopped_code(report, signals) else {
+    let Some(code) = stopped_code(report) else {
         return Ok(None);
     };
-    let reason = stop_text(report, signals, s).unwrap_or_default();
+    let reason = stop_text(report, s).unwrap_or_default();
     say!(
         "PARTIAL: stopped ({reason}) after {} states to depth {}, {unknown}",
         report.states(),
@@ -849,26 +839,18 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     line.finish();
     cluster::check(&report, s)?;
     if s.process != 0 {
-        return Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)));
+        return Ok(ExitCode::from(stopped_code(&report).unwrap_or(0)));
     }
     // Results before outputs: the report is on stdout before a picture
     // can fail.
-    print_count(
-        &name,
-        metric,
-        &report,
-        a.options.antipodes,
-        &*render,
-        s,
-        &signals,
-    )?;
+    print_count(&name, metric, &report, a.options.antipodes, &*render, s)?;
     if let Some(file) = &a.options.plot {
         plot::profile(file, &name.0, metric, &report, goal_depth)
             .inspect_err(|_| s.outputs_failed(&spill))?;
     }
     s.outputs_written(&spill, &report)?;
     s.checkpoint_hint(&report);
-    Ok(ExitCode::from(stopped_code(&report, &signals).unwrap_or(0)))
+    Ok(ExitCode::from(stopped_code(&report).unwrap_or(0)))
 }
 
 /// The nine clocks of a key, as hours, three to a line.
@@ -882,7 +864,7 @@ fn clocks_board(key: u64) -> String {
 
 /// Why a search stopped early, in words: `terminated` after SIGTERM,
 /// `interrupted` after SIGINT, the limit otherwise; `None` if it did not.
-fn stop_text(report: &Report, signals: &Signals, s: &Settings) -> Option<String> {
+fn stop_text(report: &Report, s: &Settings) -> Option<String> {
     // What this run could do about a memory stop: a run with its levels in
     // memory can spill (every searching command takes --spill; a resumed
     // run always has its levels on disk already).
@@ -897,9 +879,6 @@ fn stop_text(report: &Report, signals: &Signals, s: &Settings) -> Option<String>
         (true, true) => " (set --memory-limit to override, at your own risk)",
     };
     match &report.outcome {
-        Outcome::Stopped(StopReason::Interrupted) if signals.sigterm.load(Ordering::Relaxed) => {
-            Some("terminated".into())
-        }
         Outcome::Stopped(r @ StopReason::MemoryLimit { .. }) => Some(format!("{r}{}", hint(false))),
         Outcome::Stopped(r @ StopReason::MemoryAvailable { .. }) => {
             Some(format!("{r}{}", hint(true)))
@@ -930,7 +909,6 @@ fn short_profile(levels: &[u64]) -> String {
     )
 }
 
-#[allow(clippy::too_many_arguments)]
 fn print_count(
     (name, raw_name): &(String, String),
     metric: Option<&str>,
@@ -938,10 +916,9 @@ fn print_count(
     antipodes: bool,
     render: &dyn Fn(u64) -> String,
     s: &Settings,
-    signals: &Signals,
 ) -> Result<()> {
     let complete = report.is_complete();
-    let reason = stop_text(report, signals, s);
+    let reason = stop_text(report, s);
     let peak = memory::peak_rss_bytes();
     if s.json {
         let mut v = json!({
@@ -1065,6 +1042,71 @@ fn print_count(
     Ok(())
 }
 
+/// How a solve's search ended, once the endings every puzzle shares are
+/// dealt with: a path to print, or the exit code already decided.
+enum Solved {
+    Path(Vec<u64>, Report),
+    Exit(ExitCode),
+}
+
+/// Runs a solve (or resumes it) and deals with the endings every puzzle
+/// shares: a cluster follower's exit, the checkpoint hint, a stop by a
+/// limit or a signal, no solution (`goal` names what could not be reached).
+fn solve_search<M: Model>(
+    model: &M,
+    raw_name: &str,
+    metric: &str,
+    goal: &str,
+    spill: &Option<Spill>,
+    s: &Settings,
+) -> Result<Solved> {
+    let signals = Signals::install();
+    let line = ProgressLine::new(s.verbose && s.process == 0);
+    let progress = |p: &reach::engine::Progress| line.update(p);
+    let solution = run_solve(spilled(search(model, s, &signals, &progress), spill), s)?;
+    line.finish();
+    cluster::check(&solution.report, s)?;
+    if s.process != 0 {
+        let found = solution.path.is_some();
+        return Ok(Solved::Exit(follower_code(&solution.report, found)));
+    }
+    s.checkpoint_hint(&solution.report);
+    let report = solution.report;
+    let Some(path) = solution.path else {
+        if let Some(code) =
+            report_stopped(&report, s, raw_name, metric, "without reaching the goal")?
+        {
+            return Ok(Solved::Exit(code));
+        }
+        return Ok(Solved::Exit(unsolvable(
+            s.json,
+            &format!(
+                "no solution: {goal} cannot be reached ({} states searched, depth {})",
+                report.states(),
+                report.depth()
+            ),
+            json!({"puzzle": raw_name, "metric": metric, "length": null, "moves": [], "states": report.states()}),
+            "no solution",
+        )?));
+    };
+    Ok(Solved::Path(path, report))
+}
+
+/// The line on stderr that says a solve succeeded.
+fn say_solved(name: &str, moves: usize, metric: &str, report: &Report) {
+    say!(
+        "solved {name} in {}: {} searched in {:.3} s, {}",
+        count_of(
+            moves as u64,
+            &format!("{metric} move"),
+            &format!("{metric} moves")
+        ),
+        count_of(report.states(), "state", "states"),
+        report.seconds,
+        count_of(report.threads as u64, "thread", "threads")
+    );
+}
+
 fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
     for file in [&a.html, &a.svg].into_iter().flatten() {
@@ -1111,60 +1153,17 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     }
     let metric = twisty::sliding_metric(a.metric, &a.moves, puzzle.name())?;
     let puzzle = puzzle.with_metric(metric);
-    let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose && s.process == 0);
-    let progress = |p: &reach::engine::Progress| line.update(p);
     let spill = s.spill_for_outputs(&a.puzzle, a.html.is_some() || a.svg.is_some())?;
-    let solution = run_solve(spilled(search(&puzzle, s, &signals, &progress), &spill), s)?;
-    line.finish();
-    cluster::check(&solution.report, s)?;
-    if s.process != 0 {
-        return Ok(follower_code(
-            &solution.report,
-            &signals,
-            solution.path.is_some(),
-        ));
-    }
-    s.checkpoint_hint(&solution.report);
-    let report = &solution.report;
     let metric = puzzle.metric().name();
-    let Some(path) = &solution.path else {
-        if let Some(code) = report_stopped(
-            report,
-            &signals,
-            s,
-            puzzle.raw_name(),
-            metric,
-            "without reaching the goal",
-        )? {
-            return Ok(code);
-        }
-        return unsolvable(
-            json,
-            &format!(
-                "no solution: the goal cannot be reached ({} states searched, depth {})",
-                report.states(),
-                report.depth()
-            ),
-            json!({"puzzle": puzzle.raw_name(), "metric": metric, "length": null, "moves": [], "states": report.states()}),
-            "no solution",
-        );
-    };
-    let steps = puzzle.steps(path);
+    let (path, report) =
+        match solve_search(&puzzle, puzzle.raw_name(), metric, "the goal", &spill, s)? {
+            Solved::Path(path, report) => (path, report),
+            Solved::Exit(code) => return Ok(code),
+        };
+    let steps = puzzle.steps(&path);
     let write =
         |file: &Path, text: String| -> Result<()> { Ok(write_output(file, text.as_bytes())?) };
-    say!(
-        "solved {} in {}: {} searched in {:.3} s, {}",
-        puzzle.name(),
-        count_of(
-            steps.len() as u64,
-            &format!("{metric} move"),
-            &format!("{metric} moves")
-        ),
-        count_of(report.states(), "state", "states"),
-        report.seconds,
-        count_of(report.threads as u64, "thread", "threads")
-    );
+    say_solved(puzzle.name(), steps.len(), metric, &report);
     if s.json {
         let moves: Vec<_> = steps
             .iter()
@@ -1225,7 +1224,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
             watch::start_and_goal_svg(&puzzle, &start_board, goal.as_deref()),
         )?;
     }
-    s.outputs_written(&spill, report)?;
+    s.outputs_written(&spill, &report)?;
     Ok(ExitCode::SUCCESS)
 }
 

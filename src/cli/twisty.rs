@@ -11,10 +11,8 @@ use reach::puzzles::sliding::Metric;
 use reach::puzzles::twisty::{Definition, Options, Twisty, TwistyMetric};
 
 use super::args::{MetricArg, SolveArgs};
-use super::output::{ProgressLine, say, stdout};
-use super::{
-    Settings, Signals, follower_code, report_stopped, run_solve, search, spilled, unsolvable,
-};
+use super::output::stdout;
+use super::{Settings, Solved, say_solved, solve_search, unsolvable};
 
 /// The twisty puzzle `def` under the command line's options.
 pub(super) fn build(
@@ -109,55 +107,20 @@ pub(super) fn solve(def: Definition, a: &SolveArgs, s: &Settings) -> Result<Exit
             "no solution",
         );
     }
-    let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose && s.process == 0);
-    let progress = |p: &reach::engine::Progress| line.update(p);
     let spill = s.spill(&a.puzzle)?;
-    let solution = run_solve(spilled(search(&puzzle, s, &signals, &progress), &spill), s)?;
-    line.finish();
-    super::cluster::check(&solution.report, s)?;
-    if s.process != 0 {
-        return Ok(follower_code(
-            &solution.report,
-            &signals,
-            solution.path.is_some(),
-        ));
-    }
-    s.checkpoint_hint(&solution.report);
-    let report = &solution.report;
-    let Some(path) = &solution.path else {
-        if let Some(code) = report_stopped(
-            report,
-            &signals,
-            s,
-            puzzle.raw_name(),
-            metric,
-            "without reaching the goal",
-        )? {
-            return Ok(code);
-        }
-        return unsolvable(
-            json,
-            &format!(
-                "no solution: the solved state cannot be reached ({} states searched, depth {})",
-                report.states(),
-                report.depth()
-            ),
-            json!({"puzzle": puzzle.raw_name(), "metric": metric, "length": null, "moves": [], "states": report.states()}),
-            "no solution",
-        );
+    let (path, report) = match solve_search(
+        &puzzle,
+        puzzle.raw_name(),
+        metric,
+        "the solved state",
+        &spill,
+        s,
+    )? {
+        Solved::Path(path, report) => (path, report),
+        Solved::Exit(code) => return Ok(code),
     };
-    let moves = puzzle.path_moves(path);
-    say!(
-        "solved {} in {} {metric} move{}: {} states searched in {:.3} s, {} thread{}",
-        puzzle.name(),
-        moves.len(),
-        if moves.len() == 1 { "" } else { "s" },
-        report.states(),
-        report.seconds,
-        report.threads,
-        if report.threads == 1 { "" } else { "s" },
-    );
+    let moves = puzzle.path_moves(&path);
+    say_solved(puzzle.name(), moves.len(), metric, &report);
     if json {
         let mut v = json!({
             "puzzle": puzzle.raw_name(),

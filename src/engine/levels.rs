@@ -185,15 +185,19 @@ pub(crate) struct Limits<'a> {
 }
 
 impl Limits<'_> {
+    /// Whether the stop flag is raised. Acquire: a caller that raises the
+    /// termination flag before the stop flag (with release or stronger
+    /// stores, as signal handlers registered in that order do) has its
+    /// termination flag seen by whoever sees the stop, so
+    /// [`Limits::interruption`] names the stop exactly.
     fn stopped(&self) -> bool {
-        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+        self.stop.is_some_and(|s| s.load(Ordering::Acquire))
     }
 
-    /// Why the stop flag was raised: a termination or an interruption. The
-    /// caller raises the termination flag before the stop flag, and a
-    /// relaxed read is enough: the reason is read only after the stop flag
-    /// was seen, and a late termination flag only names the stop less
-    /// precisely (interrupted), it never makes or misses one.
+    /// Why the stop flag was raised: a termination or an interruption.
+    /// Read only after [`Limits::stopped`] said yes, whose acquire makes
+    /// the termination flag raised before the stop visible: a relaxed load
+    /// is then enough.
     fn interruption(&self) -> StopReason {
         if self.terminated.is_some_and(|t| t.load(Ordering::Relaxed)) {
             StopReason::Terminated

@@ -205,7 +205,8 @@ impl<'a, M: Model> Search<'a, M> {
         self
     }
 
-    /// A flag raised (before the stop flag) when the stop is a termination
+    /// A flag raised before the stop flag (the stop flag's store must be a
+    /// release, or stronger, so that it carries this one) when the stop is a termination
     /// rather than an interruption (SIGTERM rather than Ctrl-C): the report
     /// then says [`StopReason::Terminated`](crate::engine::StopReason::Terminated),
     /// in every process of a cluster.

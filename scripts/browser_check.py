@@ -152,16 +152,9 @@ def page_data(path):
 
 
 def colours(path=page):
-    """The page's colour per label, as RGB, and its boards as text."""
+    """The page's colour per label, as RGB."""
     data, _ = page_data(path)
-    out = {p["label"]: rgb_of(p["colour"]) for p in data["pieces"]}
-    boards = []
-    for at in data["at"]:
-        grid = [["." for _ in range(data["cols"])] for _ in range(data["rows"])]
-        for r, c in data["walls"]:
-            grid[r][c] = "#"
-        boards.append(grid)
-    return out, boards, data
+    return {p["label"]: rgb_of(p["colour"]) for p in data["pieces"]}
 
 
 FLOOR, WALL = (0xEF, 0xE9, 0xDC), (0x4A, 0x4A, 0x4A)
@@ -173,7 +166,7 @@ def check(name, info, png, board, path=page):
     if info is None:
         return None
     _, _, rows = read_png(png)
-    rgb, _, _ = colours(path)
+    rgb = colours(path)
     for r, row in enumerate(board):
         for c, ch in enumerate(row):
             x = int(info["x"] + c * info["cell"] + 12)
@@ -205,7 +198,7 @@ if first and first["counter"] != f"move 0 / {length}":
 rows = check("first", first, first_png, boards[0])
 # Pieces as pieces: where two pieces of one class meet, the boundary shows.
 if rows is not None:
-    rgb, _, _ = colours()
+    rgb = colours()
     cell, x0, y0 = first["cell"], first["x"], first["y"]
     for a, b, (bx, by) in [("A", "D", (0.5, 2.0)), ("G", "H", (2.0, 3.5)), ("C", "F", (3.5, 2.0))]:
         x, y = int(x0 + bx * cell), int(y0 + by * cell)

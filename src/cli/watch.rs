@@ -273,11 +273,9 @@ pub fn outline(cells: &[(i32, i32)], size: f64, inset: f64, radius: f64) -> Stri
     let set: HashSet<(i32, i32)> = cells.iter().copied().collect();
     // Directed boundary edges between grid points (x, y) = (column, row).
     let mut from: HashMap<(i32, i32), Vec<(i32, i32)>> = HashMap::new();
-    let mut edges = 0;
     for &(r, c) in cells {
         let mut edge = |a: (i32, i32), b: (i32, i32)| {
             from.entry(a).or_default().push(b);
-            edges += 1;
         };
         if !set.contains(&(r - 1, c)) {
             edge((c, r), (c + 1, r));
@@ -373,7 +371,6 @@ pub fn outline(cells: &[(i32, i32)], size: f64, inset: f64, radius: f64) -> Stri
             path.push('Z');
         }
     }
-    let _ = edges;
     path
 }
 

@@ -207,8 +207,6 @@ pub(crate) struct OnDisk<'a, M: Model> {
     remote: Vec<bool>,
     spill: Spill,
     disk: Disk,
-    /// Whether this search made the directory (it then removes it).
-    created: bool,
     /// Whether the directory is this process's in a cluster's (DIR/process-I).
     cluster: bool,
     router: Router,
@@ -286,7 +284,6 @@ impl<'a, M: Model> OnDisk<'a, M> {
             }
             .into());
         }
-        let created = !spill.dir.exists();
         let disk = Disk::new(spill)?;
         let partitions = match resume {
             Some(cp) => {
@@ -348,7 +345,6 @@ impl<'a, M: Model> OnDisk<'a, M> {
             remote: (0..partitions).map(|p| !peers.owns(p)).collect(),
             spill: spill.clone(),
             disk,
-            created,
             cluster,
             router,
             visited,
@@ -390,7 +386,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
         }
         remove_own_temporaries(&self.spill.dir);
         self.disk.unlock();
-        if self.created {
+        if self.disk.created() {
             let _ = std::fs::remove_dir(&self.spill.dir);
         }
     }
@@ -756,11 +752,11 @@ impl<M: Model> Store for OnDisk<'_, M> {
             }
             // A directory this search made, or a checkpoint's, goes too if
             // nothing else is in it.
-            if self.created || self.spill.checkpoint {
+            if self.disk.created() || self.spill.checkpoint {
                 let _ = std::fs::remove_dir(&self.spill.dir);
             }
             if self.cluster
-                && (self.created || self.spill.checkpoint)
+                && (self.disk.created() || self.spill.checkpoint)
                 && let Some(parent) = self.spill.dir.parent()
             {
                 let _ = std::fs::remove_dir(parent);

@@ -303,6 +303,9 @@ pub struct DiskUse {
 /// updated with one relaxed read-modify-write, which is atomic whatever
 /// the ordering, and nothing else is published through them.
 pub(crate) struct Disk {
+    /// Whether this made the directory (it then removes it when it is
+    /// left empty, or when the start fails).
+    created: bool,
     /// The directory's lock, held while this is alive.
     lock: Option<std::fs::File>,
     dir: PathBuf,
@@ -323,7 +326,7 @@ impl Disk {
                 path: spill.dir.clone(),
             });
         }
-        let existed = spill.dir.exists();
+        let created = !spill.dir.exists();
         // Across processes, one that ends a search removes the shared
         // parent directory when it is left empty, which may fall between
         // the two steps of another's create_dir_all: then it tries again.
@@ -335,12 +338,13 @@ impl Disk {
             }
         }
         let lock = lock(&spill.dir).inspect_err(|_| {
-            if !existed {
+            if created {
                 let _ = std::fs::remove_file(spill.dir.join(LOCK));
                 let _ = std::fs::remove_dir(&spill.dir);
             }
         })?;
         Ok(Disk {
+            created,
             lock: Some(lock),
             dir: spill.dir.clone(),
             durable: spill.checkpoint,
@@ -365,6 +369,11 @@ impl Disk {
         if self.lock.take().is_some() {
             let _ = std::fs::remove_file(self.dir.join(LOCK));
         }
+    }
+
+    /// Whether this made the directory.
+    pub(crate) fn created(&self) -> bool {
+        self.created
     }
 
     pub(crate) fn dir(&self) -> &Path {

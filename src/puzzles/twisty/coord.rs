@@ -65,6 +65,10 @@ pub struct Coord {
     pub table: Option<Vec<u32>>,
     /// `(k-1-i)!` (halved when the parity is fixed), for Lehmer codes.
     factorials: Vec<u64>,
+    /// The digits a rank holds: a Lehmer code's first `k-1` (`k-2` when
+    /// the parity is fixed), or the orientations' first `k` (`k-1` when
+    /// the sum is fixed); the rest are implied.
+    digits: usize,
 }
 
 /// Parity of a permutation given as `perm[a]` in `0..k`.
@@ -103,6 +107,10 @@ impl Coord {
         twist: Vec<Vec<u8>>,
     ) -> Option<Coord> {
         let k = positions.len();
+        let digits = match &kind {
+            Kind::Perm { parity, .. } => k.saturating_sub(if parity.is_some() { 2 } else { 1 }),
+            Kind::Ori { sum, .. } => k - usize::from(sum.is_some()),
+        };
         let mut factorials = Vec::new();
         let size = match &kind {
             Kind::Perm {
@@ -119,8 +127,7 @@ impl Coord {
                 factorial(k)? / halve
             }
             Kind::Perm { counts, .. } => multinomial(counts)?,
-            Kind::Ori { o, sum } => {
-                let digits = k - usize::from(sum.is_some());
+            Kind::Ori { o, .. } => {
                 (0..digits).try_fold(1u64, |n, _| n.checked_mul(u64::from(*o)))?
             }
         };
@@ -134,6 +141,7 @@ impl Coord {
             twist,
             table: None,
             factorials,
+            digits,
         })
     }
 
@@ -141,15 +149,10 @@ impl Coord {
     pub fn rank(&self, local: &[u8]) -> u64 {
         let k = local.len();
         match &self.kind {
-            Kind::Perm {
-                distinct: true,
-                parity,
-                ..
-            } => {
-                let digits = k.saturating_sub(if parity.is_some() { 2 } else { 1 });
+            Kind::Perm { distinct: true, .. } => {
                 let mut used = 0u32;
                 let mut r = 0u64;
-                for (i, &x) in local[..digits].iter().enumerate() {
+                for (i, &x) in local[..self.digits].iter().enumerate() {
                     let below = (1u32 << x) - 1;
                     let d = u64::from(x) - u64::from((used & below).count_ones());
                     used |= 1 << x;
@@ -174,13 +177,10 @@ impl Coord {
                 }
                 r as u64
             }
-            Kind::Ori { o, sum } => {
-                let digits = k - usize::from(sum.is_some());
-                local[..digits]
-                    .iter()
-                    .rev()
-                    .fold(0u64, |r, &d| r * u64::from(*o) + u64::from(d))
-            }
+            Kind::Ori { o, .. } => local[..self.digits]
+                .iter()
+                .rev()
+                .fold(0u64, |r, &d| r * u64::from(*o) + u64::from(d)),
         }
     }
 
@@ -193,10 +193,10 @@ impl Coord {
                 parity,
                 ..
             } => {
-                let digits = k.saturating_sub(if parity.is_some() { 2 } else { 1 });
-                let mut unused: u32 = if k == 32 { u32::MAX } else { (1 << k) - 1 };
+                // A distinct orbit has at most 20 pieces (21! > 2^64).
+                let mut unused: u32 = (1 << k) - 1;
                 let mut sum = 0u64;
-                for (slot, &f) in local[..digits].iter_mut().zip(&self.factorials) {
+                for (slot, &f) in local[..self.digits].iter_mut().zip(&self.factorials) {
                     let d = r / f;
                     r %= f;
                     sum += d;
@@ -243,9 +243,8 @@ impl Coord {
                 }
             }
             Kind::Ori { o, sum } => {
-                let digits = k - usize::from(sum.is_some());
                 let mut total = 0u32;
-                for d in &mut local[..digits] {
+                for d in &mut local[..self.digits] {
                     *d = (r % u64::from(*o)) as u8;
                     r /= u64::from(*o);
                     total += u32::from(*d);

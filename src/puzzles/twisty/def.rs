@@ -100,18 +100,11 @@ impl Transform {
             && self.ori.iter().all(|o| o.iter().all(|&d| d == 0))
     }
 
-    /// `self` then `next`.
+    /// `self` then `next`: a transform moves pieces as it moves a
+    /// pattern's, so this is `next` acting on `self` read as a pattern.
     pub fn then(&self, next: &Transform, sets: &[Set]) -> Transform {
-        let mut out = Transform::identity(sets);
-        for (s, set) in sets.iter().enumerate() {
-            for i in 0..set.size {
-                let j = usize::from(next.perm[s][i]);
-                out.perm[s][i] = self.perm[s][j];
-                out.ori[s][i] = ((u16::from(self.ori[s][j]) + u16::from(next.ori[s][i]))
-                    % u16::from(set.orientations)) as u8;
-            }
-        }
-        out
+        let (perm, ori) = act(&self.perm, &self.ori, next, sets);
+        Transform { perm, ori }
     }
 
     /// The smallest `k >= 1` with `self^k` the identity, if it is at most
@@ -140,15 +133,28 @@ impl Transform {
 impl Pattern {
     /// The pattern after `t`.
     pub fn apply(&self, t: &Transform, sets: &[Set]) -> Pattern {
-        let mut out = self.clone();
-        for (s, set) in sets.iter().enumerate() {
-            for i in 0..set.size {
-                let j = usize::from(t.perm[s][i]);
-                out.pieces[s][i] = self.pieces[s][j];
-                out.ori[s][i] = ((u16::from(self.ori[s][j]) + u16::from(t.ori[s][i]))
-                    % u16::from(set.orientations)) as u8;
-            }
-        }
-        out
+        let (pieces, ori) = act(&self.pieces, &self.ori, t, sets);
+        Pattern { pieces, ori }
     }
+}
+
+/// What `t` makes of pieces and orientations set by set (twsearch's rule):
+/// `new[i] = old[t.perm[i]]`, `new_ori[i] = old_ori[t.perm[i]] + t.ori[i]`.
+fn act(
+    pieces: &[Vec<u16>],
+    ori: &[Vec<u8>],
+    t: &Transform,
+    sets: &[Set],
+) -> (Vec<Vec<u16>>, Vec<Vec<u8>>) {
+    let mut new_pieces = pieces.to_vec();
+    let mut new_ori = ori.to_vec();
+    for (s, set) in sets.iter().enumerate() {
+        let o = u16::from(set.orientations);
+        for i in 0..set.size {
+            let j = usize::from(t.perm[s][i]);
+            new_pieces[s][i] = pieces[s][j];
+            new_ori[s][i] = ((u16::from(ori[s][j]) + u16::from(t.ori[s][i])) % o) as u8;
+        }
+    }
+    (new_pieces, new_ori)
 }

@@ -843,22 +843,23 @@ fn coordinates(
             let mut values: Vec<u16> = positions.iter().map(|&p| start.pieces[s][p]).collect();
             values.sort_unstable();
             values.dedup();
+            // Each position's kind (its piece's place among the orbit's
+            // pieces), and how many of each kind.
+            let kinds: Vec<u8> = positions
+                .iter()
+                .map(|&p| {
+                    values
+                        .binary_search(&start.pieces[s][p])
+                        .expect("the orbit's own piece") as u8
+                })
+                .collect();
             let mut counts = vec![0u8; values.len()];
-            for &p in &positions {
-                let kind = values
-                    .binary_search(&start.pieces[s][p])
-                    .expect("the orbit's own piece");
-                counts[kind] += 1;
+            for &kind in &kinds {
+                counts[usize::from(kind)] += 1;
             }
             if values.len() > 1 {
                 let distinct = values.len() == k;
                 let even = generators.iter().all(|(p, _)| coord::parity(p) == 0);
-                let mut kinds = vec![0u8; k];
-                for (a, &p) in positions.iter().enumerate() {
-                    kinds[a] = values
-                        .binary_search(&start.pieces[s][p])
-                        .expect("the orbit's own piece") as u8;
-                }
                 let parity = (distinct && even).then(|| coord::parity(&kinds));
                 let c = Coord::new(
                     s,

@@ -1,14 +1,10 @@
 //! The small ones (#24 item 5): each message says what is true for the
 //! command it ends, once, with figures in units a person reads.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 use crate::spill::TempDir;
-
-fn reach() -> Command {
-    Command::cargo_bin("reach").unwrap()
-}
+use crate::{checkpoint_at, json_out, reach};
 
 #[test]
 fn a_memory_limit_below_the_working_minimum_is_refused_naming_it() {
@@ -59,11 +55,7 @@ fn memory_stops_are_in_mib_and_suggest_what_the_command_accepts() {
 fn resume_below_the_saved_depth_is_refused() {
     let dir = TempDir::new("resume-depth");
     let cp = dir.path().join("cp");
-    reach()
-        .args(["count", "klotski", "--max-depth", "3", "--checkpoint"])
-        .arg(&cp)
-        .assert()
-        .code(3);
+    checkpoint_at("klotski", 3, &cp);
     reach()
         .arg("resume")
         .arg(&cp)
@@ -93,15 +85,11 @@ fn a_run_that_wrote_no_level_file_gives_no_bytes_a_state() {
             predicate::str::contains("nothing written")
                 .and(predicate::str::contains("bytes a state").not()),
         );
-    let out = reach()
-        .args(["count", "pe766", "--json", "--spill"])
-        .arg(dir.path().join("levels"))
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_out(
+        &mut reach()
+            .args(["count", "pe766", "--json", "--spill"])
+            .arg(dir.path().join("levels")),
+    );
     assert!(v["disk_bytes_per_state"].is_null(), "{v}");
 }
 
@@ -115,16 +103,7 @@ fn json_carries_the_name_as_given_and_terminals_an_escaped_one() {
         "name = \"a\\\"b\\u001b[31m\"\nboard = \"\"\"\nA.\n\"\"\"\n",
     )
     .unwrap();
-    let out = reach()
-        .arg("count")
-        .arg(&file)
-        .arg("--json")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_out(&mut reach().arg("count").arg(&file).arg("--json"));
     assert_eq!(v["puzzle"], "a\"b\u{1b}[31m");
     reach().arg("count").arg(&file).assert().success().stderr(
         predicate::str::contains("a\"b\\u{1b}[31m").and(predicate::str::contains("\u{1b}").not()),

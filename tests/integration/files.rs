@@ -6,17 +6,13 @@
 
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 use reach::engine::{Search, SearchError, Spill, SpillError};
 use reach::puzzles::builtin;
 
 use crate::spill::TempDir;
-
-fn reach() -> Command {
-    Command::cargo_bin("reach").unwrap()
-}
+use crate::{checkpoint_at, reach};
 
 #[test]
 fn a_directory_in_use_is_refused_naming_its_process() {
@@ -60,11 +56,7 @@ fn a_directory_in_use_is_refused_naming_its_process() {
 fn resume_removes_only_the_search_s_own_names() {
     let dir = TempDir::new("own-names");
     let cp = dir.path().join("cp");
-    reach()
-        .args(["count", "klotski", "--max-depth", "5", "--checkpoint"])
-        .arg(&cp)
-        .assert()
-        .code(3);
+    checkpoint_at("klotski", 5, &cp);
     // The user's files, some named much like a search's.
     let theirs = [
         "Letter.run",
@@ -101,11 +93,7 @@ fn resume_removes_only_the_search_s_own_names() {
 fn devices_pipes_and_files_are_not_read_as_a_checkpoint() {
     let dir = TempDir::new("not-regular");
     let cp = dir.path().join("cp");
-    reach()
-        .args(["count", "klotski", "--max-depth", "3", "--checkpoint"])
-        .arg(&cp)
-        .assert()
-        .code(3);
+    checkpoint_at("klotski", 3, &cp);
     let manifest = cp.join("checkpoint.toml");
     std::fs::rename(&manifest, cp.join("saved.toml")).unwrap();
     // A manifest that is /dev/zero (24 GB of nothing) or a FIFO (a hang).

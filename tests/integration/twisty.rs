@@ -6,7 +6,6 @@
 
 use std::collections::HashSet;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 use reach::engine::{Model, Search, Spill, VisitedKind, reference};
@@ -16,6 +15,7 @@ use reach::puzzles::twisty::{
 };
 
 use crate::spill::TempDir;
+use crate::{json_out, reach};
 
 /// OEIS A079761: the 2x2x2 cube, positions at each distance in the
 /// half-turn metric (one corner fixed).
@@ -424,33 +424,15 @@ fn a_key_space_over_2_to_the_64_is_refused_at_its_set() {
     );
 }
 
-fn reach() -> Command {
-    Command::cargo_bin("reach").unwrap()
-}
-
 #[test]
 fn the_command_line_counts_solves_and_finds_the_hardest() {
     let cube = data("cube2.tws");
-    let out = reach()
-        .args(["count", &cube, "--moves", "U,F,R", "--json", "-j", "2"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_out(&mut reach().args(["count", &cube, "--moves", "U,F,R", "--json", "-j", "2"]));
     assert_eq!(v["metric"], "htm");
     assert_eq!(v["states"], 3_674_160);
     assert_eq!(v["levels"], serde_json::json!(CUBE2_HTM));
     // A scramble and its solution: the solution undoes it.
-    let out = reach()
-        .args(["solve", &cube, "--scramble", "R U2 F' R", "--json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_out(&mut reach().args(["solve", &cube, "--scramble", "R U2 F' R", "--json"]));
     assert_eq!(v["length"], 4);
     let moves: Vec<&str> = v["moves"]
         .as_array()
@@ -604,39 +586,25 @@ fn checkpointed_counts_resume_to_the_same_table() {
         ])
         .assert()
         .code(3);
-    let out = reach()
-        .args(["resume", cp, "--max-depth", "1000", "--json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_out(&mut reach().args(["resume", cp, "--max-depth", "1000", "--json"]));
     assert_eq!(v["levels"], serde_json::json!(CUBE2_HTM));
 }
 
 #[test]
 fn two_processes_count_the_same_table() {
-    let out = reach()
-        .args([
-            "count",
-            &data("cube2.kpuzzle.json"),
-            "--moves",
-            "U,F,R",
-            "--metric",
-            "qtm",
-            "--local-processes",
-            "2",
-            "-j",
-            "1",
-            "--json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = json_out(&mut reach().args([
+        "count",
+        &data("cube2.kpuzzle.json"),
+        "--moves",
+        "U,F,R",
+        "--metric",
+        "qtm",
+        "--local-processes",
+        "2",
+        "-j",
+        "1",
+        "--json",
+    ]));
     assert_eq!(v["levels"], serde_json::json!(CUBE2_QTM));
     assert_eq!(v["processes"], 2);
 }

@@ -86,7 +86,7 @@ fn a_run_that_wrote_no_level_file_gives_no_bytes_a_state() {
                 .and(predicate::str::contains("bytes a state").not()),
         );
     let v = json_out(
-        &mut reach()
+        reach()
             .args(["count", "pe766", "--json", "--spill"])
             .arg(dir.path().join("levels")),
     );
@@ -103,7 +103,7 @@ fn json_carries_the_name_as_given_and_terminals_an_escaped_one() {
         "name = \"a\\\"b\\u001b[31m\"\nboard = \"\"\"\nA.\n\"\"\"\n",
     )
     .unwrap();
-    let v = json_out(&mut reach().arg("count").arg(&file).arg("--json"));
+    let v = json_out(reach().arg("count").arg(&file).arg("--json"));
     assert_eq!(v["puzzle"], "a\"b\u{1b}[31m");
     reach().arg("count").arg(&file).assert().success().stderr(
         predicate::str::contains("a\"b\\u{1b}[31m").and(predicate::str::contains("\u{1b}").not()),

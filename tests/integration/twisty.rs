@@ -427,12 +427,12 @@ fn a_key_space_over_2_to_the_64_is_refused_at_its_set() {
 #[test]
 fn the_command_line_counts_solves_and_finds_the_hardest() {
     let cube = data("cube2.tws");
-    let v = json_out(&mut reach().args(["count", &cube, "--moves", "U,F,R", "--json", "-j", "2"]));
+    let v = json_out(reach().args(["count", &cube, "--moves", "U,F,R", "--json", "-j", "2"]));
     assert_eq!(v["metric"], "htm");
     assert_eq!(v["states"], 3_674_160);
     assert_eq!(v["levels"], serde_json::json!(CUBE2_HTM));
     // A scramble and its solution: the solution undoes it.
-    let v = json_out(&mut reach().args(["solve", &cube, "--scramble", "R U2 F' R", "--json"]));
+    let v = json_out(reach().args(["solve", &cube, "--scramble", "R U2 F' R", "--json"]));
     assert_eq!(v["length"], 4);
     let moves: Vec<&str> = v["moves"]
         .as_array()
@@ -586,13 +586,13 @@ fn checkpointed_counts_resume_to_the_same_table() {
         ])
         .assert()
         .code(3);
-    let v = json_out(&mut reach().args(["resume", cp, "--max-depth", "1000", "--json"]));
+    let v = json_out(reach().args(["resume", cp, "--max-depth", "1000", "--json"]));
     assert_eq!(v["levels"], serde_json::json!(CUBE2_HTM));
 }
 
 #[test]
 fn two_processes_count_the_same_table() {
-    let v = json_out(&mut reach().args([
+    let v = json_out(reach().args([
         "count",
         &data("cube2.kpuzzle.json"),
         "--moves",

@@ -244,10 +244,15 @@ impl Settings {
         Ok(spill.map(|sp| sp.leave_checkpoint(leave)))
     }
 
+    /// Whether the run has a checkpoint: `--checkpoint`, or a resume.
+    fn checkpointed(&self) -> bool {
+        self.resume.is_some() || self.storage.checkpoint.is_some()
+    }
+
     /// An output failed: says that the checkpoint left for it is there.
     fn outputs_failed(&self, spill: &Option<Spill>) {
         if let Some(sp) = spill
-            && (self.resume.is_some() || self.storage.checkpoint.is_some())
+            && self.checkpointed()
             && Checkpoint::exists(sp.dir())
         {
             say!(
@@ -262,8 +267,7 @@ impl Settings {
     /// [`Settings::spill_for_outputs`] left of a completed search.
     fn outputs_written(&self, spill: &Option<Spill>, report: &Report) -> Result<()> {
         let Some(sp) = spill else { return Ok(()) };
-        let checkpointed = self.resume.is_some() || self.storage.checkpoint.is_some();
-        if checkpointed && report.is_complete() && Checkpoint::exists(sp.dir()) {
+        if self.checkpointed() && report.is_complete() && Checkpoint::exists(sp.dir()) {
             Checkpoint::open(sp.dir())?.remove()?;
         }
         Ok(())
@@ -868,8 +872,7 @@ fn stop_text(report: &Report, s: &Settings) -> Option<String> {
     // What this run could do about a memory stop: a run with its levels in
     // memory can spill (every searching command takes --spill; a resumed
     // run always has its levels on disk already).
-    let spilling =
-        s.resume.is_some() || s.storage.spill.is_some() || s.storage.checkpoint.is_some();
+    let spilling = s.checkpointed() || s.storage.spill.is_some();
     let hint = |available: bool| match (spilling, available) {
         (false, false) => " (--spill DIR keeps the levels on disk instead)",
         (false, true) => {

@@ -221,7 +221,7 @@ impl Settings {
         if checkpoint {
             let argv: Vec<String> = std::env::args().skip(1).collect();
             record.insert("argv".to_string(), argv.join("\u{1f}"));
-            if builtin::find(puzzle).is_none() {
+            if !is_built_in(puzzle) {
                 let text = read_bounded(Path::new(puzzle))?;
                 record.insert("puzzle_text".to_string(), text);
             }
@@ -653,6 +653,12 @@ fn load_for(name: &str, s: &Settings) -> Result<Loaded> {
         Some(text) if builtin::find(name).is_none() => parse_file(text, name),
         _ => load(name),
     }
+}
+
+/// Whether `name` is a built-in (`tiles-RxC` included, where no file has
+/// that name), so that a checkpoint records no file for it.
+fn is_built_in(name: &str) -> bool {
+    builtin::find(name).is_some() || (!Path::new(name).exists() && Tiles::from_name(name).is_some())
 }
 
 /// A built-in by name, or else a puzzle file.

@@ -35,9 +35,8 @@ impl std::error::Error for ClusterFailed {}
 pub(super) fn check(report: &Report, s: &Settings) -> Result<()> {
     if let Outcome::Stopped(StopReason::Cluster(what)) = &report.outcome {
         let next = match s.resume_hint() {
-            Some((dir, how)) => format!(
-                "levels 0 to {} are saved in {}; once every process runs, continue with `{how}`",
-                report.depth(),
+            Some((dir, how, saved)) => format!(
+                "levels 0 to {saved} are saved in {}; once every process runs, continue with `{how}`",
                 dir.display()
             ),
             None => "the search is abandoned; start it again once every process runs".into(),

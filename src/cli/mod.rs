@@ -277,19 +277,18 @@ impl Settings {
     /// storage fault left behind.
     fn checkpoint_hint(&self, report: &Report) {
         if !report.is_complete()
-            && let Some((dir, how)) = self.resume_hint()
+            && let Some((dir, how, saved)) = self.resume_hint()
         {
             say!(
-                "checkpoint: levels 0 to {} are saved in {}; continue with `{how}`",
-                report.depth(),
+                "checkpoint: levels 0 to {saved} are saved in {}; continue with `{how}`",
                 dir.display(),
             );
         }
     }
 
-    /// Where this run's checkpoint is and the command that continues it,
-    /// if it has one on disk.
-    fn resume_hint(&self) -> Option<(PathBuf, String)> {
+    /// Where this run's checkpoint is, the command that continues it and
+    /// the last level it saved, if it has one on disk.
+    fn resume_hint(&self) -> Option<(PathBuf, String, u32)> {
         let dir = match (&self.resume_dir, &self.resume, &self.storage.checkpoint) {
             (Some(dir), _, _) => dir.clone(),
             (None, Some(cp), _) => cp.dir().to_path_buf(),
@@ -303,10 +302,11 @@ impl Settings {
             ),
             None => (dir.clone(), String::new()),
         };
-        Checkpoint::exists(&own).then(|| {
-            let how = format!("reach resume {}{how}", dir.display());
-            (dir, how)
-        })
+        // The depth the checkpoint saved: a dense search saves a pair of
+        // levels now and then, not every level.
+        let saved = Checkpoint::open(&own).ok()?.depth();
+        let how = format!("reach resume {}{how}", dir.display());
+        Some((dir, how, saved))
     }
 }
 
@@ -959,6 +959,9 @@ fn print_count(
             } else {
                 json!(disk.bytes_per_key)
             };
+            if let Some(t) = disk.checkpoint_seconds {
+                v["checkpoint_seconds"] = json!(t);
+            }
         }
         if antipodes {
             v["antipode_boards"] = json!(
@@ -1016,7 +1019,15 @@ fn print_count(
         } else {
             ""
         };
-        if disk.written_bytes == 0 {
+        let saving = disk.checkpoint_seconds.map_or(String::new(), |t| {
+            format!(
+                "; checkpoint writes {t:.1} s ({:.1} % of the search)",
+                100.0 * t / report.seconds.max(1e-9)
+            )
+        });
+        if disk.written_bytes == 0 && disk.checkpoint_seconds.is_some() {
+            err.push_str(&format!("disk        nothing written{part}\n"));
+        } else if disk.written_bytes == 0 {
             err.push_str(&format!(
                 "disk        nothing written{part}: every level stayed in memory (levels under 1 MiB do)\n"
             ));
@@ -1028,7 +1039,7 @@ fn print_count(
             ));
         } else {
             err.push_str(&format!(
-                "disk        peak {}, {} written{part}, {:.2} bytes a state in level files\n",
+                "disk        peak {}, {} written{part}, {:.2} bytes a state in level files{saving}\n",
                 bytes(disk.peak_bytes),
                 bytes(disk.written_bytes),
                 disk.bytes_per_key

@@ -46,8 +46,11 @@ use rayon::prelude::*;
 use std::sync::Mutex;
 
 use super::Model;
+use super::dense_saves::Saves;
 use super::levels::{Finished, Start, Store};
 use super::peers::Fault;
+use super::spill::SpillError;
+use super::spill::file::RunFile;
 use super::visited::VisitedKind;
 use super::workers::{lock, my_slot, per_worker};
 
@@ -78,6 +81,14 @@ const DONE: u64 = 3;
 /// report after the level was expanded): a level wider than this has its
 /// keys only in the bits.
 const REMEMBERED: usize = 1 << 16;
+
+/// Keys a checkpoint's level file holds at least, when the level has more
+/// than one: a level is written as about `width / FILE_KEYS` files (in
+/// parallel, one task each), at most [`MAX_FILES`].
+const FILE_KEYS: u64 = 1 << 24;
+
+/// Files a checkpoint's level is written as at most.
+const MAX_FILES: usize = 64;
 
 /// The bytes of the two-bit array for `key_space` keys.
 pub(crate) fn bytes_for(key_space: u64) -> u64 {
@@ -195,6 +206,8 @@ pub(crate) struct Dense<'a, M: Model> {
     newest: Option<Vec<u64>>,
     workers: Vec<CachePadded<Mutex<Worker<M::State>>>>,
     stop: Option<&'a AtomicBool>,
+    /// The checkpoint, if the search has one.
+    saves: Option<Saves>,
 }
 
 impl<'a, M: Model> Dense<'a, M> {
@@ -232,6 +245,7 @@ impl<'a, M: Model> Dense<'a, M> {
             newest: None,
             workers,
             stop,
+            saves: None,
         };
         let mut keys = sources.to_vec();
         keys.sort_unstable();
@@ -252,6 +266,149 @@ impl<'a, M: Model> Dense<'a, M> {
                 seconds: 0.0,
             },
         ))
+    }
+
+    /// Keeps a checkpoint in `saves` (a model with reversible moves: see
+    /// [`dense_saves`](super::dense_saves)), starting with level 0. On a
+    /// failure the checkpoint's files and the directory it made go.
+    pub(crate) fn checkpoint(&mut self, saves: Saves) -> Result<(), Fault> {
+        debug_assert!(self.model.reversible());
+        self.saves = Some(saves);
+        let width = self.newest.as_ref().map_or(0, |k| k.len() as u64);
+        self.save(&[width], 0.0).inspect_err(|_| {
+            if let Some(saves) = self.saves.take() {
+                saves.abandon();
+            }
+        })
+    }
+
+    /// A search that goes on from the checkpoint `saves` opened: its level
+    /// before the newest marked expanded, its newest level the newest.
+    pub(crate) fn resume(
+        model: &'a M,
+        threads: usize,
+        saves: Saves,
+        stop: Option<&'a AtomicBool>,
+    ) -> Result<(Dense<'a, M>, Start), super::SearchError> {
+        let (mut dense, _) = Dense::new(model, threads, &[], stop).map_err(|source| {
+            super::SearchError::DenseMap {
+                mib: bytes_for(model.key_space()) >> 20,
+                source,
+            }
+        })?;
+        dense.newest = None;
+        let (levels, seconds) = saves.start();
+        let newest = saves.levels().back().map(|&(d, _)| d);
+        for (depth, files) in saves.levels() {
+            let slot_bits = if Some(*depth) == newest {
+                dense.label
+            } else {
+                DONE
+            };
+            dense.load(files, slot_bits, Some(*depth) == newest)?;
+        }
+        dense.take_marks();
+        let width = *levels.last().expect("a saved level");
+        if width as usize <= REMEMBERED {
+            dense.newest = Some(dense.scan(threads, |key, out| out.push(key)));
+        }
+        dense.saves = Some(saves);
+        Ok((dense, Start { levels, seconds }))
+    }
+
+    /// Sets `slot_bits` in the slot of every key in `files` (every block's
+    /// checksum checked), marking their stretches when `newest`.
+    fn load(&self, files: &[RunFile], slot_bits: u64, newest: bool) -> Result<(), Fault> {
+        let words = self.bits.words();
+        let key_space = self.model.key_space();
+        let blocks: Vec<(&RunFile, usize)> = files
+            .iter()
+            .flat_map(|f| (0..f.block_count()).map(move |b| (f, b)))
+            .collect();
+        let one = |&(file, b): &(&RunFile, usize)| -> Result<(), SpillError> {
+            let (mut scratch, mut keys) = (Vec::new(), Vec::new());
+            file.read_block(b, &mut scratch, &mut keys)?;
+            let mut worker = lock(my_slot(&self.workers));
+            for &key in &keys {
+                if key >= key_space {
+                    return Err(SpillError::Damaged {
+                        path: file.path().to_path_buf(),
+                        what: format!("key {key} is past the key space ({key_space})"),
+                    });
+                }
+                let (w, shift) = slot(key);
+                words[w].fetch_or(slot_bits << shift, Ordering::Relaxed);
+                if newest {
+                    worker.tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
+                }
+            }
+            Ok(())
+        };
+        if self.workers.len() <= 1 {
+            blocks.iter().try_for_each(one)?;
+        } else {
+            blocks.par_iter().try_for_each(one)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the newest level (the last of `levels`, `seconds` into the
+    /// search) to the checkpoint, when it is due.
+    fn save(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault> {
+        let Some(saves) = &self.saves else {
+            return Ok(());
+        };
+        let depth = (levels.len() - 1) as u32;
+        if !saves.wanted(depth, seconds) {
+            return Ok(());
+        }
+        let began = std::time::Instant::now();
+        let width = *levels.last().expect("a level");
+        let files = self.write_level(saves, depth, width)?;
+        let saves = self.saves.as_mut().expect("a checkpoint");
+        saves.saved(depth, files, levels, seconds, began)
+    }
+
+    /// Writes the newest level (`width` keys at `depth`) as files of
+    /// `saves`, each a run of the level's marked blocks, in key order.
+    fn write_level(
+        &self,
+        saves: &Saves,
+        depth: u32,
+        width: u64,
+    ) -> Result<Vec<RunFile>, SpillError> {
+        let words = self.bits.words();
+        let label = self.label;
+        let wanted = (width / FILE_KEYS).clamp(1, MAX_FILES as u64) as usize;
+        let per = self.blocks.len().div_ceil(wanted).max(1);
+        let pieces: Vec<&[(u32, u64)]> = if self.blocks.is_empty() {
+            vec![&[]]
+        } else {
+            self.blocks.chunks(per).collect()
+        };
+        let n = pieces.len();
+        let write = |(i, piece): (usize, &&[(u32, u64)])| -> Result<RunFile, SpillError> {
+            let mut out = saves.writer(depth, i, n)?;
+            for &(b, stretches) in piece.iter() {
+                for range in marked_words(b, stretches, words.len()) {
+                    for w in range {
+                        let mut here = holding(words[w].load(Ordering::Relaxed), label);
+                        while here != 0 {
+                            out.push(
+                                w as u64 * KEYS_PER_WORD + u64::from(here.trailing_zeros() / 2),
+                            )?;
+                            here &= here - 1;
+                        }
+                    }
+                }
+            }
+            out.finish()
+        };
+        if self.workers.len() <= 1 {
+            pieces.iter().enumerate().map(write).collect()
+        } else {
+            pieces.par_iter().enumerate().map(write).collect()
+        }
     }
 
     /// Makes the blocks the workers marked the newest level's, and clears
@@ -540,7 +697,7 @@ impl<M: Model> Store for Dense<'_, M> {
         Ok(self.expand(threads, false) > 0)
     }
 
-    fn commit(&mut self, levels: &[u64], _seconds: f64) -> Result<(), Fault> {
+    fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault> {
         let width = *levels.last().expect("a level");
         self.newest = if width as usize <= REMEMBERED {
             let mut keys: Vec<u64> = self
@@ -555,7 +712,7 @@ impl<M: Model> Store for Dense<'_, M> {
         };
         self.label = 3 - self.label;
         self.take_marks();
-        Ok(())
+        self.save(levels, seconds)
     }
 
     fn discard(&mut self) {
@@ -583,11 +740,19 @@ impl<M: Model> Store for Dense<'_, M> {
         unreachable!("the search solves with a store that keeps its levels")
     }
 
-    fn finish(self, _stopped: bool) -> Finished {
+    fn fault(&self, e: Fault) -> super::StopReason {
+        match (e, &self.saves) {
+            (Fault::Storage(e), Some(saves)) => super::StopReason::Storage(saves.fault(&e)),
+            (Fault::Storage(e), None) => super::StopReason::Storage(e.to_string()),
+            (Fault::Peer(e), _) => super::StopReason::Cluster(e.to_string()),
+        }
+    }
+
+    fn finish(self, stopped: bool) -> Finished {
         Finished {
             visited: VisitedKind::Dense,
             partitions: 1,
-            disk: None,
+            disk: self.saves.map(|s| s.finish(stopped)),
         }
     }
 }

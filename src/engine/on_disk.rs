@@ -1109,7 +1109,7 @@ impl<M: Model> OnDisk<'_, M> {
 /// manifest names: temporary files, candidate runs, and level files written
 /// after the manifest (the resumed search writes them again). Only names
 /// of this format are touched.
-fn remove_orphans(dir: &std::path::Path, kept: &[Kept]) {
+pub(crate) fn remove_orphans(dir: &std::path::Path, kept: &[Kept]) {
     let named: std::collections::HashSet<&str> = kept
         .iter()
         .flat_map(|k| k.files.iter().map(String::as_str))

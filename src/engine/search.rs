@@ -6,6 +6,7 @@
 use std::sync::atomic::AtomicBool;
 
 use super::dense::{self, Dense};
+use super::dense_saves::Saves;
 use super::error::SearchError;
 use super::in_memory::{InMemory, bitmap_partitions_for_cache};
 use super::levels::{self, Limits, Mode, Newest, Observer};
@@ -143,6 +144,7 @@ impl<'a, M: Model> Search<'a, M> {
         // The checkpoint's visited set, not the one this search would pick.
         self.visited = match checkpoint.manifest.visited.as_str() {
             "bitmap" => VisitedKind::Bitmap,
+            "dense" => VisitedKind::Dense,
             _ => VisitedKind::Frontier,
         };
         let mesh = self.connect(&format!("resume {}", mode.name()))?;
@@ -434,19 +436,13 @@ impl<'a, M: Model> Search<'a, M> {
             None => &Alone,
         };
         let partitions = self.partitions_for(peers.processes());
-        if let Begin::Sources(sources) = &begin
-            && self.dense(mode, peers.processes())?
-        {
-            let (store, start) =
-                Dense::new(self.model, threads, sources, self.stop).map_err(|source| {
-                    SearchError::DenseMap {
-                        mib: dense::bytes_for(self.model.key_space()) >> 20,
-                        source,
-                    }
-                })?;
+        if self.dense(mode, peers.processes())? {
             return in_pool(threads, || {
-                levels::run(store, peers, &limits, threads, mode, start, observe)
-            });
+                let (store, start) = self.dense_store(mode, threads, begin)?;
+                Ok(levels::run(
+                    store, peers, &limits, threads, mode, start, observe,
+                ))
+            })?;
         }
         in_pool(threads, || match (&self.spill, begin) {
             (Some(spill), begin) => {
@@ -486,7 +482,36 @@ impl<'a, M: Model> Search<'a, M> {
     }
 }
 
-impl<M: Model> Search<'_, M> {
+impl<'a, M: Model> Search<'a, M> {
+    /// The dense store for a search that begins at `begin`, with its
+    /// checkpoint if the search has one.
+    fn dense_store(
+        &self,
+        mode: Mode,
+        threads: usize,
+        begin: Begin<'_>,
+    ) -> Result<(Dense<'a, M>, levels::Start), SearchError> {
+        let checkpoint = self.spill.as_ref().filter(|s| s.checkpoint);
+        match begin {
+            Begin::Sources(sources) => {
+                let (mut store, start) = Dense::new(self.model, threads, &sources, self.stop)
+                    .map_err(|source| SearchError::DenseMap {
+                        mib: dense::bytes_for(self.model.key_space()) >> 20,
+                        source,
+                    })?;
+                if let Some(spill) = checkpoint {
+                    store.checkpoint(Saves::create(spill, self.model.identity(), mode)?)?;
+                }
+                Ok((store, start))
+            }
+            Begin::Resume(cp) => {
+                let spill = checkpoint.expect("a resumed search has its checkpoint");
+                let saves = Saves::resume(cp, spill, self.model.identity())?;
+                Dense::resume(self.model, threads, saves, self.stop)
+            }
+        }
+    }
+
     /// Whether the search counts with the dense store: when asked for (and
     /// able to serve), or by default for a model with dense keys whose two
     /// bits a key fit in three quarters of the memory left (or of the
@@ -498,8 +523,10 @@ impl<M: Model> Search<'_, M> {
         let key_space = self.model.key_space();
         let usable = if mode == Mode::Solve {
             Err("rebuild a path from (solve)")
-        } else if self.spill.is_some() {
-            Err("put on disk (--spill, --checkpoint)")
+        } else if self.spill.as_ref().is_some_and(|s| !s.checkpoint || s.keep) {
+            Err("put on disk (--spill, --keep)")
+        } else if self.spill.is_some() && !self.model.reversible() {
+            Err("checkpoint for a model whose moves are not all reversible")
         } else if processes > 1 {
             Err("share between processes")
         } else {

@@ -70,11 +70,27 @@ fn run_killed(args: &[&str], after: Duration) -> Option<serde_json::Value> {
 
 #[test]
 fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_count() {
-    let dir = TempDir::new("kill");
+    // A whole checkpointed count of mas takes about 400 ms here.
+    killed_and_resumed("mas", 100, 400, "frontier");
+}
+
+#[test]
+fn the_dense_store_killed_at_random_moments_resumes_to_the_exact_count() {
+    // tiles-3x4 (2.4e8 states) with the dense store and its checkpoint of
+    // pairs of levels: about 8 s at two threads here.
+    killed_and_resumed("tiles-3x4", 2000, 6000, "dense");
+}
+
+/// Counts `puzzle` with a checkpoint, killed (SIGKILL) at moments drawn
+/// from a seeded generator (the first within `first_ms`, the next within
+/// `span_ms`) and resumed each time, until it finishes: the report must be
+/// the uninterrupted one, with the `visited` set asked for.
+fn killed_and_resumed(puzzle: &str, first_ms: u64, span_ms: u64, visited: &str) {
+    let dir = TempDir::new(&format!("kill-{puzzle}"));
     let cp = dir.join("cp");
     let cp = cp.to_str().unwrap();
     let reference = reach()
-        .args(["count", "mas", "--json", "-j", "2"])
+        .args(["count", puzzle, "--json", "-j", "2"])
         .assert()
         .success()
         .get_output()
@@ -87,15 +103,28 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_count() {
         .unwrap()
         .as_nanos() as u64;
     let mut x = seed | 1;
-    // The first moment is early (a whole checkpointed count of mas takes
-    // about 400 ms here), so that at least one run is killed.
+    // The first moment is early, so that at least one run is killed.
     let mut first = true;
     let mut next_ms = || {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        let span = if std::mem::take(&mut first) { 100 } else { 400 };
+        let span = if std::mem::take(&mut first) {
+            first_ms
+        } else {
+            span_ms
+        };
         20 + x % span
+    };
+    let start: Vec<&str> = vec!["count", puzzle, "--checkpoint", cp, "--json", "-j", "2"];
+    let args = || -> Vec<&str> {
+        if Path::new(cp).join("checkpoint.toml").exists() {
+            vec!["resume", cp, "--json"]
+        } else {
+            // Killed before its first checkpoint: start again.
+            let _ = std::fs::remove_dir_all(cp);
+            start.clone()
+        }
     };
     let mut kills = 0;
     let mut finished = None;
@@ -103,14 +132,7 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_count() {
     for _ in 0..5 {
         let ms = next_ms();
         moments.push(ms);
-        let args: Vec<&str> = if Path::new(cp).join("checkpoint.toml").exists() {
-            vec!["resume", cp, "--json"]
-        } else {
-            // Killed before its first checkpoint: start again.
-            let _ = std::fs::remove_dir_all(cp);
-            vec!["count", "mas", "--checkpoint", cp, "--json", "-j", "2"]
-        };
-        if let Some(v) = run_killed(&args, Duration::from_millis(ms)) {
+        if let Some(v) = run_killed(&args(), Duration::from_millis(ms)) {
             finished = Some(v);
             break;
         }
@@ -118,21 +140,14 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_count() {
     }
     let last = match finished {
         Some(v) => v,
-        None => {
-            let args: Vec<&str> = if Path::new(cp).join("checkpoint.toml").exists() {
-                vec!["resume", cp, "--json"]
-            } else {
-                let _ = std::fs::remove_dir_all(cp);
-                vec!["count", "mas", "--checkpoint", cp, "--json", "-j", "2"]
-            };
-            json(&reach().args(&args).assert().success().get_output().stdout)
-        }
+        None => json(&reach().args(args()).assert().success().get_output().stdout),
     };
     assert_eq!(
         essentials(&last),
         essentials(&reference),
-        "seed {seed}, kills at {moments:?} ms"
+        "{puzzle}: seed {seed}, kills at {moments:?} ms"
     );
+    assert_eq!(last["visited"], visited, "{puzzle}");
     assert!(kills >= 1, "no run was killed: moments {moments:?}");
     assert!(!Path::new(cp).exists(), "a finished checkpoint is removed");
 }

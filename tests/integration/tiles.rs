@@ -3,7 +3,7 @@
 //! generic sliding-block model of the same board, every other store and
 //! the published 2x7 histogram.
 
-use reach::engine::{Outcome, Search, SearchError, Spill, VisitedKind, reference};
+use reach::engine::{Checkpoint, Outcome, Search, SearchError, Spill, VisitedKind, reference};
 use reach::puzzles::sliding::SlidingPuzzle;
 use reach::puzzles::tiles::Tiles;
 
@@ -143,6 +143,55 @@ fn the_dense_store_refuses_what_it_cannot_keep() {
         matches!(small, Err(SearchError::DenseTooLarge { .. })),
         "{small:?}"
     );
+}
+
+#[test]
+fn the_dense_store_s_checkpoint_resumes_to_the_oracle_s_levels_from_any_depth() {
+    // Stopped at every depth, resumed (at another thread count), stopped
+    // again two levels on, resumed to the end: the oracle's levels, with
+    // the dense store all along and nothing left behind.
+    let t = Tiles::new(3, 3).unwrap();
+    let oracle = reference::level_sizes(&t);
+    let dir = TempDir::new("dense-checkpoint");
+    for stop in 0..oracle.len() as u32 {
+        for threads in [1, 2] {
+            let cp = dir.0.join(format!("cp-{stop}-{threads}"));
+            let first = Search::new(&t)
+                .threads(threads)
+                .max_depth(Some(stop))
+                .spill(Spill::new(&cp).checkpoint(true))
+                .count()
+                .unwrap();
+            assert_eq!(first.visited, VisitedKind::Dense);
+            if first.is_complete() {
+                assert_eq!(first.levels, oracle);
+                assert!(!cp.exists(), "a complete search removes its checkpoint");
+                continue;
+            }
+            assert_eq!(first.levels[..], oracle[..=stop as usize]);
+            // A short search saves every level.
+            assert_eq!(Checkpoint::open(&cp).unwrap().depth(), stop);
+            let again = Search::new(&t)
+                .threads(3 - threads)
+                .max_depth(Some(stop + 2))
+                .resume(&Checkpoint::open(&cp).unwrap())
+                .unwrap()
+                .report;
+            assert_eq!(again.visited, VisitedKind::Dense);
+            let upto = (stop as usize + 2).min(oracle.len() - 1);
+            assert_eq!(again.levels[..], oracle[..=upto], "stopped at {stop}");
+            let report = match Checkpoint::open(&cp) {
+                Ok(c) => Search::new(&t).threads(threads).resume(&c).unwrap().report,
+                Err(_) => again,
+            };
+            assert_eq!(
+                report.levels, oracle,
+                "stopped at {stop}, {threads} threads"
+            );
+            assert!(report.is_complete());
+            assert!(!cp.exists(), "stopped at {stop}: the checkpoint is removed");
+        }
+    }
 }
 
 #[test]

@@ -57,6 +57,9 @@ pub(crate) struct Manifest {
     /// The processes of the run (1 alone).
     #[serde(default = "one")]
     pub processes: u32,
+    /// Seconds a dense search spent writing its checkpoint so far.
+    #[serde(default)]
+    pub checkpoint_seconds: f64,
 }
 
 fn one() -> u32 {
@@ -156,6 +159,7 @@ impl Manifest {
             run: String::new(),
             process: 0,
             processes: 1,
+            checkpoint_seconds: 0.0,
         }
     }
 }

@@ -295,6 +295,10 @@ pub struct DiskUse {
     /// Bytes a key took in the level files written (headers, indexes and
     /// checksums included).
     pub bytes_per_key: f64,
+    /// Seconds a dense search spent writing its checkpoint's levels (its
+    /// only disk work; a search with its levels on disk writes them as it
+    /// settles them, and says none).
+    pub checkpoint_seconds: Option<f64>,
 }
 
 /// The spill directory, and what its files cost.
@@ -451,6 +455,7 @@ impl Disk {
             } else {
                 self.level_bytes.load(Ordering::Relaxed) as f64 / keys as f64
             },
+            checkpoint_seconds: None,
         }
     }
 }

@@ -52,6 +52,8 @@ fn rice_parameter(mean: u64) -> u32 {
     }
 }
 
+/// Writes bits least significant first; whole 32-bit words go out at
+/// once, so `bits` stays under 32 between calls.
 struct BitWriter<'a> {
     out: &'a mut Vec<u8>,
     acc: u64,
@@ -60,9 +62,9 @@ struct BitWriter<'a> {
 
 impl BitWriter<'_> {
     /// Writes the `n` (at most 32) low bits of `v`, least significant first.
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, v: u64, n: u32) {
-        debug_assert!(n <= 32);
+        debug_assert!(n <= 32 && self.bits < 32);
         let v = if n == 0 {
             0
         } else {
@@ -70,10 +72,10 @@ impl BitWriter<'_> {
         };
         self.acc |= v << self.bits;
         self.bits += n;
-        while self.bits >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.bits -= 8;
+        if self.bits >= 32 {
+            self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.acc >>= 32;
+            self.bits -= 32;
         }
     }
 
@@ -96,11 +98,26 @@ impl BitWriter<'_> {
         self.put(1 << q, q as u32 + 1);
     }
 
+    /// `gap` in Rice code with parameter `k`: the quotient in unary, then
+    /// the `k` low bits; one write when the code fits 32 bits (nearly
+    /// always: the quotient averages under two).
+    #[inline(always)]
+    fn put_rice(&mut self, gap: u64, k: u32) {
+        let q = gap >> k;
+        if q + 1 + u64::from(k) <= 32 {
+            let low = gap & ((1u64 << k) - 1);
+            self.put((1 << q) | low << (q + 1), q as u32 + 1 + k);
+        } else {
+            self.put_unary(q);
+            self.put_wide(gap, k);
+        }
+    }
+
     fn finish(mut self) {
-        if self.bits > 0 {
+        while self.bits > 0 {
             self.out.push(self.acc as u8);
-            self.acc = 0;
-            self.bits = 0;
+            self.acc >>= 8;
+            self.bits = self.bits.saturating_sub(8);
         }
     }
 }
@@ -115,6 +132,17 @@ struct BitReader<'a> {
 impl BitReader<'_> {
     #[inline]
     fn refill(&mut self) {
+        if let Some(word) = self.bytes.get(self.pos..self.pos + 8) {
+            // Eight bytes at once; those that do not fit whole are not
+            // counted, and the bits of them that did fit are the same bits
+            // the next refill puts there again.
+            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            self.acc |= word << self.bits;
+            let take = (63 - self.bits) / 8;
+            self.pos += take as usize;
+            self.bits += take * 8;
+            return;
+        }
         while self.bits <= 56 && self.pos < self.bytes.len() {
             self.acc |= u64::from(self.bytes[self.pos]) << self.bits;
             self.pos += 1;
@@ -203,9 +231,7 @@ pub(crate) fn encode_block(keys: &[u64], out: &mut Vec<u8>) {
         bits: 0,
     };
     for pair in keys.windows(2) {
-        let gap = pair[1] - pair[0] - 1;
-        w.put_unary(gap >> k);
-        w.put_wide(gap, k);
+        w.put_rice(pair[1] - pair[0] - 1, k);
     }
     w.finish();
     let payload_len = (out.len() - payload_at) as u32;

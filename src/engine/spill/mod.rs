@@ -14,7 +14,7 @@
 //! a crash at any moment leaves the last manifest and every file it names
 //! whole. See `README.md` in the engine's directory for the design.
 
-mod codec;
+pub(crate) mod codec;
 pub(crate) mod file;
 pub(crate) mod manifest;
 

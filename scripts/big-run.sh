@@ -8,6 +8,9 @@
 #   scripts/big-run.sh            the full run: about 16 minutes, 10.2 GiB
 #   scripts/big-run.sh --quick    its first 46 levels (7.3e8 states): under a minute
 #   scripts/big-run.sh [--quick] -- ARGS   extra arguments for the 2x7 count
+#   scripts/big-run.sh --kill-at 69   the count with --checkpoint, killed with
+#                                     SIGKILL at level 69 and resumed: the
+#                                     result checked, each part timed
 #
 # Not part of .ci/run in full (too long); its quick form is.
 set -euo pipefail

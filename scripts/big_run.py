@@ -1,7 +1,11 @@
-"""The body of scripts/big-run.sh: the 2x7 count and the 3x4 count side by side."""
+"""The body of scripts/big-run.sh: the 2x7 count and the 3x4 count side by side;
+or (--kill-at D) the checkpointed 2x7 count killed with SIGKILL at level D and resumed."""
 
 import json
 import os
+import re
+import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -9,8 +13,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 BIN = sys.argv[1]
 args = sys.argv[2:]
-quick = "--quick" in args
 extra = args[args.index("--") + 1:] if "--" in args else []
+args = args[: args.index("--")] if "--" in args else args
+quick = "--quick" in args
+kill_at = int(args[args.index("--kill-at") + 1]) if "--kill-at" in args else None
 
 with open(os.path.join(HERE, "..", "tests", "data", "tiles-2x7-levels.txt")) as f:
     PUBLISHED = [int(line) for line in f if line.strip() and not line.startswith("#")]
@@ -31,6 +37,55 @@ def run(argv):
         sys.exit(f"`reach {' '.join(argv)}` exited {proc.returncode}: {proc.stderr.strip()}")
     return json.loads(proc.stdout), wall
 
+
+def peak_rss(stderr):
+    """The peak RSS in bytes that `/usr/bin/time -v` printed, if it did."""
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
+    return int(m.group(1)) * 1024 if m else 0
+
+
+def kill_and_resume(depth):
+    """The checkpointed count, killed (SIGKILL) once its progress line reports
+    level `depth`, then resumed to its end; prints what each part took and
+    whether the result is the published one."""
+    ck = os.environ.get("BIG_RUN_CHECKPOINT", os.path.join("target", "big-run-checkpoint"))
+    shutil.rmtree(ck, ignore_errors=True)
+    argv = [BIN, "count", "tiles-2x7", "-j", "2", "--checkpoint", ck, "--json", "-v"] + extra
+    start = time.perf_counter()
+    first = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in first.stderr:
+        if re.match(rf"depth\s+{depth}:", line):
+            first.send_signal(signal.SIGKILL)
+            break
+    first.wait()
+    killed = time.perf_counter() - start
+    with open(os.path.join(ck, "checkpoint.toml")) as f:
+        saved = len(re.search(r"^levels = \[(.*?)\]", f.read(), re.M | re.S).group(1).split(",")) - 1
+    start = time.perf_counter()
+    resumed = subprocess.run(["/usr/bin/time", "-v", BIN, "resume", ck, "--json", "-v"],
+                             capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if resumed.returncode != 0:
+        sys.exit(f"resume exited {resumed.returncode}: {resumed.stderr[-2000:]}")
+    report = json.loads(resumed.stdout)
+    exact = report["levels"] == PUBLISHED and report.get("antipodes") == 1
+    gib = 2**30
+    print("| part, 2 threads | wall | levels | peak RSS | peak disk | checkpoint writes | result |")
+    print("|---|---:|---|---:|---:|---:|---|")
+    print(f"| count --checkpoint, SIGKILL at level {depth} | {killed:.1f} s | 0-{depth} (saved: 0-{saved}) | | | | |")
+    print(f"| resume | {wall:.1f} s | {saved + 1}-{report['depth']} | {peak_rss(resumed.stderr) / gib:.2f} GiB "
+          f"| {(report.get('disk_peak_bytes') or 0) / gib:.2f} GiB | {report.get('checkpoint_seconds', 0):.1f} s "
+          f"of {report['seconds']:.1f} s searched | {report['states']} states, depth {report['depth']}, "
+          f"{'equal to the published histogram' if exact else 'NOT EQUAL to the published histogram'} |")
+    print(f"total wall {killed + wall:.1f} s; {report.get('disk_bytes_per_state') or 0:.2f} bytes a state in level files")
+    shutil.rmtree(ck, ignore_errors=True)
+    if not exact:
+        sys.exit(1)
+
+
+if kill_at is not None:
+    kill_and_resume(kill_at)
+    sys.exit(0)
 
 failures = []
 eleven, _ = run(["count", "eleven", "-j", "2", "--json"])

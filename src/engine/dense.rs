@@ -37,7 +37,10 @@
 //! write of a level before every read of the next.
 //!
 //! The store keeps no level as keys, so it cannot rebuild a path: it serves
-//! counts (the search picks another store to solve).
+//! counts (the search picks another store to solve). With a checkpoint it
+//! writes some levels as run files as it commits them
+//! ([`dense_saves`](super::dense_saves)), and a resumed search starts from
+//! the last two it saved.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -85,7 +88,7 @@ const REMEMBERED: usize = 1 << 16;
 /// Keys a checkpoint's level file holds at least, when the level has more
 /// than one: a level is written as about `width / FILE_KEYS` files (in
 /// parallel, one task each), at most [`MAX_FILES`].
-const FILE_KEYS: u64 = 1 << 24;
+const FILE_KEYS: u64 = 1 << 20;
 
 /// Files a checkpoint's level is written as at most.
 const MAX_FILES: usize = 64;
@@ -298,14 +301,14 @@ impl<'a, M: Model> Dense<'a, M> {
         })?;
         dense.newest = None;
         let (levels, seconds) = saves.start();
-        let newest = saves.levels().back().map(|&(d, _)| d);
+        let newest = saves.levels().last().map(|(d, _)| d);
         for (depth, files) in saves.levels() {
-            let slot_bits = if Some(*depth) == newest {
+            let slot_bits = if Some(depth) == newest {
                 dense.label
             } else {
                 DONE
             };
-            dense.load(files, slot_bits, Some(*depth) == newest)?;
+            dense.load(files, slot_bits, Some(depth) == newest)?;
         }
         dense.take_marks();
         let width = *levels.last().expect("a saved level");
@@ -355,16 +358,18 @@ impl<'a, M: Model> Dense<'a, M> {
     /// Writes the newest level (the last of `levels`, `seconds` into the
     /// search) to the checkpoint, when it is due.
     fn save(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault> {
-        let Some(saves) = &self.saves else {
+        let Some(saves) = &mut self.saves else {
             return Ok(());
         };
+        // A pair synced since the last level is named now.
+        saves.settle(false)?;
         let depth = (levels.len() - 1) as u32;
         if !saves.wanted(depth, seconds) {
             return Ok(());
         }
         let began = std::time::Instant::now();
         let width = *levels.last().expect("a level");
-        let files = self.write_level(saves, depth, width)?;
+        let files = self.write_level(self.saves.as_ref().expect("a checkpoint"), depth, width)?;
         let saves = self.saves.as_mut().expect("a checkpoint");
         saves.saved(depth, files, levels, seconds, began)
     }

@@ -11,10 +11,11 @@
 //!
 //! So the store writes the newest level as it commits it (the keys holding
 //! its label, in key order, Rice-coded into checked run files), and once
-//! two consecutive levels are written and durable, a manifest naming them
-//! replaces the last one, after which the older pair's files go. A crash
-//! at any moment leaves the last manifest and the two levels it names
-//! whole.
+//! two consecutive levels are written, a thread syncs their files while the
+//! search goes on; at the first level boundary after they are durable, a
+//! manifest naming them replaces the last one, and the older pair's files
+//! go. A crash at any moment leaves the last manifest and the two levels
+//! it names whole.
 //!
 //! Writing a level costs a scan of its bits and its keys' encoding (the
 //! 2x7 tile puzzle's widest levels: 1.9e9 keys), so not every level is
@@ -24,6 +25,7 @@
 //! few levels. A kill loses at most the levels since the last pair.
 
 use std::collections::VecDeque;
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use super::levels::Mode;
@@ -44,15 +46,35 @@ fn level_name(depth: u32, i: usize) -> String {
     format!("L{depth:06}-p{i:05}.run")
 }
 
+/// A level written to the checkpoint.
+struct Written {
+    depth: u32,
+    /// Its files, in key order.
+    files: Vec<RunFile>,
+    /// Whether it is one of a pair (named by the manifest, or to be once
+    /// its files are durable).
+    paired: bool,
+}
+
+/// A pair of levels whose files a thread is syncing, and the manifest that
+/// names them once it is done.
+struct Syncing {
+    thread: JoinHandle<Result<(), SpillError>>,
+    manifest: Manifest,
+}
+
 /// A dense search's checkpoint directory and what it holds.
 pub(crate) struct Saves {
     spill: Spill,
     disk: Disk,
     digest: u64,
+    /// The manifest on disk.
     manifest: Manifest,
-    /// Levels written and not yet removed, oldest first: the one or two
-    /// the manifest names, and a newer one waiting for its pair.
-    written: VecDeque<(u32, Vec<RunFile>)>,
+    /// Levels written and not yet removed, oldest first: the pair the
+    /// manifest names, a pair being synced, and a newer level waiting for
+    /// its pair.
+    written: VecDeque<Written>,
+    syncing: Option<Syncing>,
     /// Seconds spent writing levels (by the run before a resume too).
     spent: f64,
 }
@@ -89,6 +111,7 @@ impl Saves {
             digest,
             manifest,
             written: VecDeque::new(),
+            syncing: None,
             spent: 0.0,
         })
     }
@@ -135,6 +158,7 @@ impl Saves {
             digest,
             manifest: m.clone(),
             written: VecDeque::new(),
+            syncing: None,
             spent: m.checkpoint_seconds,
         };
         for k in &m.kept {
@@ -155,16 +179,20 @@ impl Saves {
                     k.depth
                 )));
             }
-            saves.written.push_back((k.depth, files));
+            saves.written.push_back(Written {
+                depth: k.depth,
+                files,
+                paired: true,
+            });
         }
         super::on_disk::remove_orphans(&cp.dir, &m.kept);
         Ok(saves)
     }
 
-    /// The levels written and not yet removed, oldest first, each with its
-    /// files (in key order).
-    pub(crate) fn levels(&self) -> &VecDeque<(u32, Vec<RunFile>)> {
-        &self.written
+    /// The levels the checkpoint names, oldest first, each with its files
+    /// (in key order).
+    pub(crate) fn levels(&self) -> impl Iterator<Item = (u32, &[RunFile])> {
+        self.written.iter().map(|w| (w.depth, &w.files[..]))
     }
 
     /// The complete levels' sizes and the seconds searched, as saved.
@@ -179,7 +207,10 @@ impl Saves {
         i: usize,
         n: usize,
     ) -> Result<RunWriter<'_>, SpillError> {
-        RunWriter::new(&self.disk, &level_name(depth, i), self.header(depth, i, n))
+        Ok(
+            RunWriter::new(&self.disk, &level_name(depth, i), self.header(depth, i, n))?
+                .synced_later(),
+        )
     }
 
     fn header(&self, depth: u32, i: usize, n: usize) -> Header {
@@ -201,13 +232,14 @@ impl Saves {
             || self
                 .written
                 .back()
-                .is_some_and(|&(d, _)| d + 1 == depth && !self.named(d))
+                .is_some_and(|w| w.depth + 1 == depth && !w.paired)
             || self.spent <= SHARE * seconds + GRACE
     }
 
     /// Takes level `depth`'s `files`, written since `began`: when they
-    /// complete a pair (or are level 0), a manifest of the search so far
-    /// (`levels`, `seconds`) names them, and older files go.
+    /// complete a pair (or are level 0), their files are synced (by a
+    /// thread, past level 0) for a manifest of the search so far
+    /// (`levels`, `seconds`) to name them.
     pub(crate) fn saved(
         &mut self,
         depth: u32,
@@ -217,44 +249,88 @@ impl Saves {
         began: Instant,
     ) -> Result<(), Fault> {
         files.iter().for_each(|f| self.disk.count_level(f));
-        let paired = depth == 0 || self.written.back().is_some_and(|&(d, _)| d + 1 == depth);
-        // A level that pairs with none is of no use alone: older ones go
-        // only once a new pair is named.
-        while !paired && self.written.back().is_some_and(|&(d, _)| !self.named(d)) {
-            let (_, old) = self.written.pop_back().expect("a written level");
-            old.into_iter().for_each(|f| self.disk.remove(f));
+        let paired = depth == 0 || self.written.back().is_some_and(|w| w.depth + 1 == depth);
+        // A level that pairs with none is of no use alone: a half-pair
+        // before it goes.
+        while !paired && self.written.back().is_some_and(|w| !w.paired) {
+            let old = self.written.pop_back().expect("a written level");
+            old.files.into_iter().for_each(|f| self.disk.remove(f));
         }
-        self.written.push_back((depth, files));
+        self.written.push_back(Written {
+            depth,
+            files,
+            paired,
+        });
         if paired {
+            // An earlier pair still syncing is named first.
+            self.settle(true)?;
             let first = depth.saturating_sub(1);
-            self.manifest.levels = levels.to_vec();
-            self.manifest.seconds = seconds;
-            self.manifest.checkpoint_seconds = self.spent + began.elapsed().as_secs_f64();
-            self.manifest.kept = self
-                .written
-                .iter()
-                .filter(|&&(d, _)| d >= first)
-                .map(|(d, files)| Kept {
-                    depth: *d,
-                    files: files.iter().map(file_name).collect(),
-                })
-                .collect();
-            self.disk.sync_dir()?;
-            // On failure the old manifest still names the older files:
-            // they stay.
-            self.manifest.write(&self.disk)?;
-            while self.written.front().is_some_and(|&(d, _)| d < first) {
-                let (_, old) = self.written.pop_front().expect("a written level");
-                old.into_iter().for_each(|f| self.disk.remove(f));
+            let mut manifest = self.manifest.clone();
+            manifest.levels = levels.to_vec();
+            manifest.seconds = seconds;
+            manifest.checkpoint_seconds = self.spent + began.elapsed().as_secs_f64();
+            manifest.kept = Vec::new();
+            let mut handles = Vec::new();
+            for w in self.written.iter_mut().filter(|w| w.depth >= first) {
+                w.paired = true;
+                for f in &w.files {
+                    handles.extend(f.sync_handle()?.map(|h| (h, f.path().to_path_buf())));
+                }
+                manifest.kept.push(Kept {
+                    depth: w.depth,
+                    files: w.files.iter().map(file_name).collect(),
+                });
+            }
+            let sync = move || {
+                handles
+                    .into_iter()
+                    .try_for_each(|(h, path)| h.sync_all().map_err(|e| SpillError::io(&path, e)))
+            };
+            if depth == 0 {
+                // The first level is named before the search goes on: a
+                // start with no checkpoint is undone, not resumed.
+                sync()?;
+                self.name(manifest)?;
+            } else {
+                self.syncing = Some(Syncing {
+                    thread: std::thread::spawn(sync),
+                    manifest,
+                });
             }
         }
         self.spent += began.elapsed().as_secs_f64();
         Ok(())
     }
 
-    /// Whether the manifest names level `depth`.
-    fn named(&self, depth: u32) -> bool {
-        self.manifest.kept.iter().any(|k| k.depth == depth)
+    /// Names the pair being synced in the manifest once its files are
+    /// durable: waiting for them if `wait`, else only if they are.
+    pub(crate) fn settle(&mut self, wait: bool) -> Result<(), Fault> {
+        if !self
+            .syncing
+            .as_ref()
+            .is_some_and(|s| wait || s.thread.is_finished())
+        {
+            return Ok(());
+        }
+        let Syncing { thread, manifest } = self.syncing.take().expect("a pair syncing");
+        thread.join().expect("the sync thread does not panic")?;
+        self.name(manifest)
+    }
+
+    /// Writes `manifest` (naming durable files) over the last one, then
+    /// removes the files of levels older than those it names.
+    fn name(&mut self, manifest: Manifest) -> Result<(), Fault> {
+        self.disk.sync_dir()?;
+        // On failure the old manifest still names the older files: they
+        // stay.
+        manifest.write(&self.disk)?;
+        let first = manifest.kept.first().map_or(0, |k| k.depth);
+        self.manifest = manifest;
+        while self.written.front().is_some_and(|w| w.depth < first) {
+            let old = self.written.pop_front().expect("a written level");
+            old.files.into_iter().for_each(|f| self.disk.remove(f));
+        }
+        Ok(())
     }
 
     /// Why the search stopped at the storage fault `e`, and how to go on.
@@ -271,8 +347,8 @@ impl Saves {
     /// Undoes a start that failed before level 0 was saved: its files go,
     /// and the directory if the run made it.
     pub(crate) fn abandon(mut self) {
-        for (_, files) in std::mem::take(&mut self.written) {
-            files.into_iter().for_each(|f| self.disk.remove(f));
+        for w in std::mem::take(&mut self.written) {
+            w.files.into_iter().for_each(|f| self.disk.remove(f));
         }
         let _ = std::fs::remove_file(self.spill.dir.join(format!("{}.tmp", manifest::NAME)));
         self.disk.unlock();
@@ -282,15 +358,21 @@ impl Saves {
     }
 
     /// Ends the search (`stopped`: early): a stopped search (or one whose
-    /// caller wants the checkpoint left) keeps what the manifest names,
-    /// and a complete one removes its checkpoint and its directory. What
-    /// the disk held.
+    /// caller wants the checkpoint left) names the pair it was syncing and
+    /// keeps what the manifest names; a complete one removes its checkpoint
+    /// and its directory. What the disk held.
     pub(crate) fn finish(mut self, stopped: bool) -> DiskUse {
         let keep = self.spill.keep || stopped || self.spill.leave;
+        if keep {
+            // A failure leaves the last manifest, which is whole.
+            let _ = self.settle(true);
+        } else if let Some(s) = self.syncing.take() {
+            let _ = s.thread.join();
+        }
         let named: Vec<u32> = self.manifest.kept.iter().map(|k| k.depth).collect();
-        for (depth, files) in std::mem::take(&mut self.written) {
-            if !keep || !named.contains(&depth) {
-                files.into_iter().for_each(|f| self.disk.remove(f));
+        for w in std::mem::take(&mut self.written) {
+            if !keep || !named.contains(&w.depth) {
+                w.files.into_iter().for_each(|f| self.disk.remove(f));
             }
         }
         let usage = DiskUse {

@@ -290,6 +290,18 @@ impl RunFile {
         &self.path
     }
 
+    /// A handle of the file to sync it with (`None` for a run kept in
+    /// memory).
+    pub(crate) fn sync_handle(&self) -> Result<Option<File>, SpillError> {
+        match &self.store {
+            Store::File(f) => f
+                .try_clone()
+                .map(Some)
+                .map_err(|e| SpillError::io(&self.path, e)),
+            Store::Mem(_) => Ok(None),
+        }
+    }
+
     /// Its size in bytes.
     pub(crate) fn bytes(&self) -> u64 {
         self.bytes
@@ -475,6 +487,8 @@ pub(crate) struct RunWriter<'d> {
     pending: Vec<u64>,
     encoded: Vec<u8>,
     keys: u64,
+    /// Whether `finish` syncs the file (when the run is durable).
+    sync: bool,
 }
 
 /// Keys a block holds at most: a level's files in full blocks; candidate
@@ -517,6 +531,7 @@ impl<'d> RunWriter<'d> {
             pending: Vec::with_capacity(block_keys(header.kind)),
             encoded: Vec::new(),
             keys: 0,
+            sync: disk.durable(),
         };
         // Candidates are written because memory is full: never kept in it.
         if disk.durable() || header.kind == Kind::Candidates {
@@ -524,6 +539,13 @@ impl<'d> RunWriter<'d> {
         }
         w.write(&header.bytes())?;
         Ok(w)
+    }
+
+    /// Leaves the file unsynced when it is finished: the caller syncs it
+    /// ([`RunFile::sync_handle`]) before anything names it.
+    pub(crate) fn synced_later(mut self) -> Self {
+        self.sync = false;
+        self
     }
 
     fn spill_to_file(&mut self) -> Result<(), SpillError> {
@@ -652,7 +674,7 @@ impl<'d> RunWriter<'d> {
                 let metered = f
                     .into_inner()
                     .map_err(|e| SpillError::io(tmp, e.into_error()))?;
-                if self.disk.durable() {
+                if self.sync {
                     metered
                         .file
                         .sync_all()

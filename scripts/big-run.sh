@@ -5,7 +5,7 @@
 # second ratio; every level checked against the published histogram
 # (tests/data/tiles-2x7-levels.txt, OEIS A346736). Prints one table.
 #
-#   scripts/big-run.sh            the full run: about 16 minutes, 10.2 GiB
+#   scripts/big-run.sh            the full run: 17-24 minutes, 10.2 GiB
 #   scripts/big-run.sh --quick    its first 46 levels (7.3e8 states): under a minute
 #   scripts/big-run.sh [--quick] -- ARGS   extra arguments for the 2x7 count
 #   scripts/big-run.sh --kill-at 69   the count with --checkpoint, killed with

@@ -340,6 +340,9 @@ impl<'a, M: Model> Dense<'a, M> {
                     });
                 }
                 let (w, shift) = slot(key);
+                // Relaxed: read-modify-writes of a word commute, and the end
+                // of this parallel pass (a rayon join) orders them before
+                // the search reads the bits.
                 words[w].fetch_or(slot_bits << shift, Ordering::Relaxed);
                 if newest {
                     worker.tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);

@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use super::levels::Mode;
 use super::peers::Fault;
-use super::spill::file::{Header, Kind, RunFile, RunWriter};
+use super::spill::file::{Header, Kind, RunFile, RunWriter, level_name};
 use super::spill::manifest::{self, Kept, Manifest};
 use super::spill::{Checkpoint, Disk, DiskUse, Spill, SpillError, digest};
 
@@ -41,11 +41,6 @@ const SHARE: f64 = 0.04;
 /// Seconds of saving allowed besides the share: a short search saves every
 /// level (each costs a few milliseconds of syncs however thin).
 const GRACE: f64 = 1.0;
-
-/// The name of level `depth`'s file `i`.
-fn level_name(depth: u32, i: usize) -> String {
-    format!("L{depth:06}-p{i:05}.run")
-}
 
 /// A level written to the checkpoint.
 struct Written {
@@ -92,25 +87,11 @@ impl Saves {
             .into());
         }
         let disk = Disk::new(spill)?;
-        let digest = digest(&identity);
-        let mut manifest = Manifest::new();
-        manifest.mode = mode.name().into();
-        manifest.visited = "dense".into();
-        manifest.partitions = 1;
-        manifest.digest = format!("{digest:016x}");
-        manifest.identity = identity;
-        manifest.record = spill.record.clone();
-        // The run's name: the clock and the process id.
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-            ^ u64::from(std::process::id()) << 32;
-        manifest.run = format!("{seed:016x}");
         Ok(Saves {
             spill: spill.clone(),
             disk,
-            digest,
-            manifest,
+            digest: digest(&identity),
+            manifest: Manifest::begin(mode.name(), "dense", 1, &identity, &spill.record),
             written: VecDeque::new(),
             syncing: None,
             spent: 0.0,
@@ -123,16 +104,10 @@ impl Saves {
     /// are checked as they are read), whatever else of ours lies in the
     /// directory removed. The levels it names are [`Saves::levels`].
     pub(crate) fn resume(cp: &Checkpoint, spill: &Spill, identity: String) -> Result<Saves, Fault> {
+        cp.check_identity(&identity)?;
         let m = &cp.manifest;
         let manifest_path = cp.dir.join(manifest::NAME);
         let digest = digest(&identity);
-        if m.identity != identity || m.digest != format!("{digest:016x}") {
-            return Err(SpillError::Foreign {
-                path: manifest_path,
-                what: "it was written for another puzzle or metric".into(),
-            }
-            .into());
-        }
         let damaged = |what: String| -> Fault {
             SpillError::Damaged {
                 path: manifest_path.clone(),
@@ -279,7 +254,7 @@ impl Saves {
                 }
                 manifest.kept.push(Kept {
                     depth: w.depth,
-                    files: w.files.iter().map(file_name).collect(),
+                    files: w.files.iter().map(RunFile::name).collect(),
                 });
             }
             let sync = move || {
@@ -387,12 +362,4 @@ impl Saves {
         }
         usage
     }
-}
-
-/// The file name of a run file in the checkpoint's directory.
-fn file_name(f: &RunFile) -> String {
-    f.path()
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }

@@ -20,7 +20,7 @@ use super::frontier::sort_keys;
 use super::levels::{Finished, Mode, Start, Store};
 use super::partition::Router;
 use super::peers::{Fault, Peers};
-use super::spill::file::{Header, Kind, PartReader, RunFile, RunWriter};
+use super::spill::file::{Header, Kind, PartReader, RunFile, RunWriter, level_name};
 use super::spill::manifest::{self, Kept, Manifest};
 use super::spill::{Checkpoint, Disk, Spill, SpillError, digest};
 use super::visited::Visited;
@@ -65,14 +65,7 @@ impl Level {
     }
 
     fn names(&self) -> Vec<String> {
-        self.files
-            .iter()
-            .map(|f| {
-                f.path()
-                    .file_name()
-                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-            })
-            .collect()
+        self.files.iter().map(RunFile::name).collect()
     }
 }
 
@@ -184,11 +177,6 @@ fn merge_into(
         emit(key)?;
     }
     Ok(())
-}
-
-/// The name of depth `depth`'s file starting at partition `first`.
-fn level_name(depth: u32, first: usize) -> String {
-    format!("L{depth:06}-p{first:05}.run")
 }
 
 /// Where a search on disk begins.
@@ -329,13 +317,13 @@ impl<'a, M: Model> OnDisk<'a, M> {
             (_, true, _) => 2,
             (_, false, false) => 1,
         };
-        let mut manifest = Manifest::new();
-        manifest.mode = mode.name().into();
-        manifest.visited = visited.kind().name().into();
-        manifest.partitions = partitions as u32;
-        manifest.digest = format!("{digest:016x}");
-        manifest.identity = identity.clone();
-        manifest.record = spill.record.clone();
+        let mut manifest = Manifest::begin(
+            mode.name(),
+            visited.kind().name(),
+            partitions,
+            &identity,
+            &spill.record,
+        );
         manifest.process = peers.me() as u32;
         manifest.processes = peers.processes() as u32;
         let columns = threads + usize::from(peers.processes() > 1);
@@ -420,13 +408,8 @@ impl<'a, M: Model> OnDisk<'a, M> {
         self.kept.push_back(Level { files: vec![file] });
         let levels = vec![all];
         if self.spill.checkpoint {
-            // The run's name: process 0's clock and process id, which
-            // every process records.
-            let seed = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64)
-                ^ u64::from(std::process::id()) << 32;
-            let run = self.peers.all_gather(&[seed])?[0][0];
+            // The run's name: process 0's, which every process records.
+            let run = self.peers.all_gather(&[manifest::run_seed()])?[0][0];
             self.manifest.run = format!("{run:016x}");
             self.manifest.levels = levels.clone();
             self.manifest.kept = vec![Kept {
@@ -448,13 +431,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
         let m = &cp.manifest;
         let partitions = self.router.partitions();
         let manifest_path = cp.dir.join(manifest::NAME);
-        if m.identity != self.manifest.identity || m.digest != self.manifest.digest {
-            return Err(SpillError::Foreign {
-                path: manifest_path,
-                what: "it was written for another puzzle or metric".into(),
-            }
-            .into());
-        }
+        cp.check_identity(&self.manifest.identity)?;
         let (me, n) = (self.peers.me(), self.peers.processes());
         if (m.process as usize, m.processes as usize) != (me, n) && n == 1 {
             return Err(SpillError::Foreign {

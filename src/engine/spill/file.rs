@@ -35,6 +35,12 @@ const TRAILER: usize = 8 + 8 + 8 + 4 + 4;
 const PART_ENTRY: usize = 8 + 4;
 const BLOCK_ENTRY: usize = 8 + 4 + 8;
 
+/// The name of level `depth`'s file starting at partition `first` (the
+/// dense store's checkpoint: its `first`-th file of the level).
+pub(crate) fn level_name(depth: u32, first: usize) -> String {
+    format!("L{depth:06}-p{first:05}.run")
+}
+
 /// What a run file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -288,6 +294,13 @@ impl RunFile {
     /// The file's path (for a run kept in memory, the name it would have).
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Its name in its directory.
+    pub(crate) fn name(&self) -> String {
+        self.path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     }
 
     /// A handle of the file to sync it with (`None` for a run kept in

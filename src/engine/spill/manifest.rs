@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Disk, SpillError};
+use super::{Disk, SpillError, digest};
 
 /// The manifest's file name.
 pub(crate) const NAME: &str = "checkpoint.toml";
@@ -144,6 +144,28 @@ impl Manifest {
         toml::from_str(body).map_err(|e| damaged(&e.to_string()))
     }
 
+    /// The manifest of a new run: a `mode` search of the model with
+    /// `identity`, with `visited` and `partitions`, remembering `record`,
+    /// named by [`run_seed`] (a cluster's processes then agree on one).
+    pub(crate) fn begin(
+        mode: &str,
+        visited: &str,
+        partitions: usize,
+        identity: &str,
+        record: &BTreeMap<String, String>,
+    ) -> Manifest {
+        Manifest {
+            mode: mode.into(),
+            visited: visited.into(),
+            partitions: partitions as u32,
+            digest: format!("{:016x}", digest(identity)),
+            identity: identity.into(),
+            record: record.clone(),
+            run: format!("{:016x}", run_seed()),
+            ..Manifest::new()
+        }
+    }
+
     pub(crate) fn new() -> Manifest {
         Manifest {
             format: FORMAT,
@@ -162,6 +184,14 @@ impl Manifest {
             checkpoint_seconds: 0.0,
         }
     }
+}
+
+/// A run's name: this process's clock and id.
+pub(crate) fn run_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+        ^ u64::from(std::process::id()) << 32
 }
 
 /// A checkpoint on disk, opened to be resumed with
@@ -199,6 +229,19 @@ impl Checkpoint {
         let path = self.dir.join(NAME);
         std::fs::remove_file(&path).map_err(|e| SpillError::io(&path, e))?;
         let _ = std::fs::remove_dir(&self.dir);
+        Ok(())
+    }
+
+    /// Refuses a checkpoint written for another model than the one with
+    /// `identity` (another puzzle or metric).
+    pub(crate) fn check_identity(&self, identity: &str) -> Result<(), SpillError> {
+        let m = &self.manifest;
+        if m.identity != identity || m.digest != format!("{:016x}", digest(identity)) {
+            return Err(SpillError::Foreign {
+                path: self.dir.join(NAME),
+                what: "it was written for another puzzle or metric".into(),
+            });
+        }
         Ok(())
     }
 

@@ -49,10 +49,11 @@ use rayon::prelude::*;
 use std::sync::Mutex;
 
 use super::Model;
+use super::dense_disk::Segments;
 use super::dense_saves::Saves;
 use super::levels::{Finished, Start, Store};
 use super::peers::Fault;
-use super::spill::SpillError;
+use super::spill::{Spill, SpillError};
 use super::spill::file::RunFile;
 use super::visited::VisitedKind;
 use super::workers::{lock, my_slot, per_worker};
@@ -92,6 +93,12 @@ const FILE_KEYS: u64 = 1 << 20;
 
 /// Files a checkpoint's level is written as at most.
 const MAX_FILES: usize = 64;
+
+/// Successors outside the resident segment a worker holds at most before
+/// it sorts them and writes them as candidate files (8 MiB); fewer where
+/// the segment is small, so that all workers' buffers together take at
+/// most a sixteenth of the segment's memory.
+const AWAY_KEYS: usize = 1 << 20;
 
 /// The bytes of the two-bit array for `key_space` keys.
 pub(crate) fn bytes_for(key_space: u64) -> u64 {
@@ -142,6 +149,21 @@ impl Bits {
         })
     }
 
+    /// The words as bytes, to read a segment into.
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: the mapping holds `words * 8` bytes valid for the life
+        // of `self`, and the exclusive borrow means no atomic access to
+        // them overlaps this one.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.cast::<u8>(), self.words * 8) }
+    }
+
+    /// The words as bytes, to write a segment from.
+    fn bytes(&mut self) -> &[u8] {
+        // SAFETY: as in `bytes_mut`: the borrow is exclusive, so nothing
+        // writes the words while the bytes are read.
+        unsafe { std::slice::from_raw_parts(self.ptr.cast::<u8>(), self.words * 8) }
+    }
+
     #[inline]
     fn words(&self) -> &[AtomicU64] {
         // SAFETY: the mapping holds `words` zero-initialised u64s, suitably
@@ -160,20 +182,21 @@ impl Drop for Bits {
     }
 }
 
-/// Fetches the word holding `key` towards this core.
+/// Fetches `word` (if resident) towards this core.
 #[inline(always)]
-fn prefetch(words: &[AtomicU64], key: u64) {
+fn prefetch(word: Option<&AtomicU64>) {
     #[cfg(target_arch = "x86_64")]
-    {
-        let p = words[(key / KEYS_PER_WORD) as usize].as_ptr();
-        // SAFETY: a prefetch has no effect on memory; `p` points into the
-        // array (the index was bounds-checked above).
+    if let Some(word) = word {
+        // SAFETY: a prefetch has no effect on memory; the pointer is a
+        // word of the array.
         unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                word.as_ptr().cast(),
+            );
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (words, key);
+    let _ = word;
 }
 
 /// One low bit per slot of `word` holding `label`.
@@ -198,7 +221,16 @@ struct Worker<S> {
 /// The dense store.
 pub(crate) struct Dense<'a, M: Model> {
     model: &'a M,
+    /// The two-bit array: all of it, or (on disk) the resident segment's.
     bits: Bits,
+    /// The words of the key space `bits` holds.
+    window: std::ops::Range<usize>,
+    /// Words of the whole key space.
+    total_words: usize,
+    /// The array on disk, when it does not fit in memory.
+    segments: Option<Segments>,
+    /// Keys a worker's `away` buffer holds before it is written.
+    away_keys: usize,
     /// The label of the newest level (1 or 2).
     label: u64,
     /// Blocks holding the newest level, with which of their stretches do.
@@ -221,10 +253,76 @@ impl<'a, M: Model> Dense<'a, M> {
         sources: &[u64],
         stop: Option<&'a AtomicBool>,
     ) -> std::io::Result<(Dense<'a, M>, Start)> {
-        let key_space = model.key_space();
-        let words = key_space.div_ceil(KEYS_PER_WORD) as usize;
-        let bits = Bits::new(words)?;
-        let block_count = words.div_ceil(BLOCK_WORDS);
+        let dense = Dense::build(model, threads, stop, None)?;
+        let mut keys = sources.to_vec();
+        keys.sort_unstable();
+        keys.dedup();
+        let words = dense.bits.words();
+        for &key in &keys {
+            let (w, shift) = slot(key);
+            words[w].fetch_or(1 << shift, Ordering::Relaxed);
+            lock(&dense.workers[0]).tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
+        }
+        Ok(dense.started(keys))
+    }
+
+    /// A search of `model` from `sources` with the two-bit array on disk,
+    /// in `spill`'s directory, a segment of at most `segment_bytes` in
+    /// memory at a time ([`dense_disk`](super::dense_disk)).
+    pub(crate) fn on_disk(
+        model: &'a M,
+        threads: usize,
+        sources: &[u64],
+        stop: Option<&'a AtomicBool>,
+        spill: &Spill,
+        segment_bytes: u64,
+    ) -> Result<(Dense<'a, M>, Start), super::SearchError> {
+        let bytes = bytes_for(model.key_space());
+        let segments = Segments::create(
+            spill,
+            super::spill::digest(&model.identity()),
+            bytes as usize,
+            BLOCK_WORDS * 8,
+            segment_bytes as usize,
+        )?;
+        let mib = segments.max_bytes() as u64 >> 20;
+        let mut dense = Dense::build(model, threads, stop, Some(segments))
+            .map_err(|source| super::SearchError::DenseMap { mib, source })?;
+        let mut keys = sources.to_vec();
+        keys.sort_unstable();
+        keys.dedup();
+        // The sources go in as keys of the newest level not yet in the
+        // array, which the first forward pass writes into it.
+        let segments = dense.segments.as_mut().expect("on disk");
+        segments.flush(&mut keys.clone(), 0, |k| slot(k).0 / BLOCK_WORDS)?;
+        for (s, file) in segments.take_made() {
+            segments.settled[s].push(file);
+        }
+        for &key in &keys {
+            let w = slot(key).0;
+            lock(&dense.workers[0]).tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
+        }
+        Ok(dense.started(keys))
+    }
+
+    /// A store of `model` with nothing seen yet: the whole array in memory,
+    /// or the array on disk in `segments`.
+    fn build(
+        model: &'a M,
+        threads: usize,
+        stop: Option<&'a AtomicBool>,
+        segments: Option<Segments>,
+    ) -> std::io::Result<Dense<'a, M>> {
+        let total_words = model.key_space().div_ceil(KEYS_PER_WORD) as usize;
+        let bits = match &segments {
+            Some(s) => Bits::new(s.max_bytes() / 8)?,
+            None => Bits::new(total_words)?,
+        };
+        let window = match &segments {
+            Some(_) => 0..0,
+            None => 0..total_words,
+        };
+        let block_count = total_words.div_ceil(BLOCK_WORDS);
         let workers = per_worker(threads, || Worker {
             state: model.new_state(),
             successors: Vec::new(),
@@ -237,11 +335,20 @@ impl<'a, M: Model> Dense<'a, M> {
                 found: 0,
                 remembered: Vec::new(),
                 marks: vec![0; block_count],
+                away: Vec::new(),
+                fault: None,
             },
         });
-        let mut dense = Dense {
+        Ok(Dense {
             model,
             bits,
+            window,
+            total_words,
+            away_keys: match &segments {
+                Some(s) => (s.max_bytes() / 8 / 16 / threads.max(1)).clamp(4096, AWAY_KEYS),
+                None => AWAY_KEYS,
+            },
+            segments,
             label: 1,
             blocks: Vec::new(),
             block_count,
@@ -249,26 +356,27 @@ impl<'a, M: Model> Dense<'a, M> {
             workers,
             stop,
             saves: None,
-        };
-        let mut keys = sources.to_vec();
-        keys.sort_unstable();
-        keys.dedup();
-        let words = dense.bits.words();
-        for &key in &keys {
-            let (w, shift) = slot(key);
-            words[w].fetch_or(1 << shift, Ordering::Relaxed);
-            lock(&dense.workers[0]).tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
-        }
+        })
+    }
+
+    /// The store with `keys` (sorted, distinct, marked) as level 0.
+    fn started(mut self, keys: Vec<u64>) -> (Dense<'a, M>, Start) {
         let width = keys.len() as u64;
-        dense.newest = Some(keys);
-        dense.take_marks();
-        Ok((
-            dense,
+        self.newest = Some(keys);
+        self.take_marks();
+        (
+            self,
             Start {
                 levels: vec![width],
                 seconds: 0.0,
             },
-        ))
+        )
+    }
+
+    /// The resident words.
+    #[inline]
+    fn words(&self) -> &[AtomicU64] {
+        &self.bits.words()[..self.window.len()]
     }
 
     /// Keeps a checkpoint in `saves` (a model with reversible moves: see
@@ -313,7 +421,7 @@ impl<'a, M: Model> Dense<'a, M> {
         dense.take_marks();
         let width = *levels.last().expect("a saved level");
         if width as usize <= REMEMBERED {
-            dense.newest = Some(dense.scan(threads, |key, out| out.push(key)));
+            dense.newest = Some(dense.scan(&dense.blocks, threads, |key, out| out.push(key)));
         }
         dense.saves = Some(saves);
         Ok((dense, Start { levels, seconds }))
@@ -436,15 +544,22 @@ impl<'a, M: Model> Dense<'a, M> {
             .collect();
     }
 
-    /// Calls `f` with every key of the newest level, block by block on
-    /// `threads` workers, and gathers what it returns.
-    fn scan<T: Send>(&self, threads: usize, f: impl Fn(u64, &mut Vec<T>) + Sync) -> Vec<T> {
-        let words = self.bits.words();
+    /// Calls `f` with every key of the newest level in `blocks` (all
+    /// resident), block by block on `threads` workers, and gathers what it
+    /// returns.
+    fn scan<T: Send>(
+        &self,
+        blocks: &[(u32, u64)],
+        threads: usize,
+        f: impl Fn(u64, &mut Vec<T>) + Sync,
+    ) -> Vec<T> {
+        let words = self.words();
+        let base = self.window.start;
         let label = self.label;
         let block = |&(b, stretches): &(u32, u64), out: &mut Vec<T>| {
-            for range in marked_words(b, stretches, words.len()) {
+            for range in marked_words(b, stretches, self.total_words) {
                 for w in range {
-                    let mut here = holding(words[w].load(Ordering::Relaxed), label);
+                    let mut here = holding(words[w - base].load(Ordering::Relaxed), label);
                     while here != 0 {
                         let key = w as u64 * KEYS_PER_WORD + u64::from(here.trailing_zeros() / 2);
                         f(key, out);
@@ -455,10 +570,10 @@ impl<'a, M: Model> Dense<'a, M> {
         };
         if threads <= 1 {
             let mut out = Vec::new();
-            self.blocks.iter().for_each(|b| block(b, &mut out));
+            blocks.iter().for_each(|b| block(b, &mut out));
             out
         } else {
-            self.blocks
+            blocks
                 .par_iter()
                 .fold(Vec::new, |mut out, b| {
                     block(b, &mut out);
@@ -471,20 +586,35 @@ impl<'a, M: Model> Dense<'a, M> {
         }
     }
 
-    /// Expands the newest level: settles the successors not seen before
-    /// with the next label (when `settle`; otherwise only looks for one)
-    /// and marks the level's keys expanded (when `settle`). The states
-    /// settled, or (not settling) whether any successor is new.
-    fn expand(&self, threads: usize, settle: bool) -> u64 {
-        let words = self.bits.words();
+    /// Expands the newest level's `blocks` (all resident): settles the
+    /// successors not seen before with the next label (when `settle`;
+    /// otherwise only looks for one) and marks the level's keys expanded
+    /// (when `settle`). A successor outside the resident words goes to its
+    /// worker's `away` buffer, written as candidate files of the level
+    /// after `depth` when full. Adds the states settled (or, not settling,
+    /// whether any successor is new) to the workers' tallies.
+    fn expand(
+        &self,
+        blocks: &[(u32, u64)],
+        threads: usize,
+        settle: bool,
+        depth: u32,
+    ) -> Result<(), SpillError> {
+        let words = self.words();
+        let base = self.window.start;
         let (label, next) = (self.label, 3 - self.label);
         let model = self.model;
         let stop = self.stop;
+        let segments = self.segments.as_ref();
         let cut = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
         // Looks a successor up (its word was prefetched LAG lookups ago).
         let look_up = |tally: &mut Tally, key: u64| {
             let (w, shift) = slot(key);
-            if (words[w].load(Ordering::Relaxed) >> shift) & 3 != 0 {
+            let Some(word) = words.get(w.wrapping_sub(base)) else {
+                tally.away(segments, key, depth, self.away_keys);
+                return;
+            };
+            if (word.load(Ordering::Relaxed) >> shift) & 3 != 0 {
                 return;
             }
             if !settle {
@@ -498,7 +628,7 @@ impl<'a, M: Model> Dense<'a, M> {
             // (`next` is 1 or 2: its one bit is bit `next - 1` of the slot;
             // a constant one shifted keeps the pattern LLVM turns into bts.)
             let bit = 1u64 << (shift + next as u32 - 1);
-            if words[w].fetch_or(bit, Ordering::Relaxed) & bit == 0 {
+            if word.fetch_or(bit, Ordering::Relaxed) & bit == 0 {
                 tally.found += 1;
                 // The worker's own marks: no cache line passes between
                 // workers for them.
@@ -515,9 +645,9 @@ impl<'a, M: Model> Dense<'a, M> {
                 ring,
                 tally,
             } = worker;
-            for range in marked_words(b, stretches, words.len()) {
+            for range in marked_words(b, stretches, self.total_words) {
                 for w in range {
-                    let word = &words[w];
+                    let word = &words[w - base];
                     let here = holding(word.load(Ordering::Relaxed), label);
                     if here == 0 {
                         continue;
@@ -530,7 +660,7 @@ impl<'a, M: Model> Dense<'a, M> {
                         successors.clear();
                         model.successors(state, successors);
                         for &s in successors.iter() {
-                            prefetch(words, s);
+                            prefetch(words.get(slot(s).0.wrapping_sub(base)));
                             if let Some(due) = ring.push(s) {
                                 look_up(tally, due);
                             }
@@ -544,15 +674,10 @@ impl<'a, M: Model> Dense<'a, M> {
                 }
             }
         };
-        for slot in &self.workers {
-            let mut w = lock(slot);
-            w.tally.found = 0;
-            w.tally.remembered.clear();
-        }
         let run = |chunk: &[(u32, u64)]| {
             let mut worker = lock(my_slot(&self.workers));
             for &b in chunk {
-                if cut() || (!settle && worker.tally.found > 0) {
+                if cut() || worker.tally.fault.is_some() || (!settle && worker.tally.found > 0) {
                     break;
                 }
                 block(b, &mut worker);
@@ -563,13 +688,195 @@ impl<'a, M: Model> Dense<'a, M> {
             }
         };
         if threads <= 1 {
-            run(&self.blocks);
+            run(blocks);
         } else {
             // Small chunks even out the workers: blocks differ a lot in how
             // many keys of the level they hold.
-            self.blocks.par_chunks(4).for_each(run);
+            blocks.par_chunks(4).for_each(run);
         }
+        // What is left in the workers' buffers goes to disk too.
+        let flush = |slot: &CachePadded<Mutex<Worker<M::State>>>| {
+            let tally = &mut lock(slot).tally;
+            if let (Some(segments), false) = (segments, tally.away.is_empty()) {
+                let flushed = segments.flush(&mut tally.away, depth, block_of);
+                if let Err(e) = flushed {
+                    tally.fault.get_or_insert(e);
+                }
+            }
+        };
+        if threads <= 1 {
+            self.workers.iter().for_each(flush);
+        } else {
+            self.workers.par_iter().for_each(flush);
+        }
+        match self
+            .workers
+            .iter()
+            .find_map(|w| lock(w).tally.fault.take())
+        {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Clears the workers' tallies for a new level.
+    fn new_tallies(&self) {
+        for slot in &self.workers {
+            let mut w = lock(slot);
+            w.tally.found = 0;
+            w.tally.remembered.clear();
+        }
+    }
+
+    /// The states the workers' tallies settled.
+    fn found(&self) -> u64 {
         self.workers.iter().map(|w| lock(w).tally.found).sum()
+    }
+
+    /// Gives the slot of every key of `files` (all resident) the label
+    /// `label` where it is still `00`; when `count`, tallies and marks
+    /// those it gave it to as states of the level being settled.
+    ///
+    /// Orderings: as in `expand`, a slot found `00` can only have been
+    /// given `label` since, by this same pass, so the `fetch_or` that
+    /// finds the label's bit clear is the one that counts the key.
+    fn apply(&self, files: &[RunFile], label: u64, count: bool) -> Result<(), SpillError> {
+        let words = self.words();
+        let base = self.window.start;
+        let blocks: Vec<(&RunFile, usize)> = files
+            .iter()
+            .flat_map(|f| (0..f.block_count()).map(move |b| (f, b)))
+            .collect();
+        let one = |&(file, b): &(&RunFile, usize)| -> Result<(), SpillError> {
+            let (mut scratch, mut keys) = (Vec::new(), Vec::new());
+            file.read_block(b, &mut scratch, &mut keys)?;
+            let mut worker = lock(my_slot(&self.workers));
+            let tally = &mut worker.tally;
+            for &key in &keys {
+                let (w, shift) = slot(key);
+                let Some(word) = words.get(w.wrapping_sub(base)) else {
+                    return Err(SpillError::Damaged {
+                        path: file.path().to_path_buf(),
+                        what: format!("key {key} is outside its segment"),
+                    });
+                };
+                if (word.load(Ordering::Relaxed) >> shift) & 3 != 0 {
+                    continue;
+                }
+                let bit = label << shift;
+                if word.fetch_or(bit, Ordering::Relaxed) & bit == 0 && count {
+                    tally.found += 1;
+                    tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
+                    if tally.remembered.len() <= REMEMBERED {
+                        tally.remembered.push(key);
+                    }
+                }
+            }
+            Ok(())
+        };
+        if self.workers.len() <= 1 {
+            blocks.iter().try_for_each(one)
+        } else {
+            blocks.par_iter().try_for_each(one)
+        }
+    }
+
+    /// Makes segment `i` resident as the newest level has it: read from
+    /// the file, with the keys the last backward pass counted applied.
+    fn bring(&mut self, i: usize) -> Result<(), SpillError> {
+        let segments = self.segments.as_mut().expect("on disk");
+        if segments.resident == Some(i) {
+            return Ok(());
+        }
+        segments.resident = None;
+        self.load_raw(i)?;
+        let segments = self.segments.as_ref().expect("on disk");
+        self.apply(&segments.settled[i], self.label, false)
+    }
+
+    /// Reads segment `i` into the resident bits, as the file has it.
+    fn load_raw(&mut self, i: usize) -> Result<(), SpillError> {
+        let segments = self.segments.as_mut().expect("on disk");
+        let bytes = segments.bytes(i);
+        segments.load(i, self.bits.bytes_mut())?;
+        self.window = bytes.start / 8..bytes.end / 8;
+        Ok(())
+    }
+
+    /// The newest level's blocks (with their marked stretches) in segment
+    /// `i`.
+    fn blocks_in(&self, i: usize) -> &[(u32, u64)] {
+        let range = self.segments.as_ref().expect("on disk").blocks(i);
+        let from = self.blocks.partition_point(|&(b, _)| (b as usize) < range.start);
+        let to = self.blocks.partition_point(|&(b, _)| (b as usize) < range.end);
+        &self.blocks[from..to]
+    }
+
+    /// Settles the next level with the array on disk: a forward pass that
+    /// expands every segment, then a backward pass that counts what later
+    /// segments sent earlier ones (see [`dense_disk`](super::dense_disk)).
+    /// Stops between segments when the stop flag is raised.
+    fn settle_on_disk(&mut self, depth: u32, threads: usize) -> Result<(), SpillError> {
+        let next = 3 - self.label;
+        let stop = self.stop;
+        let cut = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        let n = self.segments.as_ref().expect("on disk").count();
+        for i in 0..n {
+            let segments = self.segments.as_ref().expect("on disk");
+            if self.blocks_in(i).is_empty()
+                && segments.ahead[i].is_empty()
+                && segments.settled[i].is_empty()
+            {
+                continue;
+            }
+            if cut() {
+                return Ok(());
+            }
+            self.bring(i)?;
+            let segments = self.segments.as_ref().expect("on disk");
+            self.apply(&segments.ahead[i], next, true)?;
+            let blocks = self.blocks_in(i).to_vec();
+            self.expand(&blocks, threads, true, depth)?;
+            // Changed: the expanded level's blocks and the settled ones'.
+            let range = self.segments.as_ref().expect("on disk").blocks(i);
+            let mut dirty: Vec<usize> = blocks.iter().map(|&(b, _)| b as usize).collect();
+            for w in &self.workers {
+                let marks = &lock(w).tally.marks;
+                dirty.extend(range.clone().filter(|&b| marks[b] != 0));
+            }
+            dirty.sort_unstable();
+            dirty.dedup();
+            let segments = self.segments.as_mut().expect("on disk");
+            let bytes = segments.bytes(i).len();
+            segments.store(i, &self.bits.bytes()[..bytes], &dirty)?;
+            for (s, file) in segments.take_made() {
+                if s > i {
+                    segments.ahead[s].push(file);
+                } else {
+                    segments.behind[s].push(file);
+                }
+            }
+            let used = std::mem::take(&mut segments.ahead[i]);
+            segments.remove(used);
+            let used = std::mem::take(&mut segments.settled[i]);
+            segments.remove(used);
+        }
+        for i in (0..n).rev() {
+            if self.segments.as_ref().expect("on disk").behind[i].is_empty() {
+                continue;
+            }
+            if cut() {
+                return Ok(());
+            }
+            self.segments.as_mut().expect("on disk").resident = None;
+            self.load_raw(i)?;
+            let segments = self.segments.as_ref().expect("on disk");
+            self.apply(&segments.behind[i], next, true)?;
+            // Resident as the next level will have it, once these files
+            // are its settled ones.
+            self.segments.as_mut().expect("on disk").resident = Some(i);
+        }
+        Ok(())
     }
 }
 
@@ -618,6 +925,32 @@ struct Tally {
     /// Per block, one bit for each stretch where this worker settled a
     /// state.
     marks: Vec<u64>,
+    /// Successors outside the resident segment (the array on disk).
+    away: Vec<u64>,
+    /// Why writing them failed.
+    fault: Option<SpillError>,
+}
+
+impl Tally {
+    /// Holds `key`, outside the resident segment, for the disk; writes the
+    /// buffer as candidate files (of the level after `depth`) when it holds
+    /// `most`.
+    #[cold]
+    fn away(&mut self, segments: Option<&Segments>, key: u64, depth: u32, most: usize) {
+        self.away.push(key);
+        if self.away.len() >= most
+            && let Some(segments) = segments
+            && let Err(e) = segments.flush(&mut self.away, depth, block_of)
+        {
+            self.away.clear();
+            self.fault.get_or_insert(e);
+        }
+    }
+}
+
+/// The block holding `key`'s slot.
+fn block_of(key: u64) -> usize {
+    slot(key).0 / BLOCK_WORDS
 }
 
 /// The bit of word `w`'s stretch in its block's mark.
@@ -673,13 +1006,26 @@ impl<M: Model> Store for Dense<'_, M> {
         }
         // The workers' own decoded states: nothing is made per level.
         let model = self.model;
-        Ok(self.scan(threads, |key, out| {
-            let state = &mut lock(my_slot(&self.workers)).state;
+        let goal = |workers: &[CachePadded<Mutex<Worker<M::State>>>], key: u64, out: &mut Vec<u64>| {
+            let state = &mut lock(my_slot(workers)).state;
             model.decode(key, state);
             if model.is_goal(state) {
                 out.push(key);
             }
-        }))
+        };
+        let Some(segments) = &self.segments else {
+            return Ok(self.scan(&self.blocks, threads, |k, out| goal(&self.workers, k, out)));
+        };
+        let mut goals = Vec::new();
+        for i in 0..segments.count() {
+            if !self.blocks_in(i).is_empty() {
+                self.bring(i)?;
+                goals.extend(self.scan(self.blocks_in(i), threads, |k, out| {
+                    goal(&self.workers, k, out)
+                }));
+            }
+        }
+        Ok(goals)
     }
 
     fn contains(&mut self, key: u64) -> Result<bool, Fault> {
@@ -687,22 +1033,44 @@ impl<M: Model> Store for Dense<'_, M> {
             return Ok(false);
         }
         let (w, shift) = slot(key);
-        Ok((self.bits.words()[w].load(Ordering::Relaxed) >> shift) & 3 == self.label)
+        if let Some(segments) = &self.segments {
+            let b = w / BLOCK_WORDS;
+            let i = (0..segments.count())
+                .find(|&i| segments.blocks(i).contains(&b))
+                .expect("a key's segment");
+            self.bring(i)?;
+        }
+        let word = &self.words()[w - self.window.start];
+        Ok((word.load(Ordering::Relaxed) >> shift) & 3 == self.label)
     }
 
-    fn settle_next(&mut self, _depth: u32, _width: u64, threads: usize) -> Result<u64, Fault> {
+    fn settle_next(&mut self, depth: u32, _width: u64, threads: usize) -> Result<u64, Fault> {
         // The newest level's keys are marked expanded as it goes: what is
         // remembered of them is all that is left of them as a level.
-        Ok(self.expand(threads, true))
+        self.new_tallies();
+        if self.segments.is_some() {
+            self.settle_on_disk(depth, threads)?;
+        } else {
+            self.expand(&self.blocks, threads, true, depth)?;
+        }
+        Ok(self.found())
     }
 
     fn has_new_successor(
         &mut self,
-        _depth: u32,
-        _width: u64,
+        depth: u32,
+        width: u64,
         threads: usize,
     ) -> Result<bool, Fault> {
-        Ok(self.expand(threads, false) > 0)
+        if self.segments.is_some() {
+            // Successors in other segments are only known new once their
+            // segment is read: the next level is settled, and the search
+            // ends here whatever it finds.
+            return Ok(self.settle_next(depth, width, threads)? > 0);
+        }
+        self.new_tallies();
+        self.expand(&self.blocks, threads, false, depth)?;
+        Ok(self.found() > 0)
     }
 
     fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault> {
@@ -720,6 +1088,13 @@ impl<M: Model> Store for Dense<'_, M> {
         };
         self.label = 3 - self.label;
         self.take_marks();
+        if let Some(segments) = &mut self.segments {
+            // What the backward pass counted is the newest level's now.
+            debug_assert!(segments.settled.iter().all(Vec::is_empty));
+            debug_assert!(segments.ahead.iter().all(Vec::is_empty));
+            let empty = (0..segments.count()).map(|_| Vec::new()).collect();
+            segments.settled = std::mem::replace(&mut segments.behind, empty);
+        }
         self.save(levels, seconds)
     }
 
@@ -760,7 +1135,11 @@ impl<M: Model> Store for Dense<'_, M> {
         Finished {
             visited: VisitedKind::Dense,
             partitions: 1,
-            disk: self.saves.map(|s| s.finish(stopped)),
+            disk: match (self.saves, self.segments) {
+                (Some(saves), _) => Some(saves.finish(stopped)),
+                (None, Some(segments)) => Some(segments.finish()),
+                (None, None) => None,
+            },
         }
     }
 }

@@ -2,6 +2,7 @@
 //! exact `u64` keys. See `README.md` beside this file for the design.
 
 mod dense;
+mod dense_disk;
 mod dense_saves;
 mod error;
 mod frontier;

@@ -45,6 +45,8 @@ pub struct Search<'a, M: Model> {
     progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
     spill: Option<Spill>,
     cluster: Option<Cluster>,
+    /// Tests only: the dense store's segment size on disk, whatever fits.
+    dense_segment: Option<u64>,
 }
 
 /// What [`Search::hardest`] found.
@@ -96,7 +98,17 @@ impl<'a, M: Model> Search<'a, M> {
             progress: None,
             spill: None,
             cluster: None,
+            dense_segment: None,
         }
+    }
+
+    /// Tests and benchmarks only: with [`Search::spill`], a dense search
+    /// keeps its two-bit array on disk in segments of at most `bytes`
+    /// (whole blocks of 32 KiB), even where it would fit in memory.
+    #[doc(hidden)]
+    pub fn dense_segment_bytes(mut self, bytes: Option<u64>) -> Self {
+        self.dense_segment = bytes;
+        self
     }
 
     /// Keeps the levels on disk (see [`Spill`]): memory holds a budget of
@@ -436,9 +448,10 @@ impl<'a, M: Model> Search<'a, M> {
             None => &Alone,
         };
         let partitions = self.partitions_for(peers.processes());
-        if self.dense(mode, peers.processes())? {
+        let fit = self.dense(mode, peers.processes())?;
+        if fit != DenseFit::No {
             return in_pool(threads, || {
-                let (store, start) = self.dense_store(mode, threads, begin)?;
+                let (store, start) = self.dense_store(mode, threads, begin, fit)?;
                 Ok(levels::run(
                     store, peers, &limits, threads, mode, start, observe,
                 ))
@@ -490,8 +503,14 @@ impl<'a, M: Model> Search<'a, M> {
         mode: Mode,
         threads: usize,
         begin: Begin<'_>,
+        fit: DenseFit,
     ) -> Result<(Dense<'a, M>, levels::Start), SearchError> {
         let checkpoint = self.spill.as_ref().filter(|s| s.checkpoint);
+        if let (DenseFit::OnDisk(segment), Some(spill), Begin::Sources(sources)) =
+            (fit, &self.spill, &begin)
+        {
+            return Dense::on_disk(self.model, threads, sources, self.stop, spill, segment);
+        }
         match begin {
             Begin::Sources(sources) => {
                 let (mut store, start) = Dense::new(self.model, threads, &sources, self.stop)
@@ -512,20 +531,25 @@ impl<'a, M: Model> Search<'a, M> {
         }
     }
 
-    /// Whether the search counts with the dense store: when asked for (and
-    /// able to serve), or by default for a model with dense keys whose two
-    /// bits a key fit in three quarters of the memory left (or of the
-    /// memory limit). Dense keys leave the store nothing to waste, and it
-    /// beats the partitioned bitmap even where that fits: `tiles-3x4` at 2
-    /// threads 5.9 s in 65 MiB against 8.3 s in 507 MiB.
-    fn dense(&self, mode: Mode, processes: usize) -> Result<bool, SearchError> {
+    /// Whether the search counts with the dense store, and where its
+    /// array lives: when asked for (and able to serve), or by default for
+    /// a model with dense keys whose two bits a key fit in three quarters
+    /// of the memory left (or of the memory limit). Dense keys leave the
+    /// store nothing to waste, and it beats the partitioned bitmap even
+    /// where that fits: `tiles-3x4` at 2 threads 5.9 s in 65 MiB against
+    /// 8.3 s in 507 MiB. With `--spill` (no checkpoint, no `--keep`) an
+    /// array that does not fit goes on disk, a segment of up to five
+    /// eighths of the memory left in memory at a time; asked for with
+    /// `--spill`, it goes on disk whatever fits.
+    fn dense(&self, mode: Mode, processes: usize) -> Result<DenseFit, SearchError> {
         let asked = self.visited == VisitedKind::Dense;
         let key_space = self.model.key_space();
+        let on_disk = self.spill.as_ref().is_some_and(|s| !s.checkpoint && !s.keep);
         let usable = if mode == Mode::Solve {
             Err("rebuild a path from (solve)")
-        } else if self.spill.as_ref().is_some_and(|s| !s.checkpoint || s.keep) {
-            Err("put on disk (--spill, --keep)")
-        } else if self.spill.is_some() && !self.model.reversible() {
+        } else if self.spill.as_ref().is_some_and(|s| s.keep) {
+            Err("keep every level on disk (--keep)")
+        } else if self.spill.is_some() && !on_disk && !self.model.reversible() {
             Err("checkpoint for a model whose moves are not all reversible")
         } else if processes > 1 {
             Err("share between processes")
@@ -533,10 +557,10 @@ impl<'a, M: Model> Search<'a, M> {
             Ok(())
         };
         if !asked && (self.visited != VisitedKind::Auto || !self.model.dense()) {
-            return Ok(false);
+            return Ok(DenseFit::No);
         }
         if !asked && usable.is_err() {
-            return Ok(false);
+            return Ok(DenseFit::No);
         }
         usable.map_err(SearchError::DenseUnsupported)?;
         let need = dense::bytes_for(key_space);
@@ -545,6 +569,15 @@ impl<'a, M: Model> Search<'a, M> {
             Some(limit) => limit.saturating_sub(rss),
             None => super::memory::headroom().map_or(u64::MAX, |(room, _)| room),
         };
+        let segment = self.dense_segment.unwrap_or(room / 8 * 5);
+        if on_disk && (asked || self.dense_segment.is_some() || need > room / 4 * 3) {
+            return Ok(DenseFit::OnDisk(segment));
+        }
+        if on_disk {
+            // The levels were asked for on disk, and frontier search keeps
+            // them there.
+            return Ok(DenseFit::No);
+        }
         if need > room / 4 * 3 {
             if asked {
                 return Err(SearchError::DenseTooLarge {
@@ -553,10 +586,19 @@ impl<'a, M: Model> Search<'a, M> {
                     key_space,
                 });
             }
-            return Ok(false);
+            return Ok(DenseFit::No);
         }
-        Ok(true)
+        Ok(DenseFit::InMemory)
     }
+}
+
+/// Whether a search uses the dense store, and where its array lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DenseFit {
+    No,
+    InMemory,
+    /// On disk, a segment of at most this many bytes in memory at a time.
+    OnDisk(u64),
 }
 
 /// Partitions per process of a cluster by default.

@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -17,6 +18,7 @@ extra = args[args.index("--") + 1:] if "--" in args else []
 args = args[: args.index("--")] if "--" in args else args
 quick = "--quick" in args
 kill_at = int(args[args.index("--kill-at") + 1]) if "--kill-at" in args else None
+processes = int(args[args.index("--processes") + 1]) if "--processes" in args else 1
 
 with open(os.path.join(HERE, "..", "tests", "data", "tiles-2x7-levels.txt")) as f:
     PUBLISHED = [int(line) for line in f if line.strip() and not line.startswith("#")]
@@ -27,11 +29,36 @@ from bench_profiles import ELEVEN_PROFILE  # noqa: E402
 QUICK_DEPTH = 45
 
 
-def run(argv):
+def sampled(proc, spill, peaks):
+    """Until `proc` ends, the most memory all reach processes held at once
+    (their summed RSS, sampled every second) and the most bytes under
+    `spill` (a cluster's report carries process 0's figures only)."""
+    while proc.poll() is None:
+        ps = subprocess.run(["ps", "-C", "reach", "-o", "rss="], capture_output=True, text=True)
+        rss = sum(int(x) for x in ps.stdout.split()) * 1024
+        peaks["rss"] = max(peaks.get("rss", 0), rss)
+        if spill:
+            du = subprocess.run(["du", "-sb", spill], capture_output=True, text=True)
+            if du.returncode == 0:
+                peaks["disk"] = max(peaks.get("disk", 0), int(du.stdout.split()[0]))
+        time.sleep(1)
+
+
+def run(argv, peaks=None):
     """Runs reach; its JSON report and wall seconds (the report carries the
-    peak RSS and, with levels on disk, the peak disk)."""
+    peak RSS and, with levels on disk, the peak disk). With `peaks`, the
+    processes' summed RSS and the spill directory are sampled into it."""
     start = time.perf_counter()
-    proc = subprocess.run([BIN] + argv, capture_output=True, text=True)
+    proc = subprocess.Popen([BIN] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watcher = None
+    if peaks is not None:
+        spill = argv[argv.index("--spill") + 1] if "--spill" in argv else None
+        watcher = threading.Thread(target=sampled, args=(proc, spill, peaks))
+        watcher.start()
+    stdout, stderr = proc.communicate()
+    if watcher:
+        watcher.join()
+    proc.stdout, proc.stderr = stdout, stderr
     wall = time.perf_counter() - start
     if proc.returncode not in (0, 3):
         sys.exit(f"`reach {' '.join(argv)}` exited {proc.returncode}: {proc.stderr.strip()}")
@@ -92,11 +119,17 @@ eleven, _ = run(["count", "eleven", "-j", "2", "--json"])
 eleven_rss = eleven.get("peak_rss_bytes", 0)
 if eleven["levels"] != ELEVEN_PROFILE:
     failures.append("eleven: the profile differs from the published one")
-argv = ["count", "tiles-2x7", "-j", "2", "--json"] + extra
+argv = ["count", "tiles-2x7", "-j", str(max(1, 2 // processes)), "--json"] + extra
+if processes > 1:
+    argv += ["--local-processes", str(processes)]
 if quick:
     argv += ["--max-depth", str(QUICK_DEPTH)]
-big, _ = run(argv)
+peaks = {}
+big, _ = run(argv, peaks if processes > 1 else None)
 big_rss, big_disk = big.get("peak_rss_bytes", 0), big.get("disk_peak_bytes") or 0
+if processes > 1:
+    # Every process's memory and disk, not process 0's alone.
+    big_rss, big_disk = peaks.get("rss", 0), peaks.get("disk", 0)
 expected = PUBLISHED[: QUICK_DEPTH + 1] if quick else PUBLISHED
 exact = big["levels"] == expected
 if not exact:
@@ -113,6 +146,8 @@ print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
 print(f"| eleven (3x4, in memory, bitmap) | {eleven['states']} | {eleven['depth']} | {eleven['seconds']:.1f} s "
       f"| {eleven_rate / 1e6:.1f} M | {eleven_rss / gib:.2f} GiB | - | - | {'yes' if eleven['levels'] == ELEVEN_PROFILE else 'NO'} |")
 label = "tiles-2x7" + (f" (first {QUICK_DEPTH + 1} levels)" if quick else "") + (" " + " ".join(extra) if extra else "")
+if processes > 1:
+    label += f" --local-processes {processes} (RSS and disk: all processes, sampled each second)"
 minutes = big["seconds"] / 60
 print(f"| {label}, {big['visited']} | {big['states']} | {big['depth']} | {big['seconds']:.1f} s ({minutes:.1f} min) "
       f"| {rate / 1e6:.1f} M | {big_rss / gib:.2f} GiB | {big_disk / gib:.2f} GiB "

@@ -705,6 +705,13 @@ fn search<'a, M: Model>(
         .max_depth(s.limits.max_depth)
         .memory_limit(s.limits.memory_limit)
         .partitions(s.limits.partitions.unwrap_or(0))
+        // Tests and benchmarks only (inherited by --local-processes): the
+        // dense store's segment on disk, in bytes, with --spill.
+        .dense_segment_bytes(
+            std::env::var("REACH_DENSE_SEGMENT_BYTES")
+                .ok()
+                .and_then(|v| v.parse().ok()),
+        )
         .stop_flag(&signals.stop)
         .terminated_flag(&signals.sigterm)
         .progress(progress)

@@ -52,7 +52,7 @@ use super::Model;
 use super::dense_disk::Segments;
 use super::dense_saves::Saves;
 use super::levels::{Finished, Start, Store};
-use super::peers::Fault;
+use super::peers::{Alone, Fault, Peers};
 use super::spill::{Spill, SpillError};
 use super::spill::file::RunFile;
 use super::visited::VisitedKind;
@@ -227,6 +227,10 @@ pub(crate) struct Dense<'a, M: Model> {
     window: std::ops::Range<usize>,
     /// Words of the whole key space.
     total_words: usize,
+    /// The processes of the search: each owns a range of blocks.
+    peers: &'a dyn Peers,
+    /// This process's blocks.
+    owned: std::ops::Range<usize>,
     /// The array on disk, when it does not fit in memory.
     segments: Option<Segments>,
     /// Keys a worker's `away` buffer holds before it is written.
@@ -247,23 +251,41 @@ pub(crate) struct Dense<'a, M: Model> {
 
 impl<'a, M: Model> Dense<'a, M> {
     /// A search of `model` from `sources` (each below the key space).
+    /// (In a cluster, `peers`: each process holds the two bits of its own
+    /// range of keys, and successors in another's go to it once a level.)
     pub(crate) fn new(
         model: &'a M,
         threads: usize,
         sources: &[u64],
         stop: Option<&'a AtomicBool>,
+        peers: &'a dyn Peers,
     ) -> std::io::Result<(Dense<'a, M>, Start)> {
-        let dense = Dense::build(model, threads, stop, None)?;
+        let dense = Dense::build(model, threads, stop, peers, |_| Ok(None))
+            .map_err(|e| match e {
+                Built::Map(e) => e,
+                Built::Disk(e) => std::io::Error::other(e.to_string()),
+            })?;
+        let (mut keys, width) = dense.own_sources(sources);
+        let words = dense.words();
+        let base = dense.window.start;
+        for &key in &keys {
+            let (w, shift) = slot(key);
+            words[w - base].fetch_or(1 << shift, Ordering::Relaxed);
+            lock(&dense.workers[0]).tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
+        }
+        keys.shrink_to_fit();
+        Ok(dense.started(keys, width))
+    }
+
+    /// This process's share of `sources`, sorted and distinct, and how
+    /// many distinct sources there are in all.
+    fn own_sources(&self, sources: &[u64]) -> (Vec<u64>, u64) {
         let mut keys = sources.to_vec();
         keys.sort_unstable();
         keys.dedup();
-        let words = dense.bits.words();
-        for &key in &keys {
-            let (w, shift) = slot(key);
-            words[w].fetch_or(1 << shift, Ordering::Relaxed);
-            lock(&dense.workers[0]).tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
-        }
-        Ok(dense.started(keys))
+        let width = keys.len() as u64;
+        keys.retain(|&k| self.owned.contains(&block_of(k)));
+        (keys, width)
     }
 
     /// A search of `model` from `sources` with the two-bit array on disk,
@@ -276,21 +298,37 @@ impl<'a, M: Model> Dense<'a, M> {
         stop: Option<&'a AtomicBool>,
         spill: &Spill,
         segment_bytes: u64,
+        peers: &'a dyn Peers,
     ) -> Result<(Dense<'a, M>, Start), super::SearchError> {
         let bytes = bytes_for(model.key_space());
-        let segments = Segments::create(
-            spill,
-            super::spill::digest(&model.identity()),
-            bytes as usize,
-            BLOCK_WORDS * 8,
-            segment_bytes as usize,
-        )?;
-        let mib = segments.max_bytes() as u64 >> 20;
-        let mut dense = Dense::build(model, threads, stop, Some(segments))
-            .map_err(|source| super::SearchError::DenseMap { mib, source })?;
-        let mut keys = sources.to_vec();
-        keys.sort_unstable();
-        keys.dedup();
+        // Across processes each has a directory of its own.
+        let spill = &if peers.processes() > 1 {
+            Spill {
+                dir: spill.dir.join(format!("process-{}", peers.me())),
+                ..spill.clone()
+            }
+        } else {
+            spill.clone()
+        };
+        let mut dense = Dense::build(model, threads, stop, peers, |owned| {
+            Segments::create(
+                spill,
+                super::spill::digest(&model.identity()),
+                bytes as usize,
+                BLOCK_WORDS * 8,
+                segment_bytes as usize,
+                owned,
+            )
+            .map(Some)
+        })
+        .map_err(|e| match e {
+            Built::Map(source) => super::SearchError::DenseMap {
+                mib: segment_bytes >> 20,
+                source,
+            },
+            Built::Disk(e) => e.into(),
+        })?;
+        let (mut keys, width) = dense.own_sources(sources);
         // The sources go in as keys of the newest level not yet in the
         // array, which the first forward pass writes into it.
         let segments = dense.segments.as_mut().expect("on disk");
@@ -302,27 +340,35 @@ impl<'a, M: Model> Dense<'a, M> {
             let w = slot(key).0;
             lock(&dense.workers[0]).tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
         }
-        Ok(dense.started(keys))
+        keys.shrink_to_fit();
+        Ok(dense.started(keys, width))
     }
 
-    /// A store of `model` with nothing seen yet: the whole array in memory,
-    /// or the array on disk in `segments`.
+    /// A store of `model` with nothing seen yet: this process's share of
+    /// the array in memory, or on disk in the segments `disk` makes of it
+    /// (given the blocks it owns).
     fn build(
         model: &'a M,
         threads: usize,
         stop: Option<&'a AtomicBool>,
-        segments: Option<Segments>,
-    ) -> std::io::Result<Dense<'a, M>> {
+        peers: &'a dyn Peers,
+        disk: impl FnOnce(std::ops::Range<usize>) -> Result<Option<Segments>, SpillError>,
+    ) -> Result<Dense<'a, M>, Built> {
         let total_words = model.key_space().div_ceil(KEYS_PER_WORD) as usize;
+        let block_count = total_words.div_ceil(BLOCK_WORDS);
+        let owned = owned_blocks(block_count, peers.processes(), peers.me());
+        let segments = disk(owned.clone()).map_err(Built::Disk)?;
+        let owned_words =
+            (owned.start * BLOCK_WORDS).min(total_words)..(owned.end * BLOCK_WORDS).min(total_words);
         let bits = match &segments {
-            Some(s) => Bits::new(s.max_bytes() / 8)?,
-            None => Bits::new(total_words)?,
-        };
+            Some(s) => Bits::new(s.max_bytes() / 8),
+            None => Bits::new(owned_words.len()),
+        }
+        .map_err(Built::Map)?;
         let window = match &segments {
             Some(_) => 0..0,
-            None => 0..total_words,
+            None => owned_words,
         };
-        let block_count = total_words.div_ceil(BLOCK_WORDS);
         let workers = per_worker(threads, || Worker {
             state: model.new_state(),
             successors: Vec::new(),
@@ -336,6 +382,7 @@ impl<'a, M: Model> Dense<'a, M> {
                 remembered: Vec::new(),
                 marks: vec![0; block_count],
                 away: Vec::new(),
+                outbound: Vec::new(),
                 fault: None,
             },
         });
@@ -344,6 +391,8 @@ impl<'a, M: Model> Dense<'a, M> {
             bits,
             window,
             total_words,
+            peers,
+            owned,
             away_keys: match &segments {
                 Some(s) => (s.max_bytes() / 8 / 16 / threads.max(1)).clamp(4096, AWAY_KEYS),
                 None => AWAY_KEYS,
@@ -359,9 +408,9 @@ impl<'a, M: Model> Dense<'a, M> {
         })
     }
 
-    /// The store with `keys` (sorted, distinct, marked) as level 0.
-    fn started(mut self, keys: Vec<u64>) -> (Dense<'a, M>, Start) {
-        let width = keys.len() as u64;
+    /// The store with `keys` (this process's, sorted, distinct, marked) of
+    /// the `width` sources as level 0.
+    fn started(mut self, keys: Vec<u64>, width: u64) -> (Dense<'a, M>, Start) {
         self.newest = Some(keys);
         self.take_marks();
         (
@@ -401,7 +450,7 @@ impl<'a, M: Model> Dense<'a, M> {
         saves: Saves,
         stop: Option<&'a AtomicBool>,
     ) -> Result<(Dense<'a, M>, Start), super::SearchError> {
-        let (mut dense, _) = Dense::new(model, threads, &[], stop).map_err(|source| {
+        let (mut dense, _) = Dense::new(model, threads, &[], stop, &Alone).map_err(|source| {
             super::SearchError::DenseMap {
                 mib: bytes_for(model.key_space()) >> 20,
                 source,
@@ -611,7 +660,7 @@ impl<'a, M: Model> Dense<'a, M> {
         let look_up = |tally: &mut Tally, key: u64| {
             let (w, shift) = slot(key);
             let Some(word) = words.get(w.wrapping_sub(base)) else {
-                tally.away(segments, key, depth, self.away_keys);
+                tally.away(segments, key, depth, self.away_keys, &self.owned);
                 return;
             };
             if (word.load(Ordering::Relaxed) >> shift) & 3 != 0 {
@@ -736,13 +785,7 @@ impl<'a, M: Model> Dense<'a, M> {
     /// Gives the slot of every key of `files` (all resident) the label
     /// `label` where it is still `00`; when `count`, tallies and marks
     /// those it gave it to as states of the level being settled.
-    ///
-    /// Orderings: as in `expand`, a slot found `00` can only have been
-    /// given `label` since, by this same pass, so the `fetch_or` that
-    /// finds the label's bit clear is the one that counts the key.
     fn apply(&self, files: &[RunFile], label: u64, count: bool) -> Result<(), SpillError> {
-        let words = self.words();
-        let base = self.window.start;
         let blocks: Vec<(&RunFile, usize)> = files
             .iter()
             .flat_map(|f| (0..f.block_count()).map(move |b| (f, b)))
@@ -750,35 +793,103 @@ impl<'a, M: Model> Dense<'a, M> {
         let one = |&(file, b): &(&RunFile, usize)| -> Result<(), SpillError> {
             let (mut scratch, mut keys) = (Vec::new(), Vec::new());
             file.read_block(b, &mut scratch, &mut keys)?;
-            let mut worker = lock(my_slot(&self.workers));
-            let tally = &mut worker.tally;
-            for &key in &keys {
-                let (w, shift) = slot(key);
-                let Some(word) = words.get(w.wrapping_sub(base)) else {
-                    return Err(SpillError::Damaged {
-                        path: file.path().to_path_buf(),
-                        what: format!("key {key} is outside its segment"),
-                    });
-                };
-                if (word.load(Ordering::Relaxed) >> shift) & 3 != 0 {
-                    continue;
-                }
-                let bit = label << shift;
-                if word.fetch_or(bit, Ordering::Relaxed) & bit == 0 && count {
-                    tally.found += 1;
-                    tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
-                    if tally.remembered.len() <= REMEMBERED {
-                        tally.remembered.push(key);
-                    }
-                }
-            }
-            Ok(())
+            let tally = &mut lock(my_slot(&self.workers)).tally;
+            self.settle_keys(&keys, label, count, tally)
+                .map_err(|key| SpillError::Damaged {
+                    path: file.path().to_path_buf(),
+                    what: format!("key {key} is outside its segment"),
+                })
         };
         if self.workers.len() <= 1 {
             blocks.iter().try_for_each(one)
         } else {
             blocks.par_iter().try_for_each(one)
         }
+    }
+
+    /// As [`Dense::apply`], for keys in memory (another process's
+    /// successors in this one's keys, all resident).
+    fn apply_keys(&self, keys: &[u64], label: u64, from: usize) -> Result<(), Fault> {
+        let one = |chunk: &[u64]| {
+            let tally = &mut lock(my_slot(&self.workers)).tally;
+            self.settle_keys(chunk, label, true, tally)
+        };
+        let settled = if self.workers.len() <= 1 {
+            one(keys)
+        } else {
+            keys.par_chunks(1 << 16).try_for_each(one)
+        };
+        settled.map_err(|key| foreign(key, from))
+    }
+
+    /// Gives each of `keys` the label `label` where its slot is `00`,
+    /// tallying (when `count`) those it gave it to in `tally`; a key that
+    /// is not resident is returned.
+    ///
+    /// Orderings: as in `expand`, a slot found `00` can only have been
+    /// given `label` since, by this same pass, so the `fetch_or` that
+    /// finds the label's bit clear is the one that counts the key.
+    fn settle_keys(&self, keys: &[u64], label: u64, count: bool, tally: &mut Tally) -> Result<(), u64> {
+        let words = self.words();
+        let base = self.window.start;
+        for &key in keys {
+            let (w, shift) = slot(key);
+            let Some(word) = words.get(w.wrapping_sub(base)) else {
+                return Err(key);
+            };
+            if (word.load(Ordering::Relaxed) >> shift) & 3 != 0 {
+                continue;
+            }
+            let bit = label << shift;
+            if word.fetch_or(bit, Ordering::Relaxed) & bit == 0 && count {
+                tally.found += 1;
+                tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
+                if tally.remembered.len() <= REMEMBERED {
+                    tally.remembered.push(key);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends every worker's successors in other processes' keys to their
+    /// owners (each process's keys once), and settles what the others sent
+    /// this one: in memory at once, or (on disk) as candidate files for
+    /// the backward pass. Every process calls it once a level, even when
+    /// a signal cut its level short.
+    fn send_away(&mut self, depth: u32) -> Result<(), Fault> {
+        let (processes, blocks) = (self.peers.processes(), self.block_count);
+        let mut outgoing: Vec<Vec<u64>> = vec![Vec::new(); processes];
+        for w in &self.workers {
+            for key in std::mem::take(&mut lock(w).tally.outbound) {
+                outgoing[owner_of(block_of(key), blocks, processes)].push(key);
+            }
+        }
+        for keys in &mut outgoing {
+            keys.par_sort_unstable();
+            keys.dedup();
+        }
+        let received = self.peers.exchange(outgoing)?;
+        let next = 3 - self.label;
+        match &mut self.segments {
+            Some(segments) => {
+                for (from, mut keys) in received.into_iter().enumerate() {
+                    if let Some(&key) = keys.iter().find(|&&k| !self.owned.contains(&block_of(k))) {
+                        return Err(foreign(key, from));
+                    }
+                    segments.flush(&mut keys, depth, block_of)?;
+                }
+                for (s, file) in segments.take_made() {
+                    segments.behind[s].push(file);
+                }
+            }
+            None => {
+                for (from, keys) in received.iter().enumerate() {
+                    self.apply_keys(keys, next, from)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Makes segment `i` resident as the newest level has it: read from
@@ -812,11 +923,10 @@ impl<'a, M: Model> Dense<'a, M> {
         &self.blocks[from..to]
     }
 
-    /// Settles the next level with the array on disk: a forward pass that
-    /// expands every segment, then a backward pass that counts what later
-    /// segments sent earlier ones (see [`dense_disk`](super::dense_disk)).
-    /// Stops between segments when the stop flag is raised.
-    fn settle_on_disk(&mut self, depth: u32, threads: usize) -> Result<(), SpillError> {
+    /// The forward pass of a level with the array on disk: expands every
+    /// segment in key order (see [`dense_disk`](super::dense_disk)). Stops
+    /// between segments when the stop flag is raised.
+    fn forward(&mut self, depth: u32, threads: usize) -> Result<(), SpillError> {
         let next = 3 - self.label;
         let stop = self.stop;
         let cut = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
@@ -861,6 +971,17 @@ impl<'a, M: Model> Dense<'a, M> {
             let used = std::mem::take(&mut segments.settled[i]);
             segments.remove(used);
         }
+        Ok(())
+    }
+
+    /// The backward pass of a level with the array on disk: counts what
+    /// later segments (and other processes) sent earlier ones, writing
+    /// nothing. Stops between segments when the stop flag is raised.
+    fn backward(&mut self) -> Result<(), SpillError> {
+        let next = 3 - self.label;
+        let stop = self.stop;
+        let cut = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        let n = self.segments.as_ref().expect("on disk").count();
         for i in (0..n).rev() {
             if self.segments.as_ref().expect("on disk").behind[i].is_empty() {
                 continue;
@@ -927,16 +1048,30 @@ struct Tally {
     marks: Vec<u64>,
     /// Successors outside the resident segment (the array on disk).
     away: Vec<u64>,
+    /// Successors in another process's keys.
+    outbound: Vec<u64>,
     /// Why writing them failed.
     fault: Option<SpillError>,
 }
 
 impl Tally {
-    /// Holds `key`, outside the resident segment, for the disk; writes the
-    /// buffer as candidate files (of the level after `depth`) when it holds
-    /// `most`.
+    /// Holds `key`, outside the resident segment, for its owner: another
+    /// process, or (in this process's `owned` blocks) the disk, the buffer
+    /// then written as candidate files (of the level after `depth`) when it
+    /// holds `most`.
     #[cold]
-    fn away(&mut self, segments: Option<&Segments>, key: u64, depth: u32, most: usize) {
+    fn away(
+        &mut self,
+        segments: Option<&Segments>,
+        key: u64,
+        depth: u32,
+        most: usize,
+        owned: &std::ops::Range<usize>,
+    ) {
+        if !owned.contains(&block_of(key)) {
+            self.outbound.push(key);
+            return;
+        }
         self.away.push(key);
         if self.away.len() >= most
             && let Some(segments) = segments
@@ -951,6 +1086,42 @@ impl Tally {
 /// The block holding `key`'s slot.
 fn block_of(key: u64) -> usize {
     slot(key).0 / BLOCK_WORDS
+}
+
+/// The blocks process `me` of `processes` owns of `blocks`: equal ranges
+/// in process order.
+fn owned_blocks(blocks: usize, processes: usize, me: usize) -> std::ops::Range<usize> {
+    me * blocks / processes..(me + 1) * blocks / processes
+}
+
+/// The process of `processes` that owns block `b` of `blocks`.
+fn owner_of(b: usize, blocks: usize, processes: usize) -> usize {
+    // The largest q with q * blocks / processes <= b.
+    let mut q = (b * processes / blocks.max(1)).min(processes - 1);
+    while q + 1 < processes && (q + 1) * blocks / processes <= b {
+        q += 1;
+    }
+    while q > 0 && q * blocks / processes > b {
+        q -= 1;
+    }
+    q
+}
+
+/// A key that process `from` sent this one, which does not own it.
+fn foreign(key: u64, from: usize) -> Fault {
+    Fault::Peer(super::PeerError::Lost {
+        process: from,
+        address: String::new(),
+        what: format!("it sent key {key}, which is not this process's"),
+    })
+}
+
+/// Why a store could not be made.
+enum Built {
+    /// The array's memory.
+    Map(std::io::Error),
+    /// Its file.
+    Disk(SpillError),
 }
 
 /// The bit of word `w`'s stretch in its block's mark.
@@ -1033,6 +1204,10 @@ impl<M: Model> Store for Dense<'_, M> {
             return Ok(false);
         }
         let (w, shift) = slot(key);
+        if !self.owned.contains(&(w / BLOCK_WORDS)) {
+            // Another process's.
+            return Ok(false);
+        }
         if let Some(segments) = &self.segments {
             let b = w / BLOCK_WORDS;
             let i = (0..segments.count())
@@ -1049,9 +1224,15 @@ impl<M: Model> Store for Dense<'_, M> {
         // remembered of them is all that is left of them as a level.
         self.new_tallies();
         if self.segments.is_some() {
-            self.settle_on_disk(depth, threads)?;
+            self.forward(depth, threads)?;
         } else {
             self.expand(&self.blocks, threads, true, depth)?;
+        }
+        if self.peers.processes() > 1 {
+            self.send_away(depth)?;
+        }
+        if self.segments.is_some() {
+            self.backward()?;
         }
         Ok(self.found())
     }
@@ -1062,11 +1243,13 @@ impl<M: Model> Store for Dense<'_, M> {
         width: u64,
         threads: usize,
     ) -> Result<bool, Fault> {
-        if self.segments.is_some() {
-            // Successors in other segments are only known new once their
-            // segment is read: the next level is settled, and the search
-            // ends here whatever it finds.
-            return Ok(self.settle_next(depth, width, threads)? > 0);
+        if self.segments.is_some() || self.peers.processes() > 1 {
+            // Successors in other segments or processes are only known new
+            // once their segment is read, or their owner has looked: the
+            // next level is settled, and the search ends here whatever it
+            // finds.
+            let share = self.settle_next(depth, width, threads)?;
+            return Ok(self.peers.sum(share)? > 0);
         }
         self.new_tallies();
         self.expand(&self.blocks, threads, false, depth)?;
@@ -1110,13 +1293,18 @@ impl<M: Model> Store for Dense<'_, M> {
         0
     }
 
-    fn last_level(
-        &mut self,
-        _width: u64,
-        _threads: usize,
-        _sorted: bool,
-    ) -> Result<Vec<u64>, Fault> {
-        Ok(self.newest.clone().unwrap_or_default())
+    fn last_level(&mut self, width: u64, _threads: usize, _sorted: bool) -> Result<Vec<u64>, Fault> {
+        let mine = self.newest.clone().unwrap_or_default();
+        if self.peers.processes() == 1 {
+            return Ok(mine);
+        }
+        // Each process remembers its share while the level is thin.
+        if width as usize > REMEMBERED {
+            return Ok(Vec::new());
+        }
+        let mut keys = self.peers.all_gather(&mine)?.concat();
+        keys.sort_unstable();
+        Ok(keys)
     }
 
     fn path(&mut self, _goal: u64, _threads: usize) -> Result<Vec<u64>, Fault> {

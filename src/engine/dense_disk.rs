@@ -84,15 +84,17 @@ pub(crate) struct Segments {
 }
 
 impl Segments {
-    /// An array of `total_bytes` in blocks of `block_bytes`, cut into
-    /// segments of at most `max_bytes` (at least a block), in a file under
-    /// `spill`'s directory.
+    /// An array of `total_bytes` in blocks of `block_bytes`, of which the
+    /// blocks `owned` (this process's) are cut into segments of at most
+    /// `max_bytes` (at least a block), in a file under `spill`'s directory
+    /// (sparse: only the owned blocks are ever written).
     pub(crate) fn create(
         spill: &Spill,
         digest: u64,
         total_bytes: usize,
         block_bytes: usize,
         max_bytes: usize,
+        owned: std::ops::Range<usize>,
     ) -> Result<Segments, SpillError> {
         let disk = Disk::new(spill)?;
         let path = disk.dir().join(NAME);
@@ -105,11 +107,14 @@ impl Segments {
             .and_then(|f| f.set_len(total_bytes as u64).map(|()| f))
             .map_err(|e| SpillError::io(&path, e))?;
         let blocks = total_bytes.div_ceil(block_bytes).max(1);
-        let per = (max_bytes / block_bytes).clamp(1, blocks);
-        let count = blocks.div_ceil(per);
+        let mine = owned.len().max(1);
+        let per = (max_bytes / block_bytes).clamp(1, mine);
+        let count = mine.div_ceil(per);
         // Even segments: the last is not a sliver.
-        let per = blocks.div_ceil(count);
-        let bounds = (0..=count).map(|i| (i * per).min(blocks)).collect();
+        let per = mine.div_ceil(count);
+        let bounds = (0..=count)
+            .map(|i| (owned.start + i * per).min(owned.end))
+            .collect();
         Ok(Segments {
             disk,
             file,
@@ -302,25 +307,66 @@ impl Segments {
         files.into_iter().for_each(|f| self.disk.remove(f));
     }
 
-    /// Deletes every file, and the directory if the search made it: what
-    /// the disk held at most and was written in all.
-    pub(crate) fn finish(mut self) -> DiskUse {
+    /// What the disk held at most and was written in all; every file goes
+    /// (and the directory, if the search made it), as when dropped.
+    pub(crate) fn finish(self) -> DiskUse {
+        self.disk.usage()
+    }
+}
+
+impl Drop for Segments {
+    fn drop(&mut self) {
         for files in [
             std::mem::take(&mut self.ahead),
             std::mem::take(&mut self.behind),
             std::mem::take(&mut self.settled),
         ] {
-            files.into_iter().for_each(|f| self.remove(f));
+            files.into_iter().flatten().for_each(|f| self.disk.remove(f));
         }
         for (_, f) in self.take_made() {
             self.disk.remove(f);
         }
-        let usage = self.disk.usage();
         let _ = std::fs::remove_file(&self.path);
         self.disk.unlock();
         if self.disk.created() {
             let _ = std::fs::remove_dir(self.disk.dir());
         }
-        usage
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_array_reads_back_what_was_written_and_refuses_a_damaged_block() {
+        let dir = std::env::temp_dir().join(format!("reach-segments-{}", std::process::id()));
+        let spill = Spill::new(&dir);
+        // Four blocks of 1 KiB, two a segment.
+        let mut s = Segments::create(&spill, 7, 4 << 10, 1 << 10, 2 << 10).unwrap();
+        assert_eq!(s.count(), 2);
+        assert_eq!(s.bytes(1), 2048..4096);
+        let mut segment = vec![0u8; 2 << 10];
+        segment[100] = 0b01;
+        segment[1500] = 0b10;
+        s.store(1, &segment, &[2, 3]).unwrap();
+        let mut back = vec![0xffu8; 2 << 10];
+        s.load(1, &mut back).unwrap();
+        assert_eq!(back, segment);
+        // Never written: zero.
+        s.load(0, &mut back).unwrap();
+        assert!(back.iter().all(|&b| b == 0));
+        // A flipped byte on disk is found.
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join(NAME))
+            .unwrap();
+        file.write_all_at(&[0xff], 2048 + 1500).unwrap();
+        match s.load(1, &mut back) {
+            Err(SpillError::Damaged { what, .. }) => assert!(what.contains("block 3"), "{what}"),
+            other => panic!("{other:?}"),
+        }
+        drop(s);
+        assert!(!dir.exists(), "the files and the directory go");
     }
 }

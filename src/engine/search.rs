@@ -451,7 +451,7 @@ impl<'a, M: Model> Search<'a, M> {
         let fit = self.dense(mode, peers.processes())?;
         if fit != DenseFit::No {
             return in_pool(threads, || {
-                let (store, start) = self.dense_store(mode, threads, begin, fit)?;
+                let (store, start) = self.dense_store(mode, threads, begin, fit, peers)?;
                 Ok(levels::run(
                     store, peers, &limits, threads, mode, start, observe,
                 ))
@@ -498,22 +498,25 @@ impl<'a, M: Model> Search<'a, M> {
 impl<'a, M: Model> Search<'a, M> {
     /// The dense store for a search that begins at `begin`, with its
     /// checkpoint if the search has one.
-    fn dense_store(
-        &self,
+    fn dense_store<'p>(
+        &'p self,
         mode: Mode,
         threads: usize,
         begin: Begin<'_>,
         fit: DenseFit,
-    ) -> Result<(Dense<'a, M>, levels::Start), SearchError> {
+        peers: &'p dyn Peers,
+    ) -> Result<(Dense<'p, M>, levels::Start), SearchError> {
         let checkpoint = self.spill.as_ref().filter(|s| s.checkpoint);
         if let (DenseFit::OnDisk(segment), Some(spill), Begin::Sources(sources)) =
             (fit, &self.spill, &begin)
         {
-            return Dense::on_disk(self.model, threads, sources, self.stop, spill, segment);
+            return Dense::on_disk(
+                self.model, threads, sources, self.stop, spill, segment, peers,
+            );
         }
         match begin {
             Begin::Sources(sources) => {
-                let (mut store, start) = Dense::new(self.model, threads, &sources, self.stop)
+                let (mut store, start) = Dense::new(self.model, threads, &sources, self.stop, peers)
                     .map_err(|source| SearchError::DenseMap {
                         mib: dense::bytes_for(self.model.key_space()) >> 20,
                         source,
@@ -551,8 +554,8 @@ impl<'a, M: Model> Search<'a, M> {
             Err("keep every level on disk (--keep)")
         } else if self.spill.is_some() && !on_disk && !self.model.reversible() {
             Err("checkpoint for a model whose moves are not all reversible")
-        } else if processes > 1 {
-            Err("share between processes")
+        } else if processes > 1 && (mode != Mode::Count || self.spill.as_ref().is_some_and(|s| s.checkpoint)) {
+            Err("share between processes, but to count without a checkpoint")
         } else {
             Ok(())
         };
@@ -563,7 +566,8 @@ impl<'a, M: Model> Search<'a, M> {
             return Ok(DenseFit::No);
         }
         usable.map_err(SearchError::DenseUnsupported)?;
-        let need = dense::bytes_for(key_space);
+        // Across processes each holds the two bits of its own range of keys.
+        let need = dense::bytes_for(key_space).div_ceil(processes as u64);
         let rss = super::memory::current_rss_bytes().unwrap_or(0);
         let room = match self.memory_limit {
             Some(limit) => limit.saturating_sub(rss),

@@ -76,6 +76,52 @@ fn every_configuration_counts_exactly() {
 }
 
 #[test]
+fn the_dense_store_counts_across_processes_in_memory_and_on_disk() {
+    // Each process holds the two bits of its own range of keys; successors
+    // in another's go to it once a level. On disk, each process's range is
+    // cut into segments of one to three blocks (of the 2x5 puzzle's 14).
+    let one = count(&["count", "tiles-2x5", "--visited", "dense"], 0);
+    assert_eq!(one["states"], 1_814_400);
+    let dir = TempDir::new("dense-cluster");
+    for processes in ["2", "3"] {
+        for workers in ["1", "2"] {
+            let base = [
+                "count",
+                "tiles-2x5",
+                "--local-processes",
+                processes,
+                "-j",
+                workers,
+            ];
+            let memory = count(&base, 0);
+            let what = format!("{processes}x{workers}");
+            assert_eq!(memory["visited"], "dense", "{what}");
+            assert_eq!(memory["levels"], one["levels"], "{what}");
+            assert_eq!(memory["antipodes"], one["antipodes"], "{what}");
+            for segment in ["32768", "98304"] {
+                let spill = dir.0.join(format!("s-{processes}-{workers}-{segment}"));
+                let out = reach()
+                    .args(base)
+                    .args(["--visited", "dense", "--spill"])
+                    .arg(&spill)
+                    .arg("--json")
+                    .env("REACH_DENSE_SEGMENT_BYTES", segment)
+                    .assert()
+                    .code(0)
+                    .get_output()
+                    .clone();
+                let v = json(&out.stdout);
+                let what = format!("{what}, segments of {segment} bytes");
+                assert_eq!(v["visited"], "dense", "{what}");
+                assert_eq!(v["levels"], one["levels"], "{what}");
+                assert_eq!(v["antipodes"], one["antipodes"], "{what}");
+                assert!(!spill.exists(), "{what}: the files are removed");
+            }
+        }
+    }
+}
+
+#[test]
 fn limits_stop_every_process_at_the_same_level() {
     for limit in [["--max-states", "5000"], ["--max-depth", "40"]] {
         let memory = count(&["count", "klotski", limit[0], limit[1]], 3);

@@ -123,7 +123,7 @@ fn the_dense_store_refuses_what_it_cannot_keep() {
     let dir = TempDir::new("dense-spill");
     let spilled = Search::new(&t)
         .visited(VisitedKind::Dense)
-        .spill(Spill::new(dir.0.join("levels")))
+        .spill(Spill::new(dir.0.join("levels")).keep(true))
         .count();
     assert!(
         matches!(spilled, Err(SearchError::DenseUnsupported(_))),
@@ -236,4 +236,98 @@ fn the_dense_store_finds_goals_like_the_others() {
         assert_eq!(dense.outcome, frontier.outcome);
         assert_eq!(dense.levels, frontier.levels);
     }
+}
+
+#[test]
+fn the_dense_store_on_disk_counts_the_oracle_s_levels_at_any_segment_size() {
+    // The 2x5 puzzle's array is 14 blocks of 32 KiB: in segments of 1 to
+    // 14 blocks, one in memory at a time, at 1 to 3 threads, every level
+    // and the antipodes are the oracle's and the in-memory store's, and
+    // the files go when the search ends.
+    let t = Tiles::new(2, 5).unwrap();
+    let oracle = reference::level_sizes(&t);
+    let in_memory = Search::new(&t)
+        .visited(VisitedKind::Dense)
+        .threads(2)
+        .count()
+        .unwrap();
+    assert_eq!(in_memory.levels, oracle);
+    let dir = TempDir::new("dense-on-disk");
+    for blocks in [1u64, 2, 3, 5, 13, 14] {
+        for threads in [1, 2, 3] {
+            let spill = dir.0.join(format!("s-{blocks}-{threads}"));
+            let r = Search::new(&t)
+                .threads(threads)
+                .spill(Spill::new(&spill))
+                .dense_segment_bytes(Some(blocks << 15))
+                .count()
+                .unwrap();
+            let what = format!("segments of {blocks} blocks, {threads} threads");
+            assert_eq!(r.visited, VisitedKind::Dense, "{what}");
+            assert_eq!(r.levels, oracle, "{what}");
+            assert_eq!(r.last_level, in_memory.last_level, "{what}");
+            let disk = r.disk.expect("the array was on disk");
+            assert!(disk.written_bytes > 0, "{what}");
+            assert!(!spill.exists(), "{what}: the files are removed");
+        }
+    }
+}
+
+#[test]
+fn the_dense_store_on_disk_stops_at_limits_and_faults_like_in_memory() {
+    let t = Tiles::new(3, 3).unwrap();
+    let oracle = reference::level_sizes(&t);
+    let dir = TempDir::new("dense-on-disk-limits");
+    let on_disk = |name: &str| {
+        Search::new(&t)
+            .threads(2)
+            .spill(Spill::new(dir.0.join(name)))
+            .dense_segment_bytes(Some(1 << 15))
+    };
+    for (depth, states) in [(Some(20), None), (None, Some(50_000)), (Some(31), None)] {
+        let disk = on_disk("limits")
+            .max_depth(depth)
+            .max_states(states)
+            .count()
+            .unwrap();
+        let memory = Search::new(&t)
+            .visited(VisitedKind::Dense)
+            .threads(2)
+            .max_depth(depth)
+            .max_states(states)
+            .count()
+            .unwrap();
+        assert_eq!(disk.visited, VisitedKind::Dense);
+        assert_eq!(disk.levels, memory.levels, "{depth:?} {states:?}");
+        assert_eq!(disk.outcome, memory.outcome, "{depth:?} {states:?}");
+    }
+    // A full disk ends the search with the levels completed before it, for
+    // every budget from the first byte to past what the search needs.
+    let mut stopped = 0;
+    for budget in (0..40).map(|i| i * 6_000) {
+        let r = match on_disk("full")
+            .spill(Spill::new(dir.0.join("full")).fail_after_bytes(Some(budget)))
+            .count()
+        {
+            Ok(r) => r,
+            // Level 0 could not be written.
+            Err(SearchError::Spill(reach::engine::SpillError::Io { source, .. })) => {
+                assert_eq!(source.kind(), std::io::ErrorKind::StorageFull);
+                assert!(!dir.0.join("full").exists());
+                continue;
+            }
+            Err(e) => panic!("budget {budget}: {e}"),
+        };
+        assert_eq!(r.levels[..], oracle[..r.levels.len()], "budget {budget}");
+        if !r.is_complete() {
+            stopped += 1;
+            assert!(
+                matches!(&r.outcome, Outcome::Stopped(reach::engine::StopReason::Storage(_))),
+                "budget {budget}: {:?}",
+                r.outcome
+            );
+        }
+        assert!(!dir.0.join("full").exists(), "budget {budget}");
+    }
+    assert!(stopped > 0, "some budget is too small");
 }

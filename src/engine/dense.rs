@@ -53,8 +53,8 @@ use super::dense_disk::Segments;
 use super::dense_saves::Saves;
 use super::levels::{Finished, Start, Store};
 use super::peers::{Alone, Fault, Peers};
-use super::spill::{Spill, SpillError};
 use super::spill::file::RunFile;
+use super::spill::{Spill, SpillError};
 use super::visited::VisitedKind;
 use super::workers::{lock, my_slot, per_worker};
 
@@ -260,8 +260,8 @@ impl<'a, M: Model> Dense<'a, M> {
         stop: Option<&'a AtomicBool>,
         peers: &'a dyn Peers,
     ) -> std::io::Result<(Dense<'a, M>, Start)> {
-        let dense = Dense::build(model, threads, stop, peers, |_| Ok(None))
-            .map_err(|e| match e {
+        let dense =
+            Dense::build(model, threads, stop, peers, |_| Ok(None)).map_err(|e| match e {
                 Built::Map(e) => e,
                 Built::Disk(e) => std::io::Error::other(e.to_string()),
             })?;
@@ -319,7 +319,13 @@ impl<'a, M: Model> Dense<'a, M> {
                 segment_bytes as usize,
                 owned,
             )
-            .map(Some)
+            .map(|s| {
+                Some(if peers.processes() > 1 {
+                    s.in_cluster()
+                } else {
+                    s
+                })
+            })
         })
         .map_err(|e| match e {
             Built::Map(source) => super::SearchError::DenseMap {
@@ -358,8 +364,8 @@ impl<'a, M: Model> Dense<'a, M> {
         let block_count = total_words.div_ceil(BLOCK_WORDS);
         let owned = owned_blocks(block_count, peers.processes(), peers.me());
         let segments = disk(owned.clone()).map_err(Built::Disk)?;
-        let owned_words =
-            (owned.start * BLOCK_WORDS).min(total_words)..(owned.end * BLOCK_WORDS).min(total_words);
+        let owned_words = (owned.start * BLOCK_WORDS).min(total_words)
+            ..(owned.end * BLOCK_WORDS).min(total_words);
         let bits = match &segments {
             Some(s) => Bits::new(s.max_bytes() / 8),
             None => Bits::new(owned_words.len()),
@@ -758,11 +764,7 @@ impl<'a, M: Model> Dense<'a, M> {
         } else {
             self.workers.par_iter().for_each(flush);
         }
-        match self
-            .workers
-            .iter()
-            .find_map(|w| lock(w).tally.fault.take())
-        {
+        match self.workers.iter().find_map(|w| lock(w).tally.fault.take()) {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -829,7 +831,13 @@ impl<'a, M: Model> Dense<'a, M> {
     /// Orderings: as in `expand`, a slot found `00` can only have been
     /// given `label` since, by this same pass, so the `fetch_or` that
     /// finds the label's bit clear is the one that counts the key.
-    fn settle_keys(&self, keys: &[u64], label: u64, count: bool, tally: &mut Tally) -> Result<(), u64> {
+    fn settle_keys(
+        &self,
+        keys: &[u64],
+        label: u64,
+        count: bool,
+        tally: &mut Tally,
+    ) -> Result<(), u64> {
         let words = self.words();
         let base = self.window.start;
         for &key in keys {
@@ -918,8 +926,12 @@ impl<'a, M: Model> Dense<'a, M> {
     /// `i`.
     fn blocks_in(&self, i: usize) -> &[(u32, u64)] {
         let range = self.segments.as_ref().expect("on disk").blocks(i);
-        let from = self.blocks.partition_point(|&(b, _)| (b as usize) < range.start);
-        let to = self.blocks.partition_point(|&(b, _)| (b as usize) < range.end);
+        let from = self
+            .blocks
+            .partition_point(|&(b, _)| (b as usize) < range.start);
+        let to = self
+            .blocks
+            .partition_point(|&(b, _)| (b as usize) < range.end);
         &self.blocks[from..to]
     }
 
@@ -1177,13 +1189,14 @@ impl<M: Model> Store for Dense<'_, M> {
         }
         // The workers' own decoded states: nothing is made per level.
         let model = self.model;
-        let goal = |workers: &[CachePadded<Mutex<Worker<M::State>>>], key: u64, out: &mut Vec<u64>| {
-            let state = &mut lock(my_slot(workers)).state;
-            model.decode(key, state);
-            if model.is_goal(state) {
-                out.push(key);
-            }
-        };
+        let goal =
+            |workers: &[CachePadded<Mutex<Worker<M::State>>>], key: u64, out: &mut Vec<u64>| {
+                let state = &mut lock(my_slot(workers)).state;
+                model.decode(key, state);
+                if model.is_goal(state) {
+                    out.push(key);
+                }
+            };
         let Some(segments) = &self.segments else {
             return Ok(self.scan(&self.blocks, threads, |k, out| goal(&self.workers, k, out)));
         };
@@ -1237,12 +1250,7 @@ impl<M: Model> Store for Dense<'_, M> {
         Ok(self.found())
     }
 
-    fn has_new_successor(
-        &mut self,
-        depth: u32,
-        width: u64,
-        threads: usize,
-    ) -> Result<bool, Fault> {
+    fn has_new_successor(&mut self, depth: u32, width: u64, threads: usize) -> Result<bool, Fault> {
         if self.segments.is_some() || self.peers.processes() > 1 {
             // Successors in other segments or processes are only known new
             // once their segment is read, or their owner has looked: the
@@ -1293,7 +1301,12 @@ impl<M: Model> Store for Dense<'_, M> {
         0
     }
 
-    fn last_level(&mut self, width: u64, _threads: usize, _sorted: bool) -> Result<Vec<u64>, Fault> {
+    fn last_level(
+        &mut self,
+        width: u64,
+        _threads: usize,
+        _sorted: bool,
+    ) -> Result<Vec<u64>, Fault> {
         let mine = self.newest.clone().unwrap_or_default();
         if self.peers.processes() == 1 {
             return Ok(mine);

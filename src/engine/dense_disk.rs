@@ -79,8 +79,8 @@ pub(crate) struct Segments {
     /// The segment in memory: it holds what the file holds with its
     /// `settled` keys applied.
     pub(crate) resident: Option<usize>,
-    /// Seconds spent reading and writing the array.
-    pub(crate) seconds: f64,
+    /// Whether this is one process's share of a cluster's array.
+    cluster: bool,
 }
 
 impl Segments {
@@ -130,8 +130,15 @@ impl Segments {
             behind: (0..count).map(|_| Vec::new()).collect(),
             settled: (0..count).map(|_| Vec::new()).collect(),
             resident: None,
-            seconds: 0.0,
+            cluster: false,
         })
+    }
+
+    /// Marks the array as one process's share of a cluster's, whose
+    /// directory is in the cluster's.
+    pub(crate) fn in_cluster(mut self) -> Segments {
+        self.cluster = true;
+        self
     }
 
     /// The number of segments.
@@ -167,7 +174,6 @@ impl Segments {
     /// Reads segment `i` into `buf` (at least its length), checking every
     /// block written before against its checksum.
     pub(crate) fn load(&mut self, i: usize, buf: &mut [u8]) -> Result<(), SpillError> {
-        let began = std::time::Instant::now();
         let range = self.bytes(i);
         let first = self.blocks(i).start;
         let buf = &mut buf[..range.len()];
@@ -210,14 +216,17 @@ impl Segments {
                 Ok(())
             })?;
         self.resident = Some(i);
-        self.seconds += began.elapsed().as_secs_f64();
         Ok(())
     }
 
     /// Writes the blocks `dirty` (sorted, all of segment `i`) from `buf`,
     /// segment `i`'s bytes.
-    pub(crate) fn store(&mut self, i: usize, buf: &[u8], dirty: &[usize]) -> Result<(), SpillError> {
-        let began = std::time::Instant::now();
+    pub(crate) fn store(
+        &mut self,
+        i: usize,
+        buf: &[u8],
+        dirty: &[usize],
+    ) -> Result<(), SpillError> {
         let range = self.bytes(i);
         let first = self.blocks(i).start;
         let (file, path, bb, disk) = (&self.file, &self.path, self.block_bytes, &self.disk);
@@ -254,7 +263,6 @@ impl Segments {
         for (b, crc) in done.into_iter().flatten() {
             self.crcs[b] = Some(crc);
         }
-        self.seconds += began.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -321,7 +329,10 @@ impl Drop for Segments {
             std::mem::take(&mut self.behind),
             std::mem::take(&mut self.settled),
         ] {
-            files.into_iter().flatten().for_each(|f| self.disk.remove(f));
+            files
+                .into_iter()
+                .flatten()
+                .for_each(|f| self.disk.remove(f));
         }
         for (_, f) in self.take_made() {
             self.disk.remove(f);
@@ -330,6 +341,13 @@ impl Drop for Segments {
         self.disk.unlock();
         if self.disk.created() {
             let _ = std::fs::remove_dir(self.disk.dir());
+            // A cluster's process directory is DIR/process-I: the last
+            // process to leave DIR empty removes it.
+            if self.cluster
+                && let Some(parent) = self.disk.dir().parent()
+            {
+                let _ = std::fs::remove_dir(parent);
+            }
         }
     }
 }
@@ -343,7 +361,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("reach-segments-{}", std::process::id()));
         let spill = Spill::new(&dir);
         // Four blocks of 1 KiB, two a segment.
-        let mut s = Segments::create(&spill, 7, 4 << 10, 1 << 10, 2 << 10).unwrap();
+        let mut s = Segments::create(&spill, 7, 4 << 10, 1 << 10, 2 << 10, 0..4).unwrap();
         assert_eq!(s.count(), 2);
         assert_eq!(s.bytes(1), 2048..4096);
         let mut segment = vec![0u8; 2 << 10];

@@ -516,11 +516,13 @@ impl<'a, M: Model> Search<'a, M> {
         }
         match begin {
             Begin::Sources(sources) => {
-                let (mut store, start) = Dense::new(self.model, threads, &sources, self.stop, peers)
-                    .map_err(|source| SearchError::DenseMap {
-                        mib: dense::bytes_for(self.model.key_space()) >> 20,
-                        source,
-                    })?;
+                let (mut store, start) = Dense::new(
+                    self.model, threads, &sources, self.stop, peers,
+                )
+                .map_err(|source| SearchError::DenseMap {
+                    mib: dense::bytes_for(self.model.key_space()) >> 20,
+                    source,
+                })?;
                 if let Some(spill) = checkpoint {
                     store.checkpoint(Saves::create(spill, self.model.identity(), mode)?)?;
                 }
@@ -547,14 +549,19 @@ impl<'a, M: Model> Search<'a, M> {
     fn dense(&self, mode: Mode, processes: usize) -> Result<DenseFit, SearchError> {
         let asked = self.visited == VisitedKind::Dense;
         let key_space = self.model.key_space();
-        let on_disk = self.spill.as_ref().is_some_and(|s| !s.checkpoint && !s.keep);
+        let on_disk = self
+            .spill
+            .as_ref()
+            .is_some_and(|s| !s.checkpoint && !s.keep);
         let usable = if mode == Mode::Solve {
             Err("rebuild a path from (solve)")
         } else if self.spill.as_ref().is_some_and(|s| s.keep) {
             Err("keep every level on disk (--keep)")
         } else if self.spill.is_some() && !on_disk && !self.model.reversible() {
             Err("checkpoint for a model whose moves are not all reversible")
-        } else if processes > 1 && (mode != Mode::Count || self.spill.as_ref().is_some_and(|s| s.checkpoint)) {
+        } else if processes > 1
+            && (mode != Mode::Count || self.spill.as_ref().is_some_and(|s| s.checkpoint))
+        {
             Err("share between processes, but to count without a checkpoint")
         } else {
             Ok(())

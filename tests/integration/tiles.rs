@@ -313,7 +313,9 @@ fn the_dense_store_on_disk_stops_at_limits_and_faults_like_in_memory() {
             // Level 0 could not be written.
             Err(SearchError::Spill(reach::engine::SpillError::Io { source, .. })) => {
                 assert_eq!(source.kind(), std::io::ErrorKind::StorageFull);
-                assert!(!dir.0.join("full").exists());
+                let left = std::fs::read_dir(dir.0.join("full"))
+                    .map(|d| d.map(|e| e.unwrap().file_name()).collect::<Vec<_>>());
+                assert!(left.is_err(), "budget {budget}: left {left:?}");
                 continue;
             }
             Err(e) => panic!("budget {budget}: {e}"),
@@ -322,7 +324,10 @@ fn the_dense_store_on_disk_stops_at_limits_and_faults_like_in_memory() {
         if !r.is_complete() {
             stopped += 1;
             assert!(
-                matches!(&r.outcome, Outcome::Stopped(reach::engine::StopReason::Storage(_))),
+                matches!(
+                    &r.outcome,
+                    Outcome::Stopped(reach::engine::StopReason::Storage(_))
+                ),
                 "budget {budget}: {:?}",
                 r.outcome
             );

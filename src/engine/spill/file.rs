@@ -684,9 +684,16 @@ impl<'d> RunWriter<'d> {
             Sink::Mem(v) => Store::Mem(v),
             Sink::File(f) => {
                 let tmp = &self.tmp;
-                let metered = f
-                    .into_inner()
-                    .map_err(|e| SpillError::io(tmp, e.into_error()))?;
+                let metered = f.into_inner().map_err(|e| {
+                    // The temporary file goes, as `Drop` would have done.
+                    let (error, writer) = e.into_parts();
+                    let (metered, _) = writer.into_parts();
+                    drop(metered.file);
+                    if std::fs::remove_file(tmp).is_ok() {
+                        self.disk.refund(metered.charged);
+                    }
+                    SpillError::io(tmp, error)
+                })?;
                 if self.sync {
                     metered
                         .file

@@ -38,7 +38,7 @@ def sampled(proc, spill, peaks):
         rss = sum(int(x) for x in ps.stdout.split()) * 1024
         peaks["rss"] = max(peaks.get("rss", 0), rss)
         if spill:
-            du = subprocess.run(["du", "-sb", spill], capture_output=True, text=True)
+            du = subprocess.run(["du", "-s", "-B1", spill], capture_output=True, text=True)
             if du.returncode == 0:
                 peaks["disk"] = max(peaks.get("disk", 0), int(du.stdout.split()[0]))
         time.sleep(1)

@@ -41,6 +41,14 @@
 //! writes some levels as run files as it commits them
 //! ([`dense_saves`](super::dense_saves)), and a resumed search starts from
 //! the last two it saved.
+//!
+//! The array need not be whole, nor in memory. Across processes each owns
+//! an equal range of blocks and holds only its bits (`window`); a successor
+//! in another's range is sent to it once a level. With `--spill`, an array
+//! that does not fit in memory is kept on disk and worked a segment at a
+//! time ([`dense_disk`](super::dense_disk)); a successor outside the
+//! resident segment is written to a candidate file for its segment. Both
+//! go through the same lookup: a key whose word is not resident is "away".
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -338,7 +346,7 @@ impl<'a, M: Model> Dense<'a, M> {
         // The sources go in as keys of the newest level not yet in the
         // array, which the first forward pass writes into it.
         let segments = dense.segments.as_mut().expect("on disk");
-        segments.flush(&mut keys.clone(), 0, |k| slot(k).0 / BLOCK_WORDS)?;
+        segments.flush(&mut keys.clone(), 0, block_of)?;
         for (s, file) in segments.take_made() {
             segments.settled[s].push(file);
         }

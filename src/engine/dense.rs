@@ -495,15 +495,9 @@ impl<'a, M: Model> Dense<'a, M> {
     fn load(&self, files: &[RunFile], slot_bits: u64, newest: bool) -> Result<(), Fault> {
         let words = self.bits.words();
         let key_space = self.model.key_space();
-        let blocks: Vec<(&RunFile, usize)> = files
-            .iter()
-            .flat_map(|f| (0..f.block_count()).map(move |b| (f, b)))
-            .collect();
-        let one = |&(file, b): &(&RunFile, usize)| -> Result<(), SpillError> {
-            let (mut scratch, mut keys) = (Vec::new(), Vec::new());
-            file.read_block(b, &mut scratch, &mut keys)?;
+        self.each_block(files, |file, keys| {
             let mut worker = lock(my_slot(&self.workers));
-            for &key in &keys {
+            for &key in keys {
                 if key >= key_space {
                     return Err(SpillError::Damaged {
                         path: file.path().to_path_buf(),
@@ -520,13 +514,31 @@ impl<'a, M: Model> Dense<'a, M> {
                 }
             }
             Ok(())
+        })?;
+        Ok(())
+    }
+
+    /// Calls `f` with each block's keys of `files` (its checksum checked),
+    /// the blocks shared among the workers.
+    fn each_block(
+        &self,
+        files: &[RunFile],
+        f: impl Fn(&RunFile, &[u64]) -> Result<(), SpillError> + Sync,
+    ) -> Result<(), SpillError> {
+        let blocks: Vec<(&RunFile, usize)> = files
+            .iter()
+            .flat_map(|f| (0..f.block_count()).map(move |b| (f, b)))
+            .collect();
+        let one = |&(file, b): &(&RunFile, usize)| -> Result<(), SpillError> {
+            let (mut scratch, mut keys) = (Vec::new(), Vec::new());
+            file.read_block(b, &mut scratch, &mut keys)?;
+            f(file, &keys)
         };
         if self.workers.len() <= 1 {
-            blocks.iter().try_for_each(one)?;
+            blocks.iter().try_for_each(one)
         } else {
-            blocks.par_iter().try_for_each(one)?;
+            blocks.par_iter().try_for_each(one)
         }
-        Ok(())
     }
 
     /// Writes the newest level (the last of `levels`, `seconds` into the
@@ -796,25 +808,14 @@ impl<'a, M: Model> Dense<'a, M> {
     /// `label` where it is still `00`; when `count`, tallies and marks
     /// those it gave it to as states of the level being settled.
     fn apply(&self, files: &[RunFile], label: u64, count: bool) -> Result<(), SpillError> {
-        let blocks: Vec<(&RunFile, usize)> = files
-            .iter()
-            .flat_map(|f| (0..f.block_count()).map(move |b| (f, b)))
-            .collect();
-        let one = |&(file, b): &(&RunFile, usize)| -> Result<(), SpillError> {
-            let (mut scratch, mut keys) = (Vec::new(), Vec::new());
-            file.read_block(b, &mut scratch, &mut keys)?;
+        self.each_block(files, |file, keys| {
             let tally = &mut lock(my_slot(&self.workers)).tally;
-            self.settle_keys(&keys, label, count, tally)
+            self.settle_keys(keys, label, count, tally)
                 .map_err(|key| SpillError::Damaged {
                     path: file.path().to_path_buf(),
                     what: format!("key {key} is outside its segment"),
                 })
-        };
-        if self.workers.len() <= 1 {
-            blocks.iter().try_for_each(one)
-        } else {
-            blocks.par_iter().try_for_each(one)
-        }
+        })
     }
 
     /// As [`Dense::apply`], for keys in memory (another process's

@@ -235,6 +235,19 @@ fn the_dense_store_finds_goals_like_the_others() {
         );
         assert_eq!(dense.outcome, frontier.outcome);
         assert_eq!(dense.levels, frontier.levels);
+        // The same with the array on disk, in segments of one block.
+        let dir = TempDir::new("dense-goal-on-disk");
+        let on_disk = Search::new(&p)
+            .visited(VisitedKind::Dense)
+            .threads(threads)
+            .spill(Spill::new(dir.0.join("d")))
+            .dense_segment_bytes(Some(1 << 15))
+            .find_goal()
+            .unwrap();
+        assert_eq!(on_disk.visited, VisitedKind::Dense);
+        assert_eq!(on_disk.outcome, frontier.outcome);
+        assert_eq!(on_disk.levels, frontier.levels);
+        assert!(!dir.0.join("d").exists());
     }
 }
 

@@ -96,16 +96,28 @@ impl Segments {
         max_bytes: usize,
         owned: std::ops::Range<usize>,
     ) -> Result<Segments, SpillError> {
-        let disk = Disk::new(spill)?;
+        let mut disk = Disk::new(spill)?;
         let path = disk.dir().join(NAME);
-        let file = std::fs::OpenOptions::new()
+        let file = match std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(true)
             .open(&path)
             .and_then(|f| f.set_len(total_bytes as u64).map(|()| f))
-            .map_err(|e| SpillError::io(&path, e))?;
+        {
+            Ok(file) => file,
+            Err(e) => {
+                // Nothing is left behind: the lock, and the directory if
+                // this made it.
+                let _ = std::fs::remove_file(&path);
+                disk.unlock();
+                if disk.created() {
+                    let _ = std::fs::remove_dir(disk.dir());
+                }
+                return Err(SpillError::io(&path, e));
+            }
+        };
         let blocks = total_bytes.div_ceil(block_bytes).max(1);
         let mine = owned.len().max(1);
         let per = (max_bytes / block_bytes).clamp(1, mine);
@@ -268,7 +280,7 @@ impl Segments {
 
     /// Writes `keys` (candidates of the level after `depth`, in any order,
     /// with repeats) as one candidate file for each segment they reach,
-    /// and empties `keys`. `word_of` gives a key's block.
+    /// and empties `keys`. `block_of` gives a key's block.
     pub(crate) fn flush(
         &self,
         keys: &mut Vec<u64>,
@@ -282,6 +294,8 @@ impl Segments {
             let s = self.segment_of(block_of(first));
             let end = self.bounds[s + 1];
             let n = rest.partition_point(|&k| block_of(k) < end);
+            // A relaxed fetch_add: each call gets a distinct number, and
+            // nothing else is published through the counter.
             let name = format!(
                 "D{depth:06}-s{s:04}-{}.run",
                 self.names

@@ -268,20 +268,13 @@ impl<'a, M: Model> Dense<'a, M> {
         stop: Option<&'a AtomicBool>,
         peers: &'a dyn Peers,
     ) -> std::io::Result<(Dense<'a, M>, Start)> {
-        let dense =
-            Dense::build(model, threads, stop, peers, |_| Ok(None)).map_err(|e| match e {
-                Built::Map(e) => e,
-                Built::Disk(e) => std::io::Error::other(e.to_string()),
-            })?;
-        let (mut keys, width) = dense.own_sources(sources);
-        let words = dense.words();
-        let base = dense.window.start;
+        let dense = Dense::build(model, threads, stop, peers, None)?;
+        let (keys, width) = dense.own_sources(sources);
+        let (words, base) = (dense.words(), dense.window.start);
         for &key in &keys {
             let (w, shift) = slot(key);
             words[w - base].fetch_or(1 << shift, Ordering::Relaxed);
-            lock(&dense.workers[0]).tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
         }
-        keys.shrink_to_fit();
         Ok(dense.started(keys, width))
     }
 
@@ -308,41 +301,20 @@ impl<'a, M: Model> Dense<'a, M> {
         segment_bytes: u64,
         peers: &'a dyn Peers,
     ) -> Result<(Dense<'a, M>, Start), super::SearchError> {
-        let bytes = bytes_for(model.key_space());
-        // Across processes each has a directory of its own.
-        let spill = &if peers.processes() > 1 {
-            Spill {
-                dir: spill.dir.join(format!("process-{}", peers.me())),
-                ..spill.clone()
-            }
-        } else {
-            spill.clone()
-        };
-        let mut dense = Dense::build(model, threads, stop, peers, |owned| {
-            Segments::create(
-                spill,
-                super::spill::digest(&model.identity()),
-                bytes as usize,
-                BLOCK_WORDS * 8,
-                segment_bytes as usize,
-                owned,
-            )
-            .map(|s| {
-                Some(if peers.processes() > 1 {
-                    s.in_cluster()
-                } else {
-                    s
-                })
-            })
-        })
-        .map_err(|e| match e {
-            Built::Map(source) => super::SearchError::DenseMap {
-                mib: segment_bytes >> 20,
-                source,
-            },
-            Built::Disk(e) => e.into(),
-        })?;
-        let (mut keys, width) = dense.own_sources(sources);
+        let segments = Segments::create(
+            &spill.of_process(peers),
+            super::spill::digest(&model.identity()),
+            bytes_for(model.key_space()) as usize,
+            BLOCK_WORDS * 8,
+            segment_bytes as usize,
+            owned_blocks(block_count(model), peers.processes(), peers.me()),
+            peers.processes() > 1,
+        )?;
+        let mib = segments.max_bytes() as u64 >> 20;
+        // (On a failure the segments' files go as they are dropped.)
+        let mut dense = Dense::build(model, threads, stop, peers, Some(segments))
+            .map_err(|source| super::SearchError::DenseMap { mib, source })?;
+        let (keys, width) = dense.own_sources(sources);
         // The sources go in as keys of the newest level not yet in the
         // array, which the first forward pass writes into it.
         let segments = dense.segments.as_mut().expect("on disk");
@@ -350,35 +322,27 @@ impl<'a, M: Model> Dense<'a, M> {
         for (s, file) in segments.take_made() {
             segments.settled[s].push(file);
         }
-        for &key in &keys {
-            let w = slot(key).0;
-            lock(&dense.workers[0]).tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
-        }
-        keys.shrink_to_fit();
         Ok(dense.started(keys, width))
     }
 
     /// A store of `model` with nothing seen yet: this process's share of
-    /// the array in memory, or on disk in the segments `disk` makes of it
-    /// (given the blocks it owns).
+    /// the array in memory, or on disk in `segments`.
     fn build(
         model: &'a M,
         threads: usize,
         stop: Option<&'a AtomicBool>,
         peers: &'a dyn Peers,
-        disk: impl FnOnce(std::ops::Range<usize>) -> Result<Option<Segments>, SpillError>,
-    ) -> Result<Dense<'a, M>, Built> {
+        segments: Option<Segments>,
+    ) -> std::io::Result<Dense<'a, M>> {
         let total_words = model.key_space().div_ceil(KEYS_PER_WORD) as usize;
-        let block_count = total_words.div_ceil(BLOCK_WORDS);
+        let block_count = block_count(model);
         let owned = owned_blocks(block_count, peers.processes(), peers.me());
-        let segments = disk(owned.clone()).map_err(Built::Disk)?;
         let owned_words = (owned.start * BLOCK_WORDS).min(total_words)
             ..(owned.end * BLOCK_WORDS).min(total_words);
         let bits = match &segments {
             Some(s) => Bits::new(s.max_bytes() / 8),
             None => Bits::new(owned_words.len()),
-        }
-        .map_err(Built::Map)?;
+        }?;
         let window = match &segments {
             Some(_) => 0..0,
             None => owned_words,
@@ -396,7 +360,7 @@ impl<'a, M: Model> Dense<'a, M> {
                 remembered: Vec::new(),
                 marks: vec![0; block_count],
                 away: Vec::new(),
-                outbound: Vec::new(),
+                outbound: vec![Vec::new(); peers.processes()],
                 fault: None,
             },
         });
@@ -422,9 +386,17 @@ impl<'a, M: Model> Dense<'a, M> {
         })
     }
 
-    /// The store with `keys` (this process's, sorted, distinct, marked) of
-    /// the `width` sources as level 0.
+    /// The store with `keys` (this process's, sorted and distinct, their
+    /// bits set or on their way to the array) of the `width` sources as
+    /// level 0.
     fn started(mut self, keys: Vec<u64>, width: u64) -> (Dense<'a, M>, Start) {
+        {
+            let marks = &mut lock(&self.workers[0]).tally.marks;
+            for &key in &keys {
+                let w = slot(key).0;
+                marks[w / BLOCK_WORDS] |= stretch_bit(w);
+            }
+        }
         self.newest = Some(keys);
         self.take_marks();
         (
@@ -464,13 +436,12 @@ impl<'a, M: Model> Dense<'a, M> {
         saves: Saves,
         stop: Option<&'a AtomicBool>,
     ) -> Result<(Dense<'a, M>, Start), super::SearchError> {
-        let (mut dense, _) = Dense::new(model, threads, &[], stop, &Alone).map_err(|source| {
+        let mut dense = Dense::build(model, threads, stop, &Alone, None).map_err(|source| {
             super::SearchError::DenseMap {
                 mib: bytes_for(model.key_space()) >> 20,
                 source,
             }
         })?;
-        dense.newest = None;
         let (levels, seconds) = saves.start();
         let newest = saves.levels().last().map(|(d, _)| d);
         for (depth, files) in saves.levels() {
@@ -529,15 +500,20 @@ impl<'a, M: Model> Dense<'a, M> {
             .iter()
             .flat_map(|f| (0..f.block_count()).map(move |b| (f, b)))
             .collect();
-        let one = |&(file, b): &(&RunFile, usize)| -> Result<(), SpillError> {
-            let (mut scratch, mut keys) = (Vec::new(), Vec::new());
-            file.read_block(b, &mut scratch, &mut keys)?;
-            f(file, &keys)
+        // A task's buffers serve all the blocks it reads.
+        let one = |(scratch, keys): &mut (Vec<u8>, Vec<u64>),
+                   &(file, b): &(&RunFile, usize)|
+         -> Result<(), SpillError> {
+            keys.clear();
+            file.read_block(b, scratch, keys)?;
+            f(file, keys)
         };
+        let buffers = || (Vec::new(), Vec::new());
         if self.workers.len() <= 1 {
-            blocks.iter().try_for_each(one)
+            let mut mine = buffers();
+            blocks.iter().try_for_each(|b| one(&mut mine, b))
         } else {
-            blocks.par_iter().try_for_each(one)
+            blocks.par_iter().try_for_each_init(buffers, one)
         }
     }
 
@@ -686,7 +662,7 @@ impl<'a, M: Model> Dense<'a, M> {
         let look_up = |tally: &mut Tally, key: u64| {
             let (w, shift) = slot(key);
             let Some(word) = words.get(w.wrapping_sub(base)) else {
-                tally.away(segments, key, depth, self.away_keys, &self.owned);
+                self.away(tally, key, depth);
                 return;
             };
             if (word.load(Ordering::Relaxed) >> shift) & 3 != 0 {
@@ -704,13 +680,7 @@ impl<'a, M: Model> Dense<'a, M> {
             // a constant one shifted keeps the pattern LLVM turns into bts.)
             let bit = 1u64 << (shift + next as u32 - 1);
             if word.fetch_or(bit, Ordering::Relaxed) & bit == 0 {
-                tally.found += 1;
-                // The worker's own marks: no cache line passes between
-                // workers for them.
-                tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
-                if tally.remembered.len() <= REMEMBERED {
-                    tally.remembered.push(key);
-                }
+                tally.settled(w, key);
             }
         };
         let block = |(b, stretches): (u32, u64), worker: &mut Worker<M::State>| {
@@ -790,6 +760,29 @@ impl<'a, M: Model> Dense<'a, M> {
         }
     }
 
+    /// Holds `key`, a successor whose word is not resident, in `tally` for
+    /// its owner: another process, or (this process's) the disk, the
+    /// buffer then written as candidate files (of the level after `depth`)
+    /// when full. Out of the lookup's way: most successors are resident.
+    #[cold]
+    #[inline(never)]
+    fn away(&self, tally: &mut Tally, key: u64, depth: u32) {
+        let b = block_of(key);
+        if !self.owned.contains(&b) {
+            let owner = owner_of(b, self.block_count, self.peers.processes());
+            tally.outbound[owner].push(key);
+            return;
+        }
+        tally.away.push(key);
+        if tally.away.len() >= self.away_keys
+            && let Some(segments) = &self.segments
+            && let Err(e) = segments.flush(&mut tally.away, depth, block_of)
+        {
+            tally.away.clear();
+            tally.fault.get_or_insert(e);
+        }
+    }
+
     /// Clears the workers' tallies for a new level.
     fn new_tallies(&self) {
         for slot in &self.workers {
@@ -836,10 +829,6 @@ impl<'a, M: Model> Dense<'a, M> {
     /// Gives each of `keys` the label `label` where its slot is `00`,
     /// tallying (when `count`) those it gave it to in `tally`; a key that
     /// is not resident is returned.
-    ///
-    /// Orderings: as in `expand`, a slot found `00` can only have been
-    /// given `label` since, by this same pass, so the `fetch_or` that
-    /// finds the label's bit clear is the one that counts the key.
     fn settle_keys(
         &self,
         keys: &[u64],
@@ -857,13 +846,11 @@ impl<'a, M: Model> Dense<'a, M> {
             if (word.load(Ordering::Relaxed) >> shift) & 3 != 0 {
                 continue;
             }
+            // As in `expand`: the fetch_or that finds the label's bit clear
+            // is the one that gave it, whoever else reaches the key at once.
             let bit = label << shift;
             if word.fetch_or(bit, Ordering::Relaxed) & bit == 0 && count {
-                tally.found += 1;
-                tally.marks[w / BLOCK_WORDS] |= stretch_bit(w);
-                if tally.remembered.len() <= REMEMBERED {
-                    tally.remembered.push(key);
-                }
+                tally.settled(w, key);
             }
         }
         Ok(())
@@ -875,11 +862,10 @@ impl<'a, M: Model> Dense<'a, M> {
     /// the backward pass. Every process calls it once a level, even when
     /// a signal cut its level short.
     fn send_away(&mut self, depth: u32) -> Result<(), Fault> {
-        let (processes, blocks) = (self.peers.processes(), self.block_count);
-        let mut outgoing: Vec<Vec<u64>> = vec![Vec::new(); processes];
+        let mut outgoing: Vec<Vec<u64>> = vec![Vec::new(); self.peers.processes()];
         for w in &self.workers {
-            for key in std::mem::take(&mut lock(w).tally.outbound) {
-                outgoing[owner_of(block_of(key), blocks, processes)].push(key);
+            for (to, keys) in outgoing.iter_mut().zip(&mut lock(w).tally.outbound) {
+                to.append(keys);
             }
         }
         for keys in &mut outgoing {
@@ -966,11 +952,11 @@ impl<'a, M: Model> Dense<'a, M> {
             self.bring(i)?;
             let segments = self.segments.as_ref().expect("on disk");
             self.apply(&segments.ahead[i], next, true)?;
-            let blocks = self.blocks_in(i).to_vec();
-            self.expand(&blocks, threads, true, depth)?;
+            self.expand(self.blocks_in(i), threads, true, depth)?;
             // Changed: the expanded level's blocks and the settled ones'.
             let range = self.segments.as_ref().expect("on disk").blocks(i);
-            let mut dirty: Vec<usize> = blocks.iter().map(|&(b, _)| b as usize).collect();
+            let mut dirty: Vec<usize> =
+                self.blocks_in(i).iter().map(|&(b, _)| b as usize).collect();
             for w in &self.workers {
                 let marks = &lock(w).tally.marks;
                 dirty.extend(range.clone().filter(|&b| marks[b] != 0));
@@ -1069,37 +1055,23 @@ struct Tally {
     marks: Vec<u64>,
     /// Successors outside the resident segment (the array on disk).
     away: Vec<u64>,
-    /// Successors in another process's keys.
-    outbound: Vec<u64>,
+    /// Successors in other processes' keys, by process.
+    outbound: Vec<Vec<u64>>,
     /// Why writing them failed.
     fault: Option<SpillError>,
 }
 
 impl Tally {
-    /// Holds `key`, outside the resident segment, for its owner: another
-    /// process, or (in this process's `owned` blocks) the disk, the buffer
-    /// then written as candidate files (of the level after `depth`) when it
-    /// holds `most`.
-    #[cold]
-    fn away(
-        &mut self,
-        segments: Option<&Segments>,
-        key: u64,
-        depth: u32,
-        most: usize,
-        owned: &std::ops::Range<usize>,
-    ) {
-        if !owned.contains(&block_of(key)) {
-            self.outbound.push(key);
-            return;
-        }
-        self.away.push(key);
-        if self.away.len() >= most
-            && let Some(segments) = segments
-            && let Err(e) = segments.flush(&mut self.away, depth, block_of)
-        {
-            self.away.clear();
-            self.fault.get_or_insert(e);
+    /// Counts `key` (in word `w`) as a state of the level being settled,
+    /// marking its stretch and remembering it while the level is thin.
+    #[inline(always)]
+    fn settled(&mut self, w: usize, key: u64) {
+        self.found += 1;
+        // The worker's own marks: no cache line passes between workers
+        // for them.
+        self.marks[w / BLOCK_WORDS] |= stretch_bit(w);
+        if self.remembered.len() <= REMEMBERED {
+            self.remembered.push(key);
         }
     }
 }
@@ -1115,17 +1087,16 @@ fn owned_blocks(blocks: usize, processes: usize, me: usize) -> std::ops::Range<u
     me * blocks / processes..(me + 1) * blocks / processes
 }
 
-/// The process of `processes` that owns block `b` of `blocks`.
+/// The process of `processes` that owns block `b` of `blocks`: the
+/// largest q with q * blocks / processes <= b, that is with
+/// q * blocks < (b + 1) * processes.
 fn owner_of(b: usize, blocks: usize, processes: usize) -> usize {
-    // The largest q with q * blocks / processes <= b.
-    let mut q = (b * processes / blocks.max(1)).min(processes - 1);
-    while q + 1 < processes && (q + 1) * blocks / processes <= b {
-        q += 1;
-    }
-    while q > 0 && q * blocks / processes > b {
-        q -= 1;
-    }
-    q
+    (((b + 1) * processes - 1) / blocks.max(1)).min(processes - 1)
+}
+
+/// The blocks of `model`'s two-bit array.
+fn block_count<M: Model>(model: &M) -> usize {
+    (model.key_space().div_ceil(KEYS_PER_WORD) as usize).div_ceil(BLOCK_WORDS)
 }
 
 /// A key that process `from` sent this one, which does not own it.
@@ -1135,14 +1106,6 @@ fn foreign(key: u64, from: usize) -> Fault {
         address: String::new(),
         what: format!("it sent key {key}, which is not this process's"),
     })
-}
-
-/// Why a store could not be made.
-enum Built {
-    /// The array's memory.
-    Map(std::io::Error),
-    /// Its file.
-    Disk(SpillError),
 }
 
 /// The bit of word `w`'s stretch in its block's mark.
@@ -1231,11 +1194,7 @@ impl<M: Model> Store for Dense<'_, M> {
             return Ok(false);
         }
         if let Some(segments) = &self.segments {
-            let b = w / BLOCK_WORDS;
-            let i = (0..segments.count())
-                .find(|&i| segments.blocks(i).contains(&b))
-                .expect("a key's segment");
-            self.bring(i)?;
+            self.bring(segments.segment_of(w / BLOCK_WORDS))?;
         }
         let word = &self.words()[w - self.window.start];
         Ok((word.load(Ordering::Relaxed) >> shift) & 3 == self.label)

@@ -87,7 +87,8 @@ impl Segments {
     /// An array of `total_bytes` in blocks of `block_bytes`, of which the
     /// blocks `owned` (this process's) are cut into segments of at most
     /// `max_bytes` (at least a block), in a file under `spill`'s directory
-    /// (sparse: only the owned blocks are ever written).
+    /// (sparse: only the owned blocks are ever written); in a `cluster`,
+    /// that directory is one process's in the cluster's.
     pub(crate) fn create(
         spill: &Spill,
         digest: u64,
@@ -95,6 +96,7 @@ impl Segments {
         block_bytes: usize,
         max_bytes: usize,
         owned: std::ops::Range<usize>,
+        cluster: bool,
     ) -> Result<Segments, SpillError> {
         let mut disk = Disk::new(spill)?;
         let path = disk.dir().join(NAME);
@@ -108,13 +110,8 @@ impl Segments {
         {
             Ok(file) => file,
             Err(e) => {
-                // Nothing is left behind: the lock, and the directory if
-                // this made it.
                 let _ = std::fs::remove_file(&path);
-                disk.unlock();
-                if disk.created() {
-                    let _ = std::fs::remove_dir(disk.dir());
-                }
+                disk.leave(cluster);
                 return Err(SpillError::io(&path, e));
             }
         };
@@ -142,15 +139,8 @@ impl Segments {
             behind: (0..count).map(|_| Vec::new()).collect(),
             settled: (0..count).map(|_| Vec::new()).collect(),
             resident: None,
-            cluster: false,
+            cluster,
         })
-    }
-
-    /// Marks the array as one process's share of a cluster's, whose
-    /// directory is in the cluster's.
-    pub(crate) fn in_cluster(mut self) -> Segments {
-        self.cluster = true;
-        self
     }
 
     /// The number of segments.
@@ -178,8 +168,8 @@ impl Segments {
             ..(r.end * self.block_bytes).min(self.total_bytes)
     }
 
-    /// The segment holding block `b`.
-    fn segment_of(&self, b: usize) -> usize {
+    /// The segment holding block `b` (one of this process's).
+    pub(crate) fn segment_of(&self, b: usize) -> usize {
         self.bounds.partition_point(|&start| start <= b) - 1
     }
 
@@ -352,17 +342,7 @@ impl Drop for Segments {
             self.disk.remove(f);
         }
         let _ = std::fs::remove_file(&self.path);
-        self.disk.unlock();
-        if self.disk.created() {
-            let _ = std::fs::remove_dir(self.disk.dir());
-            // A cluster's process directory is DIR/process-I: the last
-            // process to leave DIR empty removes it.
-            if self.cluster
-                && let Some(parent) = self.disk.dir().parent()
-            {
-                let _ = std::fs::remove_dir(parent);
-            }
-        }
+        self.disk.leave(self.cluster);
     }
 }
 
@@ -375,7 +355,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("reach-segments-{}", std::process::id()));
         let spill = Spill::new(&dir);
         // Four blocks of 1 KiB, two a segment.
-        let mut s = Segments::create(&spill, 7, 4 << 10, 1 << 10, 2 << 10, 0..4).unwrap();
+        let mut s = Segments::create(&spill, 7, 4 << 10, 1 << 10, 2 << 10, 0..4, false).unwrap();
         assert_eq!(s.count(), 2);
         assert_eq!(s.bytes(1), 2048..4096);
         let mut segment = vec![0u8; 2 << 10];

@@ -256,11 +256,8 @@ impl<'a, M: Model> OnDisk<'a, M> {
         // (DIR/process-I), and the last to leave DIR empty removes it.
         let cluster = peers.processes() > 1;
         // (A resumed checkpoint's directory is already the process's own.)
-        let spill = &if cluster && resume.is_none() {
-            Spill {
-                dir: spill.dir.join(format!("process-{}", peers.me())),
-                ..spill.clone()
-            }
+        let spill = &if resume.is_none() {
+            spill.of_process(peers)
         } else {
             spill.clone()
         };

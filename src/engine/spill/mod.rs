@@ -128,6 +128,16 @@ impl Spill {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+
+    /// This process's spill in a search across `peers`: the same, or
+    /// (several processes) in a directory of its own, `DIR/process-I`.
+    pub(crate) fn of_process(&self, peers: &dyn super::peers::Peers) -> Spill {
+        let mut spill = self.clone();
+        if peers.processes() > 1 {
+            spill.dir = self.dir.join(format!("process-{}", peers.me()));
+        }
+        spill
+    }
 }
 
 /// A storage failure, or a file that cannot be trusted.
@@ -372,6 +382,19 @@ impl Disk {
     pub(crate) fn unlock(&mut self) {
         if self.lock.take().is_some() {
             let _ = std::fs::remove_file(self.dir.join(LOCK));
+        }
+    }
+
+    /// Unlocks the directory and, if this made it, removes it when it is
+    /// empty; in a `cluster` (the directory one process's, DIR/process-I)
+    /// DIR too, which the last process to leave it empty removes.
+    pub(crate) fn leave(&mut self, cluster: bool) {
+        self.unlock();
+        if self.created {
+            let _ = std::fs::remove_dir(&self.dir);
+            if cluster && let Some(parent) = self.dir.parent() {
+                let _ = std::fs::remove_dir(parent);
+            }
         }
     }
 

@@ -841,6 +841,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         edge: [0; 4],
         slot_dirs: Vec::new(),
         lone: None,
+        blanks: None,
     };
     // The cells on the board's edge in each direction: a piece covering
     // one cannot move that way.
@@ -881,6 +882,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         puzzle.tile_groups = super::TileGroup::split(free_classes);
     }
     puzzle.lone = super::lone::LoneBlank::new(&puzzle);
+    puzzle.blanks = super::blanks::FewBlanks::new(&puzzle);
     puzzle.start = puzzle.encode(&start_pos);
     Ok(puzzle)
 }

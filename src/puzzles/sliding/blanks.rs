@@ -20,82 +20,134 @@
 //!   squares' new rank is that of `blanks ^ flip` among `free ^ flip`.
 //!
 //! A piece other than a square moves exactly when the cells it would
-//! enter are all blanks: a table gives those cells for each anchor and
-//! direction (all cells where the board, a wall or the piece's rule
-//! forbids the move), so a move is one load and one test, without an owner
-//! table to look up (or to write at every decode: a tenth of pe766's
-//! time). The generic decode places every square and builds the tables a
-//! move of any class in any metric needs; this one leaves the squares as
-//! a mask.
+//! enter are all blanks: a table gives, for each anchor and direction,
+//! those cells (all cells where the board, a wall or the piece's rule
+//! forbids the move), the cells the move toggles and the anchor it
+//! reaches. A move is then one load and one test, without an owner table
+//! to look up (or to write at every decode: a tenth of pe766's time), and
+//! its key is computed without a branch on what moved. The generic decode
+//! places every square and builds the tables a move of any class in any
+//! metric needs; this one leaves the squares as a mask.
+
+use std::hint::select_unpredictable;
 
 use super::{Dir, Metric, SlidingPuzzle, SlidingState, deposit};
 use crate::puzzles::combinadic;
 
-/// At most this many piece slots (squares aside) and blanks together: a
-/// move is bit 4·slot + d of a `u128`, or 4·(slots + j) + d for a square
-/// entering the j-th blank.
-const MAX_SLOTS_AND_BLANKS: usize = 32;
+/// The most piece slots (squares aside): a piece's move is bit 4·slot + d
+/// of two `u64` words.
+const MAX_SLOTS: usize = 32;
+
+/// The most blanks: a square's move into the j-th blank is bit 4·j + d of
+/// one `u64`.
+const MAX_BLANKS: usize = 16;
+
+/// A piece's step from one anchor in one direction.
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    /// The cells it enters (all cells where it cannot go).
+    enter: u64,
+    /// The cells it leaves and enters.
+    flip: u64,
+    /// The anchor it reaches (its own where it cannot go).
+    to: u16,
+}
+
+/// What a move of the piece in one slot changes in the key.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// Where its class's anchors start in `steps`.
+    first: usize,
+    /// Its class.
+    class: usize,
+    /// The other piece of its class, or itself when it is alone.
+    twin: usize,
+    /// Whether its class has two pieces.
+    pair: bool,
+    /// Its class's weight in the key.
+    weight: u64,
+}
 
 /// The tables of a puzzle with a few blanks among its squares.
 #[derive(Clone, Debug)]
 pub(crate) struct FewBlanks {
-    /// The squares' class: the last. The classes before it have
-    /// `slots` pieces in all.
+    /// The squares' class: the last.
     squares: usize,
-    slots: usize,
     /// The squares' weight in the key.
     weight: u64,
-    /// For every slot, where its class's anchors start in `enter`.
-    first: Vec<usize>,
-    /// For every anchor of every class (squares aside) and direction, the
-    /// cells its piece would enter; all cells where it cannot go that way.
-    enter: Vec<[u64; 4]>,
-    /// For every floor cell and direction, the cell a square would come
-    /// from to enter it moving that way (the cell itself where there is
-    /// none, or the squares may not move that way: never a square).
+    /// Every piece slot but the squares'.
+    slots: Vec<Slot>,
+    /// For every anchor of every class (squares aside), its four steps.
+    steps: Vec<[Step; 4]>,
+    /// For every cell and direction, the cell a square would come from to
+    /// enter it moving that way (the cell itself where there is none, or
+    /// where the squares may not move that way: never a square).
     from: Vec<[u8; 4]>,
 }
 
 impl FewBlanks {
     /// The tables for `puzzle`, if its free-ranked pieces are one class of
-    /// squares ranked by the blanks they leave, its other classes have at
-    /// most two pieces each (at most `MAX_SLOTS_AND_BLANKS` with the
-    /// blanks), and its goal (if any) names none of the squares.
+    /// squares ranked by the blanks they leave (at most `MAX_BLANKS`), its
+    /// other classes have at most two pieces each (at most `MAX_SLOTS` in
+    /// all), and its goal (if any) names none of the squares.
     pub(crate) fn new(puzzle: &SlidingPuzzle) -> Option<FewBlanks> {
         let squares = puzzle.classes.len().checked_sub(1)?;
         let class = &puzzle.classes[squares];
         let blanks = class.ranked_over - class.count();
-        let slots = class.offset;
         let fits = puzzle.lone.is_none()
             && puzzle.tile_groups.is_empty()
             && puzzle.first_free == squares
             && class.by_complement
             && class.shape.len() == 1
-            && blanks >= 1
-            && slots + blanks <= MAX_SLOTS_AND_BLANKS
+            && (1..=MAX_BLANKS).contains(&blanks)
+            && class.offset <= MAX_SLOTS
             && puzzle.classes[..squares].iter().all(|c| c.count() <= 2)
             && puzzle.goal.iter().all(|&(ci, _)| ci < squares);
         if !fits {
             return None;
         }
         let mut starts = Vec::new();
-        let mut enter = Vec::new();
+        let mut steps = Vec::new();
         for c in &puzzle.classes[..squares] {
-            starts.push(enter.len());
-            for (a, steps) in c.step.iter().enumerate() {
-                enter.push(Dir::ALL.map(|d| {
-                    let to = steps[d as usize];
+            starts.push(steps.len());
+            for (a, next) in c.step.iter().enumerate() {
+                steps.push(Dir::ALL.map(|d| {
+                    let to = next[d as usize];
                     if to == super::NONE || !c.mobility.allows(d) {
-                        u64::MAX
+                        Step {
+                            enter: u64::MAX,
+                            flip: 0,
+                            to: a as u16,
+                        }
                     } else {
-                        c.masks[usize::from(to)] & !c.masks[a]
+                        let (here, there) = (c.masks[a], c.masks[usize::from(to)]);
+                        Step {
+                            enter: there & !here,
+                            flip: there ^ here,
+                            to,
+                        }
                     }
                 }));
             }
         }
-        let first = puzzle.slots[..slots]
+        let slots = puzzle.slots[..class.offset]
             .iter()
-            .map(|&(ci, _)| starts[usize::from(ci)])
+            .enumerate()
+            .map(|(slot, &(ci, i))| {
+                let c = &puzzle.classes[usize::from(ci)];
+                let pair = c.count() == 2;
+                Slot {
+                    first: starts[usize::from(ci)],
+                    class: usize::from(ci),
+                    twin: if pair {
+                        c.offset + 1 - usize::from(i)
+                    } else {
+                        slot
+                    },
+                    pair,
+                    weight: c.weight,
+                }
+            })
             .collect();
         let square_dirs = puzzle.slot_dirs[class.offset];
         let from = (0..64)
@@ -115,10 +167,9 @@ impl FewBlanks {
             .collect();
         Some(FewBlanks {
             squares,
-            slots,
             weight: class.weight,
-            first,
-            enter,
+            slots,
+            steps,
             from,
         })
     }
@@ -180,87 +231,66 @@ impl FewBlanks {
     ///
     /// Which moves are legal is found without a branch on the data: for
     /// every piece and direction whether the cells it would enter are all
-    /// blanks, for every blank and side whether a square lies there.
+    /// blanks, for every blank and side whether a square lies there (a
+    /// nibble a slot or blank, its four directions tested with shifts by
+    /// constants). The pieces' moves and the squares' are then taken in
+    /// two loops, neither with a branch on what moves.
     #[inline(always)]
     pub(crate) fn successors(&self, p: &SlidingPuzzle, state: &SlidingState, out: &mut Vec<u64>) {
         let blanks = p.floor & !state.occupied;
         let squares = state.cells[self.squares];
-        // Bit 4·slot + d of the u64 words: one nibble a slot, its four
-        // directions tested with shifts by constants.
-        let mut legal = [0u64; MAX_SLOTS_AND_BLANKS / 16];
-        let fits = |cells: u64, d: u32| u64::from(cells & !blanks == 0) << d;
-        for (slot, &first) in self.first.iter().enumerate() {
-            let [up, down, left, right] = self.enter[first + usize::from(state.pos[slot])];
+        let free = state.free_at[self.squares];
+        let base = state.anchored_key;
+        let fits = |step: &Step, d: u32| u64::from(step.enter & !blanks == 0) << d;
+        let mut pieces = [0u64; MAX_SLOTS / 16];
+        for (slot, info) in self.slots.iter().enumerate() {
+            let [up, down, left, right] = &self.steps[info.first + usize::from(state.pos[slot])];
             let nibble = fits(up, 0) | fits(down, 1) | fits(left, 2) | fits(right, 3);
-            legal[slot / 16] |= nibble << (4 * (slot % 16));
+            pieces[slot / 16] |= nibble << (4 * (slot % 16));
         }
-        let mut at = [0u8; MAX_SLOTS_AND_BLANKS];
+        let mut at = [0u8; MAX_BLANKS];
+        let mut moves = 0u64;
         let mut rest = blanks;
-        let mut j = self.slots;
-        while rest != 0 && j < MAX_SLOTS_AND_BLANKS {
+        let mut j = 0;
+        while rest != 0 && j < MAX_BLANKS {
             let e = rest.trailing_zeros() as usize;
             rest &= rest - 1;
             at[j] = e as u8;
             let [up, down, left, right] = self.from[e].map(|n| squares >> n & 1);
-            let nibble = up | down << 1 | left << 2 | right << 3;
-            legal[j / 16] |= nibble << (4 * (j % 16));
+            moves |= (up | down << 1 | left << 2 | right << 3) << (4 * j);
             j += 1;
         }
-        let free = state.free_at[self.squares];
-        for (w, mut word) in legal.into_iter().enumerate() {
+        for (w, mut word) in pieces.into_iter().enumerate() {
             while word != 0 {
                 let m = 64 * w + word.trailing_zeros() as usize;
                 word &= word - 1;
-                self.push(p, state, m, &at, blanks, free, out);
+                let (slot, d) = (m / 4, m % 4);
+                let info = &self.slots[slot];
+                let step = &self.steps[info.first + usize::from(state.pos[slot])][d];
+                // A pair's rank is lo + C(hi, 2) of its two anchors (hi > 0);
+                // a single piece's, its anchor.
+                let to = u64::from(step.to);
+                let other = u64::from(state.pos[info.twin]);
+                let (lo, hi) = (other.min(to), other.max(to));
+                let rank = select_unpredictable(info.pair, lo + hi * hi.saturating_sub(1) / 2, to);
+                let change = rank
+                    .wrapping_sub(state.ranks[info.class])
+                    .wrapping_mul(info.weight);
+                let blanks_after = blank_rank(blanks ^ step.flip, free ^ step.flip);
+                out.push(
+                    base.wrapping_add(change)
+                        .wrapping_add(self.weight.wrapping_mul(blanks_after)),
+                );
             }
         }
-    }
-
-    /// Pushes the key of move `m` (bit 4·slot + d, as in `successors`).
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn push(
-        &self,
-        p: &SlidingPuzzle,
-        state: &SlidingState,
-        m: usize,
-        at: &[u8; MAX_SLOTS_AND_BLANKS],
-        blanks: u64,
-        free: u64,
-        out: &mut Vec<u64>,
-    ) {
-        let base = state.anchored_key;
-        let (slot, d) = (m / 4, m % 4);
-        if slot >= self.slots {
-            let e = usize::from(at[slot]);
-            let n = self.from[e][d];
+        while moves != 0 {
+            let m = moves.trailing_zeros() as usize;
+            moves &= moves - 1;
+            let e = usize::from(at[m / 4]);
+            let n = self.from[e][m % 4];
             let after = blanks ^ (1 << n) ^ (1 << e);
             out.push(base.wrapping_add(self.weight.wrapping_mul(blank_rank(after, free))));
-            return;
         }
-        let (ci, i) = p.slots[slot];
-        let (ci, i) = (usize::from(ci), usize::from(i));
-        let class = &p.classes[ci];
-        let from = state.pos[slot];
-        let to = class.step[usize::from(from)][d];
-        let rank = if class.count() == 1 {
-            u64::from(to)
-        } else {
-            let other = state.pos[class.offset + 1 - i];
-            let (lo, hi) = (u64::from(other.min(to)), u64::from(other.max(to)));
-            lo + hi * (hi - 1) / 2
-        };
-        let flip = class.masks[usize::from(from)] ^ class.masks[usize::from(to)];
-        out.push(
-            base.wrapping_add(
-                rank.wrapping_sub(state.ranks[ci])
-                    .wrapping_mul(class.weight),
-            )
-            .wrapping_add(
-                self.weight
-                    .wrapping_mul(blank_rank(blanks ^ flip, free ^ flip)),
-            ),
-        );
     }
 }
 
@@ -269,19 +299,19 @@ impl FewBlanks {
 /// n(n-1)/2) rather than looked up, which is all of pe766's.
 #[inline(always)]
 fn blank_rank(set: u64, here: u64) -> u64 {
+    let below =
+        |rest: u64| u64::from((here & (rest & rest.wrapping_neg()).wrapping_sub(1)).count_ones());
     let mut rest = set;
-    let low =
-        |rest: u64| u64::from((here & ((rest & rest.wrapping_neg()).wrapping_sub(1))).count_ones());
-    let n = low(rest);
+    let n = below(rest);
     let mut rank = n;
     rest &= rest.wrapping_sub(1);
     if rest != 0 {
-        let n = low(rest);
+        let n = below(rest);
         rank += n * n.saturating_sub(1) / 2;
         rest &= rest - 1;
         let mut i = 3;
         while rest != 0 {
-            rank += combinadic::binomial(low(rest) as usize, i);
+            rank += combinadic::binomial(below(rest) as usize, i);
             i += 1;
             rest &= rest - 1;
         }

@@ -126,8 +126,14 @@ impl<'a, M: Model> InMemory<'a, M> {
         });
         let frontier_search = matches!(visited, Visited::Frontier);
         let sorted = mode == Mode::Solve;
+        sources.sort_unstable();
+        sources.dedup();
         let how = if frontier_search {
-            Settle::Frontier
+            // From one start a bipartite model's levels alternate colours;
+            // several starts may have both.
+            Settle::Frontier {
+                bipartite: model.bipartite() && sources.len() == 1,
+            }
         } else if owned {
             Settle::Bitmap {
                 sorted,
@@ -142,8 +148,6 @@ impl<'a, M: Model> InMemory<'a, M> {
             (_, true) => 2,
             (_, false) => 1,
         };
-        sources.sort_unstable();
-        sources.dedup();
         // Every process is given every source and keeps its own.
         let start = Start {
             levels: vec![sources.len() as u64],

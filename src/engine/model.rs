@@ -53,6 +53,18 @@ pub trait Model: Sync {
         false
     }
 
+    /// Whether every move flips a parity of the state (the state graph is
+    /// two-coloured, each move joining the two colours): a sliding-block
+    /// puzzle under the step metric, whose moves each change the sum of
+    /// the pieces' row and column by one. From a single start every level
+    /// then holds one colour and its successors the other, so frontier
+    /// search checks a level's candidates against the level before it
+    /// only, not against the level itself. A wrong yes gives wrong counts;
+    /// models that cannot tell keep the default, no.
+    fn bipartite(&self) -> bool {
+        false
+    }
+
     /// Whether most keys below [`Model::key_space`] are states the search
     /// reaches (a perfect rank onto the reachable states, as the tile
     /// puzzles have): then a dense visited set of two bits a key, with no

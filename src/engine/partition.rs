@@ -94,8 +94,13 @@ impl Router {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Settle {
     /// Frontier search: the candidates are every successor; sort, drop
-    /// duplicates and keys of the partition's last two levels.
-    Frontier,
+    /// duplicates and keys of the partition's last two levels (of the level
+    /// before the newest only, when the search is `bipartite`: a level's
+    /// successors are never in it).
+    Frontier {
+        /// Whether the model is bipartite and the search has one start.
+        bipartite: bool,
+    },
     /// A visited set let only new keys through: keep them as they are,
     /// sorted if `sorted` (a path rebuild looks keys up by binary search).
     Visited {
@@ -287,9 +292,12 @@ impl Partition {
             spare
         };
         match how {
-            Settle::Frontier => {
+            Settle::Frontier { bipartite } => {
                 let n = self.levels.len();
-                let current = self.levels.last().map_or(&[][..], Vec::as_slice);
+                let current = match self.levels.last() {
+                    Some(level) if !bipartite => level.as_slice(),
+                    _ => &[],
+                };
                 let previous = n.checked_sub(2).map_or(&[][..], |i| &self.levels[i][..]);
                 merge_range(runs, current, previous, &mut next);
             }
@@ -448,20 +456,35 @@ mod tests {
     fn frontier_settle_drops_duplicates_and_the_last_two_levels() {
         let mut part = Partition::with_level(vec![1, 7]);
         let mut runs = vec![vec![4, 3, 3]];
-        assert_eq!(part.settle(&mut runs, Settle::Frontier), 2);
+        assert_eq!(
+            part.settle(&mut runs, Settle::Frontier { bipartite: false }),
+            2
+        );
         part.commit(2);
         assert_eq!(part.frontier(), [3, 4]);
         assert!(runs[0].is_empty());
         let mut runs = vec![vec![9, 5, 3, 1, 3], vec![11, 2, 9, 7]];
-        assert_eq!(part.settle(&mut runs, Settle::Frontier), 4);
+        assert_eq!(
+            part.settle(&mut runs, Settle::Frontier { bipartite: false }),
+            4
+        );
         part.commit(2);
         assert_eq!(part.frontier(), [2, 5, 9, 11]);
         assert_eq!(part.level(0), [3, 4], "the oldest level was dropped");
         // A discarded level leaves the committed ones alone.
         let mut runs = vec![vec![100]];
-        part.settle(&mut runs, Settle::Frontier);
+        part.settle(&mut runs, Settle::Frontier { bipartite: false });
         part.discard();
         assert_eq!(part.frontier(), [2, 5, 9, 11]);
+        // A bipartite search checks the level before the newest only: a
+        // key of the newest level would pass (it cannot come).
+        let mut runs = vec![vec![5, 4, 3, 12]];
+        assert_eq!(
+            part.settle(&mut runs, Settle::Frontier { bipartite: true }),
+            2
+        );
+        part.commit(2);
+        assert_eq!(part.frontier(), [5, 12]);
     }
 
     #[test]

@@ -365,6 +365,12 @@ impl Model for Tiles {
         true
     }
 
+    fn bipartite(&self) -> bool {
+        // Every move takes a tile one cell into the blank: the blank's row
+        // plus column changes by one.
+        true
+    }
+
     fn dense(&self) -> bool {
         true
     }

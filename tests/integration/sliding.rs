@@ -2,7 +2,7 @@
 //! independent checker, and the puzzle-file reader's errors.
 
 use proptest::prelude::*;
-use reach::engine::{Model, Outcome, Search, reference};
+use reach::engine::{Model, Outcome, Search, VisitedKind, reference};
 use reach::puzzles::builtin;
 use reach::puzzles::sliding::{Metric, SlidingPuzzle, Step};
 
@@ -551,9 +551,17 @@ fn hardest_positions_agree_with_a_brute_force() {
                 .unwrap()
                 .with_metric(metric);
             let (distance, count, start, goals) = brute_force_hardest(&p);
-            for threads in [1, 2, 3] {
-                let h = Search::new(&p).threads(threads).hardest().unwrap();
-                let what = format!("{name} {metric:?} {threads} threads");
+            // Frontier search too: the search from every goal at once has
+            // goals of both colours, where a bipartite model's levels do
+            // not alternate.
+            let runs = [1, 2, 3].map(|t| (t, VisitedKind::Auto));
+            for (threads, visited) in runs.into_iter().chain([(2, VisitedKind::Frontier)]) {
+                let h = Search::new(&p)
+                    .threads(threads)
+                    .visited(visited)
+                    .hardest()
+                    .unwrap();
+                let what = format!("{name} {metric:?} {threads} threads, {visited:?}");
                 assert_eq!(h.distance, distance, "{what}");
                 assert_eq!(h.positions.len(), count, "{what}");
                 assert_eq!(h.start_distance, start, "{what}");

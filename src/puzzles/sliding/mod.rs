@@ -1188,6 +1188,14 @@ impl Model for SlidingPuzzle {
         // each undone by the reverse move of the same piece.
         true
     }
+
+    fn bipartite(&self) -> bool {
+        // A step moves one piece one cell: the sum of the row and column
+        // of every piece's anchor changes by one (interchangeable pieces
+        // too: the sum is over the set). A tile puzzle with one blank steps
+        // under every metric. A slide may move a piece two cells.
+        self.metric == Metric::Step || self.lone.is_some()
+    }
 }
 
 #[cfg(test)]
@@ -1437,6 +1445,51 @@ mod tests {
         }
         assert!(builtin::sliding("klotski").unwrap().blanks.is_none());
         assert!(builtin::sliding("eight").unwrap().blanks.is_none());
+    }
+
+    /// The depth difference of every edge among the states reached (up to
+    /// `limit`) by a breadth-first search: whether one joins two states of
+    /// the same level (which a `bipartite` model must never have).
+    fn has_an_edge_within_a_level(p: &SlidingPuzzle, limit: usize) -> bool {
+        let mut depth = std::collections::HashMap::from([(p.start(), 0u32)]);
+        let mut queue = VecDeque::from([p.start()]);
+        let mut state = p.new_state();
+        let mut out = Vec::new();
+        while let Some(key) = queue.pop_front() {
+            let d = depth[&key];
+            p.decode(key, &mut state);
+            out.clear();
+            p.successors(&mut state, &mut out);
+            for &s in &out {
+                match depth.get(&s) {
+                    Some(&e) if e == d => return true,
+                    Some(&e) => assert!(e + 1 == d || e == d + 1, "{}: {d} to {e}", p.name()),
+                    None if depth.len() < limit => {
+                        depth.insert(s, d + 1);
+                        queue.push_back(s);
+                    }
+                    None => {}
+                }
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn step_moves_never_join_two_states_of_one_level() {
+        let walled = "board = \"\"\"\n#AA.b\nc.#.b\nc.DD.\n.e..#\n\"\"\"\nhorizontal = \"D\"\nvertical = \"c\"\n";
+        let walled = SlidingPuzzle::from_toml(walled, "walled").unwrap();
+        for p in builtins().chain([walled]) {
+            assert!(p.bipartite(), "{}", p.name());
+            assert!(!has_an_edge_within_a_level(&p, 200_000), "{}", p.name());
+            // A tile puzzle with one blank steps under every metric; a
+            // slide of two cells joins states of one level.
+            let slide = p.clone().with_metric(Metric::Slide);
+            assert_eq!(slide.bipartite(), p.lone.is_some(), "{}", p.name());
+            if p.lone.is_none() && p.name() == "klotski" {
+                assert!(has_an_edge_within_a_level(&slide, usize::MAX));
+            }
+        }
     }
 
     #[test]

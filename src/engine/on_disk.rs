@@ -200,6 +200,10 @@ pub(crate) struct OnDisk<'a, M: Model> {
     router: Router,
     visited: Visited,
     frontier: bool,
+    /// Frontier search of a bipartite model from one start (see
+    /// [`Model::bipartite`]): candidates are checked against the level
+    /// before the newest only.
+    bipartite: bool,
     digest: u64,
     workers: Vec<CachePadded<Mutex<Worker<M::State>>>>,
     /// A worker writes its candidates to disk when it holds this many.
@@ -334,6 +338,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
             router,
             visited,
             frontier,
+            bipartite: false,
             digest,
             workers,
             flush_at,
@@ -355,6 +360,8 @@ impl<'a, M: Model> OnDisk<'a, M> {
                 }
             },
         };
+        // Level 0 is the set of starts (resumed: as it was saved).
+        store.bipartite = frontier && model.bipartite() && start.levels.first() == Some(&1);
         Ok((store, start))
     }
 
@@ -911,7 +918,8 @@ impl<M: Model> OnDisk<'_, M> {
                 }
                 let mut prev = Vec::new();
                 if self.frontier {
-                    for level in std::iter::once(current).chain(previous) {
+                    let current = Some(current).filter(|_| !self.bipartite);
+                    for level in current.into_iter().chain(previous) {
                         let file = level.file_of(part);
                         if file.keys_in(part) > 0 {
                             let mut reader = PartReader::new(file, part);

@@ -13,7 +13,9 @@ use super::levels::{Finished, Mode, Start, Store};
 use super::partition::{MAX_PARTITIONS, Partition, Router, Settle};
 use super::peers::{Fault, Peers};
 use super::visited::{Visited, resolve};
-use super::workers::{lock, my_slot, partition_count, per_worker, successors_of};
+use super::workers::{
+    EXPAND_BATCH, lock, my_slot, partition_count, per_worker, successors_of, successors_of_all,
+};
 use super::{Model, VisitedKind};
 
 /// One worker's reusable buffers.
@@ -433,8 +435,8 @@ impl<M: Model> LevelView<'_, M> {
                 successors,
                 out,
             } = slot;
-            for &key in chunk {
-                for &next in successors_of(model, state, successors, key) {
+            for batch in chunk.chunks(EXPAND_BATCH) {
+                for &next in successors_of_all(model, state, successors, batch) {
                     let p = router.route(next);
                     if every || remote[p] || visited.insert(next) {
                         out[p].push(next);

@@ -46,7 +46,7 @@ pub enum SearchError {
         /// Why the kernel refused.
         source: std::io::Error,
     },
-    /// The partition count is not a power of two up to [`MAX_PARTITIONS`].
+    /// The partition count is not a power of two up to [`MAX_PARTITIONS`](super::MAX_PARTITIONS).
     #[error("the partition count must be a power of two from 1 to {max}, not {partitions}")]
     Partitions {
         /// The count asked for.

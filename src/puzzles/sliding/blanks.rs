@@ -1,7 +1,7 @@
 //! Sliding-block puzzles with a few empty cells among interchangeable
 //! squares (pe766: two empty cells, six squares), under the step metric:
-//! a decode and a move generator that look at the empty cells, not at
-//! every piece.
+//! a decode that leaves the squares as a mask, and a move generator that
+//! tests each piece with one table and each blank's sides for a square.
 //!
 //! Such a puzzle ranks its squares last, among the cells the other pieces
 //! leave free, by the cells they leave empty (`by_complement`): the

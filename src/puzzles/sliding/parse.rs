@@ -299,7 +299,7 @@ struct Piece {
     cells: Vec<(usize, usize)>,
 }
 
-/// A puzzle file's text: at most [`MAX_FILE_BYTES`] of UTF-8, read from
+/// A puzzle file's text: at most 1 MiB (`MAX_FILE_BYTES`) of UTF-8, read from
 /// anything (a pipe or device is read only that far), with errors that say
 /// which file and what to do.
 pub fn read_puzzle_text(path: &Path) -> Result<String, PuzzleError> {

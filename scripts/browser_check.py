@@ -62,7 +62,13 @@ document.getElementById("f").addEventListener("load", () => {
 
 
 def chromium(*args):
+    # Reduced motion: the page then moves its pieces without a transition
+    # (its own media query), so a screenshot shows the board a move leads
+    # to, not a frame of the quarter-second slide. With the slide, a
+    # loaded machine once caught the click's jump of ten moves half-way
+    # (nine cells off) although the DOM was right.
     return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                           "--force-prefers-reduced-motion",
                            "--allow-file-access-from-files", "--hide-scrollbars",
                            "--window-size=900,700", "--virtual-time-budget=3000", *args],
                           capture_output=True, text=True, timeout=120)

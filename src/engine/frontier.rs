@@ -12,6 +12,18 @@
 
 use rayon::prelude::*;
 
+use super::Model;
+
+/// Whether frontier search of `model` from a level 0 of `level_zero` keys
+/// may check a level's candidates against the level before it only: when
+/// the model is bipartite (see [`Model::bipartite`]) and the search has one
+/// start, every level holds one colour and its successors the other, so
+/// none of them is in the level itself. Several starts may have both
+/// colours (`hardest`'s search from every goal).
+pub(crate) fn levels_alternate<M: Model>(model: &M, level_zero: u64) -> bool {
+    model.bipartite() && level_zero == 1
+}
+
 /// Sorts `keys`, in parallel when there are many.
 pub(crate) fn sort_keys(keys: &mut [u64], threads: usize) {
     if threads == 1 || keys.len() < 1 << 14 {

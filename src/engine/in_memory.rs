@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
-use super::frontier::sort_keys;
+use super::frontier::{levels_alternate, sort_keys};
 use super::levels::{Finished, Mode, Start, Store};
 use super::partition::{MAX_PARTITIONS, Partition, Router, Settle};
 use super::peers::{Fault, Peers};
@@ -131,10 +131,8 @@ impl<'a, M: Model> InMemory<'a, M> {
         sources.sort_unstable();
         sources.dedup();
         let how = if frontier_search {
-            // From one start a bipartite model's levels alternate colours;
-            // several starts may have both.
             Settle::Frontier {
-                bipartite: model.bipartite() && sources.len() == 1,
+                bipartite: levels_alternate(model, sources.len() as u64),
             }
         } else if owned {
             Settle::Bitmap {

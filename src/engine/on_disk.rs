@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
-use super::frontier::sort_keys;
+use super::frontier::{levels_alternate, sort_keys};
 use super::levels::{Finished, Mode, Start, Store};
 use super::partition::Router;
 use super::peers::{Fault, Peers};
@@ -24,7 +24,9 @@ use super::spill::file::{Header, Kind, PartReader, RunFile, RunWriter, level_nam
 use super::spill::manifest::{self, Kept, Manifest};
 use super::spill::{Checkpoint, Disk, Spill, SpillError, digest};
 use super::visited::Visited;
-use super::workers::{lock, my_slot, partition_count, per_worker, successors_of};
+use super::workers::{
+    EXPAND_BATCH, lock, my_slot, partition_count, per_worker, successors_of, successors_of_all,
+};
 use super::{Model, StopReason, VisitedKind};
 
 /// A report's last level is read back from disk when it has at most this
@@ -200,8 +202,8 @@ pub(crate) struct OnDisk<'a, M: Model> {
     router: Router,
     visited: Visited,
     frontier: bool,
-    /// Frontier search of a bipartite model from one start (see
-    /// [`Model::bipartite`]): candidates are checked against the level
+    /// Frontier search whose levels alternate colours
+    /// ([`levels_alternate`]): candidates are checked against the level
     /// before the newest only.
     bipartite: bool,
     digest: u64,
@@ -361,7 +363,11 @@ impl<'a, M: Model> OnDisk<'a, M> {
             },
         };
         // Level 0 is the set of starts (resumed: as it was saved).
-        store.bipartite = frontier && model.bipartite() && start.levels.first() == Some(&1);
+        store.bipartite = frontier
+            && start
+                .levels
+                .first()
+                .is_some_and(|&n| levels_alternate(model, n));
         Ok((store, start))
     }
 
@@ -823,8 +829,8 @@ impl<M: Model> OnDisk<'_, M> {
                 buffered,
                 ..
             } = w;
-            for &key in keys {
-                for &next in successors_of(model, state, successors, key) {
+            for batch in keys.chunks(EXPAND_BATCH) {
+                for &next in successors_of_all(model, state, successors, batch) {
                     // A bitmap knows only this process's keys: another
                     // process's go to their owner, which filters them.
                     let p = router.route(next);

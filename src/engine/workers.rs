@@ -51,10 +51,7 @@ pub(crate) fn successors_of<'o, M: Model>(
     out: &'o mut Vec<u64>,
     key: u64,
 ) -> &'o [u64] {
-    model.decode(key, state);
-    out.clear();
-    model.successors(state, out);
-    out
+    successors_of_all(model, state, out, std::slice::from_ref(&key))
 }
 
 /// Decodes each of `keys` into `state` and writes all their successors

@@ -31,7 +31,7 @@
 
 use std::hint::select_unpredictable;
 
-use super::{Dir, Metric, SlidingPuzzle, SlidingState, deposit};
+use super::{Dir, Metric, SlidingPuzzle, SlidingState, deposit, rank_among};
 use crate::puzzles::combinadic;
 
 /// The most piece slots (squares aside): a piece's move is bit 4·slot + d
@@ -276,7 +276,7 @@ impl FewBlanks {
                 let change = rank
                     .wrapping_sub(state.ranks[info.class])
                     .wrapping_mul(info.weight);
-                let blanks_after = blank_rank(blanks ^ step.flip, free ^ step.flip);
+                let blanks_after = rank_among(blanks ^ step.flip, free ^ step.flip);
                 out.push(
                     base.wrapping_add(change)
                         .wrapping_add(self.weight.wrapping_mul(blanks_after)),
@@ -289,32 +289,7 @@ impl FewBlanks {
             let e = usize::from(at[m / 4]);
             let n = self.from[e][m % 4];
             let after = blanks ^ (1 << n) ^ (1 << e);
-            out.push(base.wrapping_add(self.weight.wrapping_mul(blank_rank(after, free))));
+            out.push(base.wrapping_add(self.weight.wrapping_mul(rank_among(after, free))));
         }
     }
-}
-
-/// The rank of the blanks `set` among the cells `here` (which hold them):
-/// `rank_among` with the first two terms computed (C(n, 1) = n, C(n, 2) =
-/// n(n-1)/2) rather than looked up, which is all of pe766's.
-#[inline(always)]
-fn blank_rank(set: u64, here: u64) -> u64 {
-    let below =
-        |rest: u64| u64::from((here & (rest & rest.wrapping_neg()).wrapping_sub(1)).count_ones());
-    let mut rest = set;
-    let n = below(rest);
-    let mut rank = n;
-    rest &= rest.wrapping_sub(1);
-    if rest != 0 {
-        let n = below(rest);
-        rank += n * n.saturating_sub(1) / 2;
-        rest &= rest - 1;
-        let mut i = 3;
-        while rest != 0 {
-            rank += combinadic::binomial(below(rest) as usize, i);
-            i += 1;
-            rest &= rest - 1;
-        }
-    }
-    rank
 }

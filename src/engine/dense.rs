@@ -56,7 +56,6 @@ use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 use std::sync::Mutex;
 
-use super::Model;
 use super::dense_disk::Segments;
 use super::dense_saves::Saves;
 use super::levels::{Finished, Start, Store};
@@ -65,6 +64,7 @@ use super::spill::file::RunFile;
 use super::spill::{Spill, SpillError};
 use super::visited::VisitedKind;
 use super::workers::{lock, my_slot, per_worker};
+use super::{AdjacentKeys, Model};
 
 /// Keys in a word: two bits each.
 const KEYS_PER_WORD: u64 = 32;
@@ -255,6 +255,8 @@ pub(crate) struct Dense<'a, M: Model> {
     stop: Option<&'a AtomicBool>,
     /// The checkpoint, if the search has one.
     saves: Option<Saves>,
+    /// The model's moves to a key's neighbours, as masks over a word.
+    adjacent: Option<Adjacent>,
 }
 
 impl<'a, M: Model> Dense<'a, M> {
@@ -383,6 +385,7 @@ impl<'a, M: Model> Dense<'a, M> {
             workers,
             stop,
             saves: None,
+            adjacent: model.adjacent_keys().map(Adjacent::new),
         })
     }
 
@@ -683,6 +686,7 @@ impl<'a, M: Model> Dense<'a, M> {
                 tally.settled(w, key);
             }
         };
+        let adjacent = self.adjacent.as_ref();
         let block = |(b, stretches): (u32, u64), worker: &mut Worker<M::State>| {
             let Worker {
                 state,
@@ -690,31 +694,70 @@ impl<'a, M: Model> Dense<'a, M> {
                 ring,
                 tally,
             } = worker;
+            let mut lag = |tally: &mut Tally, s: u64| {
+                prefetch(words.get(slot(s).0.wrapping_sub(base)));
+                if let Some(due) = ring.push(s) {
+                    look_up(tally, due);
+                }
+            };
             for range in marked_words(b, stretches, self.total_words) {
+                let mut phase = adjacent.map_or(0, |a| a.phase_of(range.start));
                 for w in range {
                     let word = &words[w - base];
-                    let here = holding(word.load(Ordering::Relaxed), label);
+                    let was = word.load(Ordering::Relaxed);
+                    let here = holding(was, label);
+                    let this_phase = phase;
+                    if let Some(a) = adjacent {
+                        phase = a.after(phase);
+                    }
                     if here == 0 {
                         continue;
                     }
+                    let first = w as u64 * KEYS_PER_WORD;
+                    let mut done = here * DONE;
+                    if let Some(a) = adjacent {
+                        // The moves to a neighbouring key, a word at a
+                        // time: the slots they reach in this word, and a
+                        // key each past its ends.
+                        let (up, down) = (here & a.up[this_phase], here & a.down[this_phase]);
+                        let reached = ((up << 2) | (down >> 2)) & !occupied(was);
+                        if up >> (2 * (KEYS_PER_WORD - 1)) != 0 {
+                            lag(tally, first + KEYS_PER_WORD);
+                        }
+                        if down & 1 != 0 {
+                            lag(tally, first - 1);
+                        }
+                        if !settle {
+                            tally.found |= u64::from(reached != 0);
+                        } else if reached != 0 {
+                            // As in `look_up`: between the load and here
+                            // a reached slot can only have become the next
+                            // label, which the old value tells.
+                            let bits = reached << (next - 1);
+                            let old = word.fetch_or(done | bits, Ordering::Relaxed);
+                            done = 0;
+                            tally.settled_in(w, reached & !occupied(old));
+                        }
+                    }
                     let mut left = here;
                     while left != 0 {
-                        let key = w as u64 * KEYS_PER_WORD + u64::from(left.trailing_zeros() / 2);
+                        let key = first + u64::from(left.trailing_zeros() / 2);
                         left &= left - 1;
                         model.decode(key, state);
                         successors.clear();
-                        model.successors(state, successors);
+                        if adjacent.is_some() {
+                            model.far_successors(state, successors);
+                        } else {
+                            model.successors(state, successors);
+                        }
                         for &s in successors.iter() {
-                            prefetch(words.get(slot(s).0.wrapping_sub(base)));
-                            if let Some(due) = ring.push(s) {
-                                look_up(tally, due);
-                            }
+                            lag(tally, s);
                         }
                     }
-                    if settle {
+                    if settle && done != 0 {
                         // The level's keys in this word are expanded; the
                         // other slots may be settling in other workers' hands.
-                        word.fetch_or(here * DONE, Ordering::Relaxed);
+                        word.fetch_or(done, Ordering::Relaxed);
                     }
                 }
             }
@@ -1073,6 +1116,72 @@ impl Tally {
         if self.remembered.len() <= REMEMBERED {
             self.remembered.push(key);
         }
+    }
+
+    /// Counts the keys of word `w` whose slots' low bits `slots` holds, as
+    /// [`Tally::settled`] does one.
+    #[inline(always)]
+    fn settled_in(&mut self, w: usize, slots: u64) {
+        if slots == 0 {
+            return;
+        }
+        self.found += u64::from(slots.count_ones());
+        self.marks[w / BLOCK_WORDS] |= stretch_bit(w);
+        let mut left = slots;
+        while left != 0 && self.remembered.len() <= REMEMBERED {
+            let key = w as u64 * KEYS_PER_WORD + u64::from(left.trailing_zeros() / 2);
+            self.remembered.push(key);
+            left &= left - 1;
+        }
+    }
+}
+
+/// One low bit per slot of `word` that is not `00`.
+#[inline(always)]
+fn occupied(word: u64) -> u64 {
+    (word | word >> 1) & LOW
+}
+
+/// A model's moves to a neighbouring key ([`AdjacentKeys`]) as masks of a
+/// word's slots: a word's first key is `KEYS_PER_WORD` past the last
+/// word's, so its place in the pattern (its phase) moves by that much.
+struct Adjacent {
+    /// Per phase, the low bit of each slot whose key has the key above as
+    /// a successor.
+    up: Vec<u64>,
+    /// Likewise for the key below.
+    down: Vec<u64>,
+    period: usize,
+    /// How far a word's phase is past the last word's.
+    step: usize,
+}
+
+impl Adjacent {
+    fn new(keys: AdjacentKeys) -> Adjacent {
+        let period = keys.period.clamp(1, 64) as usize;
+        let mask = |pattern: u64, phase: usize| {
+            (0..KEYS_PER_WORD as usize)
+                .filter(|i| pattern >> ((phase + i) % period) & 1 == 1)
+                .fold(0u64, |m, i| m | 1 << (2 * i))
+        };
+        Adjacent {
+            up: (0..period).map(|p| mask(keys.up, p)).collect(),
+            down: (0..period).map(|p| mask(keys.down, p)).collect(),
+            period,
+            step: KEYS_PER_WORD as usize % period,
+        }
+    }
+
+    /// The phase of word `w`.
+    fn phase_of(&self, w: usize) -> usize {
+        (w as u64 * KEYS_PER_WORD % self.period as u64) as usize
+    }
+
+    /// The phase of the word after one of `phase`.
+    #[inline(always)]
+    fn after(&self, phase: usize) -> usize {
+        let p = phase + self.step;
+        if p >= self.period { p - self.period } else { p }
     }
 }
 

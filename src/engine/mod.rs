@@ -23,7 +23,7 @@ mod workers;
 
 pub use error::SearchError;
 pub use mesh::{Cluster, MeshError};
-pub use model::Model;
+pub use model::{AdjacentKeys, Model};
 pub use partition::MAX_PARTITIONS;
 pub use peers::PeerError;
 pub use report::{Outcome, Progress, Report, StopReason};

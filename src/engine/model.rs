@@ -75,6 +75,24 @@ pub trait Model: Sync {
         false
     }
 
+    /// Moves that change a key by exactly one, when they follow a pattern
+    /// that repeats every few keys: a tile puzzle's blank moving along its
+    /// row (key `rank * cells + blank`). The dense store settles these a
+    /// word of keys at a time with a few shifts and masks, and asks
+    /// [`Model::far_successors`] for the rest only. Models without such
+    /// moves keep the default, none.
+    fn adjacent_keys(&self) -> Option<AdjacentKeys> {
+        None
+    }
+
+    /// The decoded state's successors other than those
+    /// [`Model::adjacent_keys`] describes (those may be among them too:
+    /// duplicates are allowed, so the default, every successor, is right,
+    /// only slower). Same contract as [`Model::successors`] otherwise.
+    fn far_successors(&self, state: &mut Self::State, out: &mut Vec<u64>) {
+        self.successors(state, out)
+    }
+
     /// A description that tells this puzzle (and its metric) apart from
     /// every other one: checkpoints carry its digest and refuse to resume
     /// another puzzle. Models without one (the default, empty) can be
@@ -82,4 +100,20 @@ pub trait Model: Sync {
     fn identity(&self) -> String {
         String::new()
     }
+}
+
+/// Which keys have the key one above or one below as a successor, as a
+/// pattern of period `period`: key `k` has successor `k + 1` exactly when
+/// bit `k % period` of `up` is set, and `k - 1` exactly when that bit of
+/// `down` is (never for key 0, nor for the last key below the key space).
+/// A model that offers one promises that a state's successors are its
+/// [`Model::far_successors`] and these, and nothing else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AdjacentKeys {
+    /// The pattern's length in keys: 1 to 64.
+    pub period: u32,
+    /// Bit `r`: keys `k` with `k % period == r` have `k + 1` as a successor.
+    pub up: u64,
+    /// Bit `r`: keys `k` with `k % period == r` have `k - 1` as a successor.
+    pub down: u64,
 }

@@ -27,7 +27,7 @@
 //! grew by one, so a scan of keys in order almost never pays for a full
 //! unrank.
 
-use crate::engine::Model;
+use crate::engine::{AdjacentKeys, Model};
 
 /// The largest board: 16 cells (the 15-puzzle), 15 tiles, ranks up to 15!/2.
 pub const MAX_CELLS: usize = 16;
@@ -45,6 +45,12 @@ pub struct Tiles {
     weight: [u64; MAX_CELLS],
     /// Radix of Lehmer digit `i`: `m - i`.
     radix: [u8; MAX_CELLS],
+    /// `2^64 / n` rounded up: a key's rank is `key * reciprocal >> 64`
+    /// (exact for keys below `2^64 / n`, far above the key space), a
+    /// multiplication instead of a division on every decode.
+    reciprocal: u64,
+    /// Bit `cell`: the parity a sequence must have with the blank there.
+    parities: u32,
 }
 
 /// Why a tile board cannot be made.
@@ -67,7 +73,10 @@ pub struct TileState {
     blank: usize,
     /// The rank of `seq` (u64::MAX: nothing decoded yet).
     rank: u64,
-    /// Lehmer digits of `seq` (the first `m - 2`).
+    /// Lehmer digits of `seq`, all `m` of them: tile `i`'s count of
+    /// smaller tiles after it. The last two (1 when the last two tiles are
+    /// out of order, then 0) follow from the parity and weigh nothing in
+    /// the rank; a vertical move's rank is computed from them.
     digits: [u8; MAX_CELLS],
     /// `left[i]`: the tiles not in the first `i` of the sequence, in
     /// increasing order, four bits each.
@@ -120,13 +129,17 @@ impl Tiles {
             weight[i] = (3..=(m - 1 - i) as u64).product::<u64>();
             radix[i] = (m - i) as u8;
         }
-        Ok(Tiles {
+        let mut tiles = Tiles {
             rows,
             cols,
             n,
             weight,
             radix,
-        })
+            reciprocal: u64::MAX / n as u64 + 1,
+            parities: 0,
+        };
+        tiles.parities = (0..n).fold(0, |p, cell| p | u32::from(tiles.parity_at(cell)) << cell);
+        Ok(tiles)
     }
 
     /// The puzzle a name such as `tiles-2x7` stands for (`None` when the
@@ -174,8 +187,8 @@ impl Tiles {
 
     /// The rank of `seq`, a sequence of the parity its blank requires that
     /// agrees with `state`'s in its first `from` tiles: the Lehmer digits
-    /// of its first `m - 2` tiles in mixed radix.
-    #[inline]
+    /// of its first `m - 2` tiles in mixed radix. (The tests' reference.)
+    #[cfg(test)]
     fn rank_from(&self, seq: u64, from: usize, state: &TileState) -> u64 {
         let mut seen = state.seen[from];
         let mut r = state.prefix[from];
@@ -186,6 +199,71 @@ impl Tiles {
             r += u64::from(digit) * self.weight[i];
         }
         r
+    }
+
+    /// The rank of `state`'s sequence with its `cols` entries from `from`
+    /// turned left by one (the first goes last: a tile moving down), from
+    /// the digits. Tile `from + k + 1` moves to `from + k` and loses the
+    /// first tile from the ones before it: its digit grows by one if that
+    /// tile was smaller. The first tile goes last and gains the others of
+    /// the run before it: its digit drops by those smaller than it. The
+    /// digits outside the run keep their values: each term is independent.
+    /// `C` is `cols`, a constant so that the loop unrolls.
+    #[inline(always)]
+    fn rank_turned_left<const C: usize>(&self, state: &TileState, from: usize) -> u64 {
+        let (d, w) = (&state.digits, &self.weight);
+        let first = nibble(state.seq, from);
+        let mut rank = state.prefix[from] + self.beyond(state, from + C);
+        let mut smaller = 0;
+        for k in 0..C - 1 {
+            let greater = u64::from(first < nibble(state.seq, from + k + 1));
+            smaller += 1 - greater;
+            rank += (u64::from(d[from + k + 1]) + greater) * w[from + k];
+        }
+        rank + (u64::from(d[from]) - smaller) * w[from + C - 1]
+    }
+
+    /// The rank of `state`'s sequence with its `C` (`cols`) entries from
+    /// `from` turned right by one (the last goes first: a tile moving up),
+    /// from the digits as in [`Tiles::rank_turned_left`].
+    #[inline(always)]
+    fn rank_turned_right<const C: usize>(&self, state: &TileState, from: usize) -> u64 {
+        let (d, w) = (&state.digits, &self.weight);
+        let last = nibble(state.seq, from + C - 1);
+        let mut rank = state.prefix[from] + self.beyond(state, from + C);
+        let mut smaller = 0;
+        for k in 1..C {
+            let greater = u64::from(last < nibble(state.seq, from + k - 1));
+            smaller += 1 - greater;
+            rank += (u64::from(d[from + k - 1]) - greater) * w[from + k];
+        }
+        rank + (u64::from(d[from + C - 1]) + smaller) * w[from]
+    }
+
+    /// The vertical moves of a board of `C` columns.
+    #[inline(always)]
+    fn vertical<const C: usize>(&self, state: &TileState, out: &mut Vec<u64>) {
+        let n = self.n;
+        let b = state.blank;
+        // The tile above the blank (sequence index b - C) moves down to
+        // sequence index b - 1, past the C - 1 tiles between.
+        if b >= C {
+            out.push(self.rank_turned_left::<C>(state, b - C) * n as u64 + (b - C) as u64);
+        }
+        // The tile below (sequence index b + C - 1) moves up to index b.
+        if b + C < n {
+            out.push(self.rank_turned_right::<C>(state, b) * n as u64 + (b + C) as u64);
+        }
+    }
+
+    /// The share of `state`'s rank of the digits from `i` on.
+    #[inline(always)]
+    fn beyond(&self, state: &TileState, i: usize) -> u64 {
+        if i <= self.m() - 2 {
+            state.rank - state.prefix[i]
+        } else {
+            0
+        }
     }
 
     /// Lays out the sequence from tile `from` on from the digits (the
@@ -212,12 +290,15 @@ impl Tiles {
         let sum: u32 = state.digits[..m - 2].iter().map(|&d| u32::from(d)).sum();
         let (lo, hi) = (nibble(left, 0), nibble(left, 1));
         // The last two tiles' Lehmer digit is 1 when they are out of order.
-        let (a, b) = if (sum + u32::from(parity)) & 1 == 0 {
+        let out_of_order = (sum + u32::from(parity)) & 1;
+        let (a, b) = if out_of_order == 0 {
             (lo, hi)
         } else {
             (hi, lo)
         };
         state.seq = seq | (a << (4 * (m - 2))) | (b << (4 * (m - 1)));
+        state.digits[m - 2] = out_of_order as u8;
+        state.digits[m - 1] = 0;
         state.parity = parity;
     }
 
@@ -238,8 +319,12 @@ impl Tiles {
                     state.digits[i] = t as u8;
                     break;
                 }
-                state.digits[i] = (t % r) as u8;
-                carry = t / r;
+                // Mostly a carry of one: no division for it.
+                (state.digits[i], carry) = if t < 2 * r {
+                    ((t - r) as u8, 1)
+                } else {
+                    ((t % r) as u8, t / r)
+                };
                 i -= 1;
             }
             i
@@ -316,9 +401,9 @@ impl Model for Tiles {
 
     #[inline]
     fn decode(&self, key: u64, state: &mut TileState) {
-        let n = self.n as u64;
-        let (rank, blank) = (key / n, (key % n) as usize);
-        let parity = self.parity_at(blank);
+        let rank = ((u128::from(key) * u128::from(self.reciprocal)) >> 64) as u64;
+        let blank = (key - rank * self.n as u64) as usize;
+        let parity = (self.parities >> blank) as u8 & 1;
         if rank != state.rank {
             self.unrank(rank, parity, state);
         } else if parity != state.parity {
@@ -326,6 +411,7 @@ impl Model for Tiles {
             let m = self.m();
             let (a, b) = (nibble(state.seq, m - 2), nibble(state.seq, m - 1));
             state.seq = (state.seq & ones(m - 2)) | (b << (4 * (m - 2))) | (a << (4 * (m - 1)));
+            state.digits[m - 2] ^= 1;
             state.parity = parity;
         }
         state.blank = blank;
@@ -343,21 +429,40 @@ impl Model for Tiles {
         if col + 1 < cols {
             out.push(own + (b + 1) as u64);
         }
-        // The tile above the blank (sequence index b - cols) moves down to
-        // sequence index b - 1, past the cols - 1 tiles between.
-        if b >= cols {
-            let from = b - cols;
-            let seg = (state.seq >> (4 * from)) & ones(cols);
-            let turned = (seg >> 4) | ((seg & 15) << (4 * (cols - 1)));
-            let seq = (state.seq & !(ones(cols) << (4 * from))) | (turned << (4 * from));
-            out.push(self.rank_from(seq, from, state) * n as u64 + from as u64);
+        self.far_successors(state, out);
+    }
+
+    fn adjacent_keys(&self) -> Option<AdjacentKeys> {
+        // A horizontal move keeps the sequence and moves the blank by one
+        // cell: the key by one. Key k's blank is in cell k % n.
+        let (mut up, mut down) = (0, 0);
+        for cell in 0..self.n {
+            if cell % self.cols + 1 < self.cols {
+                up |= 1 << cell;
+            }
+            if cell % self.cols > 0 {
+                down |= 1 << cell;
+            }
         }
-        // The tile below (sequence index b + cols - 1) moves up to index b.
-        if b + cols < n {
-            let seg = (state.seq >> (4 * b)) & ones(cols);
-            let turned = ((seg << 4) & ones(cols)) | (seg >> (4 * (cols - 1)));
-            let seq = (state.seq & !(ones(cols) << (4 * b))) | (turned << (4 * b));
-            out.push(self.rank_from(seq, b, state) * n as u64 + (b + cols) as u64);
+        Some(AdjacentKeys {
+            period: self.n as u32,
+            up,
+            down,
+        })
+    }
+
+    /// The vertical moves.
+    #[inline]
+    fn far_successors(&self, state: &mut TileState, out: &mut Vec<u64>) {
+        // At most 16 cells in at least 2 rows: 2 to 8 columns.
+        match self.cols {
+            2 => self.vertical::<2>(state, out),
+            3 => self.vertical::<3>(state, out),
+            4 => self.vertical::<4>(state, out),
+            5 => self.vertical::<5>(state, out),
+            6 => self.vertical::<6>(state, out),
+            7 => self.vertical::<7>(state, out),
+            _ => self.vertical::<8>(state, out),
         }
     }
 
@@ -401,6 +506,124 @@ mod tests {
                 out.clear();
                 t.successors(&mut s, &mut out);
                 assert!(out.iter().all(|&k| k < t.key_space()));
+            }
+        }
+    }
+
+    /// The successors by the board: each tile next to the blank moved into
+    /// it, the new sequence ranked from scratch.
+    fn board_successors(t: &Tiles, s: &TileState) -> Vec<u64> {
+        let (n, cols) = (t.n, t.cols);
+        let mut board = vec![None; n];
+        let mut i = 0;
+        for (cell, slot) in board.iter_mut().enumerate() {
+            if cell != s.blank {
+                *slot = Some(nibble(s.seq, i));
+                i += 1;
+            }
+        }
+        let b = s.blank;
+        let mut near = Vec::new();
+        if !b.is_multiple_of(cols) {
+            near.push(b - 1);
+        }
+        if b % cols + 1 < cols {
+            near.push(b + 1);
+        }
+        if b >= cols {
+            near.push(b - cols);
+        }
+        if b + cols < n {
+            near.push(b + cols);
+        }
+        let fresh = t.new_state();
+        let mut keys: Vec<u64> = near
+            .into_iter()
+            .map(|cell| {
+                let mut moved = board.clone();
+                moved.swap(cell, b);
+                let seq = moved
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .fold(0, |seq, (i, &tile)| seq | tile << (4 * i));
+                t.rank_from(seq, 0, &fresh) * n as u64 + cell as u64
+            })
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// A vertical move's rank, computed from the digits, is the rank of
+    /// the board with the tile moved; and the successors are the far ones
+    /// plus the key's neighbours that `adjacent_keys` names. Every key of
+    /// the small boards, and keys spread over the big ones, each decoded
+    /// after the one before (the odometer) and afresh.
+    #[test]
+    fn successors_are_the_boards_moves() {
+        let shapes = [
+            (2, 2),
+            (2, 3),
+            (3, 2),
+            (2, 4),
+            (3, 3),
+            (4, 2),
+            (3, 4),
+            (2, 7),
+            (7, 2),
+            (3, 5),
+            (2, 8),
+            (4, 4),
+        ];
+        for (r, c) in shapes {
+            let t = Tiles::new(r, c).unwrap();
+            let adjacent = t.adjacent_keys().unwrap();
+            let space = t.key_space();
+            let mut keys: Vec<u64> = if space <= 200_000 {
+                (0..space).collect()
+            } else {
+                // Runs of consecutive keys (the odometer) at spread
+                // places, and the last keys.
+                let mut keys = Vec::new();
+                let mut x = 0x9E37_79B9_7F4A_7C15u64;
+                for _ in 0..300 {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let at = (x >> 11) % (space - 40);
+                    keys.extend(at..at + 40);
+                }
+                keys.extend(space - 40..space);
+                keys
+            };
+            keys.dedup();
+            let mut s = t.new_state();
+            let mut got = Vec::new();
+            for key in keys {
+                for fresh in [false, true] {
+                    if fresh {
+                        s = t.new_state();
+                    }
+                    t.decode(key, &mut s);
+                    let fresh_state = t.new_state();
+                    let rank = t.rank_from(s.seq, 0, &fresh_state);
+                    assert_eq!(rank * t.n as u64 + s.blank as u64, key, "{r}x{c} decode");
+                    got.clear();
+                    t.successors(&mut s, &mut got);
+                    got.sort_unstable();
+                    assert_eq!(got, board_successors(&t, &s), "{r}x{c} key {key}");
+                    let mut parts = Vec::new();
+                    t.far_successors(&mut s, &mut parts);
+                    let r = (key % u64::from(adjacent.period)) as u32;
+                    if adjacent.up >> r & 1 == 1 {
+                        parts.push(key + 1);
+                    }
+                    if adjacent.down >> r & 1 == 1 {
+                        parts.push(key - 1);
+                    }
+                    parts.sort_unstable();
+                    assert_eq!(parts, got, "{r}x{c} key {key}: far and adjacent");
+                }
             }
         }
     }

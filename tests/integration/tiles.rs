@@ -3,9 +3,11 @@
 //! generic sliding-block model of the same board, every other store and
 //! the published 2x7 histogram.
 
-use reach::engine::{Checkpoint, Outcome, Search, SearchError, Spill, VisitedKind, reference};
+use reach::engine::{
+    Checkpoint, Model, Outcome, Search, SearchError, Spill, VisitedKind, reference,
+};
 use reach::puzzles::sliding::SlidingPuzzle;
-use reach::puzzles::tiles::Tiles;
+use reach::puzzles::tiles::{TileState, Tiles};
 
 use crate::spill::TempDir;
 
@@ -68,6 +70,65 @@ fn every_store_counts_the_oracle_s_levels() {
                     "{rows}x{cols} {kind:?} {threads} threads"
                 );
             }
+        }
+    }
+}
+
+/// A tile puzzle that keeps its moves to neighbouring keys to itself: the
+/// dense store then looks every successor up one at a time.
+struct OneByOne(Tiles);
+
+impl Model for OneByOne {
+    type State = TileState;
+    fn start(&self) -> u64 {
+        self.0.start()
+    }
+    fn key_space(&self) -> u64 {
+        self.0.key_space()
+    }
+    fn new_state(&self) -> TileState {
+        self.0.new_state()
+    }
+    fn decode(&self, key: u64, state: &mut TileState) {
+        self.0.decode(key, state)
+    }
+    fn successors(&self, state: &mut TileState, out: &mut Vec<u64>) {
+        self.0.successors(state, out)
+    }
+    fn reversible(&self) -> bool {
+        true
+    }
+    fn bipartite(&self) -> bool {
+        true
+    }
+    fn dense(&self) -> bool {
+        true
+    }
+}
+
+/// The dense store settles the moves to a neighbouring key a word at a
+/// time when the model names them (the tile puzzles do), and one by one
+/// when it does not: the same levels, the oracle's, at any thread count.
+#[test]
+fn the_dense_store_counts_the_same_with_and_without_adjacent_keys() {
+    for (rows, cols) in [(2, 3), (3, 3), (2, 5), (5, 2)] {
+        let t = Tiles::new(rows, cols).unwrap();
+        assert!(t.adjacent_keys().is_some());
+        let oracle = reference::level_sizes(&t);
+        let plain = OneByOne(t.clone());
+        assert!(plain.adjacent_keys().is_none());
+        for threads in [1, 2, 3] {
+            let run = Search::new(&plain)
+                .visited(VisitedKind::Dense)
+                .threads(threads)
+                .count()
+                .unwrap();
+            assert_eq!(run.visited, VisitedKind::Dense);
+            assert_eq!(
+                run.levels, oracle,
+                "{rows}x{cols}, {threads} threads, one by one"
+            );
+            assert_eq!(levels(&t, VisitedKind::Dense, threads), oracle);
         }
     }
 }

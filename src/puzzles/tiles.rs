@@ -51,6 +51,9 @@ pub struct Tiles {
     reciprocal: u64,
     /// Bit `cell`: the parity a sequence must have with the blank there.
     parities: u32,
+    /// The low bit of each of the first `m - 2` bytes: the digits that
+    /// count towards the rank.
+    digit_low_bits: u128,
 }
 
 /// Why a tile board cannot be made.
@@ -81,8 +84,6 @@ pub struct TileState {
     /// `left[i]`: the tiles not in the first `i` of the sequence, in
     /// increasing order, four bits each.
     left: [u64; MAX_CELLS],
-    /// `seen[i]`: the tiles in the first `i`, one bit each.
-    seen: [u32; MAX_CELLS],
     /// `prefix[i]`: the first `i` digits' share of the rank.
     prefix: [u64; MAX_CELLS],
     /// The parity `seq` was laid out for.
@@ -137,6 +138,7 @@ impl Tiles {
             radix,
             reciprocal: u64::MAX / n as u64 + 1,
             parities: 0,
+            digit_low_bits: (0..m - 2).fold(0, |bits, i| bits | 1 << (8 * i)),
         };
         tiles.parities = (0..n).fold(0, |p, cell| p | u32::from(tiles.parity_at(cell)) << cell);
         Ok(tiles)
@@ -185,14 +187,14 @@ impl Tiles {
         rows_away & (self.cols as u8 + 1) & 1
     }
 
-    /// The rank of `seq`, a sequence of the parity its blank requires that
-    /// agrees with `state`'s in its first `from` tiles: the Lehmer digits
-    /// of its first `m - 2` tiles in mixed radix. (The tests' reference.)
+    /// The rank of `seq`, a sequence of the parity its blank requires:
+    /// the Lehmer digits of its first `m - 2` tiles in mixed radix, from
+    /// scratch. (The tests' reference.)
     #[cfg(test)]
-    fn rank_from(&self, seq: u64, from: usize, state: &TileState) -> u64 {
-        let mut seen = state.seen[from];
-        let mut r = state.prefix[from];
-        for i in from..self.m() - 2 {
+    fn rank_of(&self, seq: u64) -> u64 {
+        let mut seen = 0u32;
+        let mut r = 0;
+        for i in 0..self.m() - 2 {
             let v = nibble(seq, i) as u32;
             let digit = v - (seen & ((1u32 << v) - 1)).count_ones();
             seen |= 1 << v;
@@ -274,23 +276,21 @@ impl Tiles {
         let m = self.m();
         let mut seq = state.seq & ones(from);
         let mut left = state.left[from];
-        let mut seen = state.seen[from];
         let mut prefix = state.prefix[from];
         for i in from..m - 2 {
             let d = state.digits[i];
             let v = nibble(left, d as usize);
             seq |= v << (4 * i);
             left = remove(left, d as usize);
-            seen |= 1 << v;
             prefix += u64::from(d) * self.weight[i];
             state.left[i + 1] = left;
-            state.seen[i + 1] = seen;
             state.prefix[i + 1] = prefix;
         }
-        let sum: u32 = state.digits[..m - 2].iter().map(|&d| u32::from(d)).sum();
+        // The parity of the digits' sum: of their low bits' count.
+        let low_bits = u128::from_le_bytes(state.digits) & self.digit_low_bits;
         let (lo, hi) = (nibble(left, 0), nibble(left, 1));
         // The last two tiles' Lehmer digit is 1 when they are out of order.
-        let out_of_order = (sum + u32::from(parity)) & 1;
+        let out_of_order = (low_bits.count_ones() + u32::from(parity)) & 1;
         let (a, b) = if out_of_order == 0 {
             (lo, hi)
         } else {
@@ -391,7 +391,6 @@ impl Model for Tiles {
             rank: u64::MAX,
             digits: [0; MAX_CELLS],
             left,
-            seen: [0; MAX_CELLS],
             prefix: [0; MAX_CELLS],
             parity: 0,
         };
@@ -499,7 +498,7 @@ mod tests {
             let mut out = Vec::new();
             for key in 0..t.key_space() {
                 t.decode(key, &mut s);
-                assert_eq!(t.rank_from(s.seq, 0, &s) * t.n as u64 + s.blank as u64, key);
+                assert_eq!(t.rank_of(s.seq) * t.n as u64 + s.blank as u64, key);
                 let mut fresh = t.new_state();
                 t.decode(key, &mut fresh);
                 assert_eq!(fresh.seq, s.seq, "{r}x{c} key {key}: stepped decode");
@@ -536,7 +535,6 @@ mod tests {
         if b + cols < n {
             near.push(b + cols);
         }
-        let fresh = t.new_state();
         let mut keys: Vec<u64> = near
             .into_iter()
             .map(|cell| {
@@ -547,7 +545,7 @@ mod tests {
                     .flatten()
                     .enumerate()
                     .fold(0, |seq, (i, &tile)| seq | tile << (4 * i));
-                t.rank_from(seq, 0, &fresh) * n as u64 + cell as u64
+                t.rank_of(seq) * n as u64 + cell as u64
             })
             .collect();
         keys.sort_unstable();
@@ -605,8 +603,7 @@ mod tests {
                         s = t.new_state();
                     }
                     t.decode(key, &mut s);
-                    let fresh_state = t.new_state();
-                    let rank = t.rank_from(s.seq, 0, &fresh_state);
+                    let rank = t.rank_of(s.seq);
                     assert_eq!(rank * t.n as u64 + s.blank as u64, key, "{r}x{c} decode");
                     got.clear();
                     t.successors(&mut s, &mut got);

@@ -54,6 +54,10 @@ pub struct Tiles {
     /// The low bit of each of the first `m - 2` bytes: the digits that
     /// count towards the rank.
     digit_low_bits: u128,
+    /// The horizontal moves: they keep the sequence and move the blank,
+    /// so the key, by one. Key `k`'s blank is in cell `k % n`, and it
+    /// moves right (`up`) or left (`down`) unless at the row's end.
+    adjacent: AdjacentKeys,
 }
 
 /// Why a tile board cannot be made.
@@ -139,6 +143,15 @@ impl Tiles {
             reciprocal: u64::MAX / n as u64 + 1,
             parities: 0,
             digit_low_bits: (0..m - 2).fold(0, |bits, i| bits | 1 << (8 * i)),
+            adjacent: AdjacentKeys {
+                period: n as u32,
+                up: (0..n)
+                    .filter(|cell| cell % cols + 1 < cols)
+                    .fold(0, |up, cell| up | 1 << cell),
+                down: (0..n)
+                    .filter(|cell| cell % cols > 0)
+                    .fold(0, |down, cell| down | 1 << cell),
+            },
         };
         tiles.parities = (0..n).fold(0, |p, cell| p | u32::from(tiles.parity_at(cell)) << cell);
         Ok(tiles)
@@ -418,36 +431,19 @@ impl Model for Tiles {
 
     #[inline]
     fn successors(&self, state: &mut TileState, out: &mut Vec<u64>) {
-        let (n, cols) = (self.n, self.cols);
-        let b = state.blank;
-        let own = state.rank * n as u64;
-        let col = b % cols;
-        if col > 0 {
-            out.push(own + (b - 1) as u64);
+        let key = state.rank * self.n as u64 + state.blank as u64;
+        let AdjacentKeys { up, down, .. } = self.adjacent;
+        if down >> state.blank & 1 == 1 {
+            out.push(key - 1);
         }
-        if col + 1 < cols {
-            out.push(own + (b + 1) as u64);
+        if up >> state.blank & 1 == 1 {
+            out.push(key + 1);
         }
         self.far_successors(state, out);
     }
 
     fn adjacent_keys(&self) -> Option<AdjacentKeys> {
-        // A horizontal move keeps the sequence and moves the blank by one
-        // cell: the key by one. Key k's blank is in cell k % n.
-        let (mut up, mut down) = (0, 0);
-        for cell in 0..self.n {
-            if cell % self.cols + 1 < self.cols {
-                up |= 1 << cell;
-            }
-            if cell % self.cols > 0 {
-                down |= 1 << cell;
-            }
-        }
-        Some(AdjacentKeys {
-            period: self.n as u32,
-            up,
-            down,
-        })
+        Some(self.adjacent)
     }
 
     /// The vertical moves.

@@ -92,6 +92,43 @@ fn per_state(c: &mut Criterion) {
     group.finish();
 }
 
+/// A wide level of the 2x7 tile puzzle as the dense store meets it: keys
+/// in order, about one in 25 (a 4 % frontier), each decoded after the one
+/// before and its vertical moves ranked (`far_successors`: the horizontal
+/// ones are the store's, a word at a time).
+fn tiles_per_state(c: &mut Criterion) {
+    let mut group = c.benchmark_group("per-state");
+    group.measurement_time(Duration::from_secs(3));
+    let t = reach::puzzles::tiles::Tiles::new(2, 7).unwrap();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut key = t.key_space() / 3;
+    let keys: Vec<u64> = (0..100_000)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            key += 1 + (x >> 59) + (x >> 62 << 3);
+            key
+        })
+        .collect();
+    group.throughput(Throughput::Elements(keys.len() as u64));
+    let mut state = t.new_state();
+    let mut out = Vec::with_capacity(8);
+    group.bench_function(BenchmarkId::new("decode+far", "tiles-2x7"), |b| {
+        b.iter(|| {
+            let mut sum = 0u64;
+            for &k in &keys {
+                t.decode(black_box(k), &mut state);
+                out.clear();
+                t.far_successors(&mut state, &mut out);
+                sum = sum.wrapping_add(out.iter().sum::<u64>());
+            }
+            black_box(sum)
+        })
+    });
+    group.finish();
+}
+
 fn ranks(c: &mut Criterion) {
     let mut group = c.benchmark_group("combinadic");
     let sets: Vec<[u16; 6]> = (0..1000u64)
@@ -133,6 +170,6 @@ fn ranks(c: &mut Criterion) {
 mod group {
     #![allow(missing_docs)]
     use super::*;
-    criterion_group!(benches, counts, per_state, ranks);
+    criterion_group!(benches, counts, per_state, tiles_per_state, ranks);
 }
 criterion_main!(group::benches);

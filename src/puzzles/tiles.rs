@@ -51,13 +51,46 @@ pub struct Tiles {
     reciprocal: u64,
     /// Bit `cell`: the parity a sequence must have with the blank there.
     parities: u32,
-    /// The low bit of each of the first `m - 2` bytes: the digits that
-    /// count towards the rank.
-    digit_low_bits: u128,
+    /// The low bit of each of the first `head` bytes: the head's digits.
+    head_low_bits: u128,
+    /// Counted digits before the tail: `m - 2 - TAIL` (fewer tail digits
+    /// on the smallest board).
+    head: usize,
+    /// Sequences that share a head: `weight[head - 1]`, `(tail + 2)! / 2`.
+    group: u64,
+    /// `2^64 / group` rounded up: a rank's head is `rank * it >> 64`.
+    group_reciprocal: u64,
+    /// Bit `low`: the parity of the tail digits of `low`, a rank's
+    /// remainder by `group` (at most 60).
+    low_parities: u64,
+    /// Per `low` and the last two tiles' order (`2 * low + out_of_order`):
+    /// how the tail is laid out.
+    tail: Vec<Tail>,
     /// The horizontal moves: they keep the sequence and move the blank,
     /// so the key, by one. Key `k`'s blank is in cell `k % n`, and it
     /// moves right (`up`) or left (`down`) unless at the row's end.
     adjacent: AdjacentKeys,
+}
+
+/// Lehmer digits laid out from a table rather than one by one: the last
+/// three counted digits (radices 5, 4 and 3), whose 60 values with the
+/// last two tiles' order give the last five tiles' arrangement. A scan of
+/// a wide level steps the rank by a few at a time: most decodes change
+/// only these.
+const TAIL: usize = 3;
+
+/// The tail of a sequence for one value of its tail digits and one order
+/// of its last two tiles.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tail {
+    /// Tile `j` of the tail is the nibble at bit `shifts[j]` of the list of
+    /// tiles the head leaves (in increasing order).
+    shifts: [u8; TAIL + 2],
+    /// The tail's digits, the last two tiles' digit and a zero: `digits`
+    /// from `head` on.
+    digits: [u8; 4],
+    /// `prefix[head + 1 + j] - prefix[head]`.
+    partial: [u64; TAIL],
 }
 
 /// Why a tile board cannot be made.
@@ -92,6 +125,10 @@ pub struct TileState {
     prefix: [u64; MAX_CELLS],
     /// The parity `seq` was laid out for.
     parity: u8,
+    /// `rank / group`: the head laid out (u64::MAX: none yet).
+    high: u64,
+    /// The parity of the head's digits' sum.
+    head_parity: u8,
 }
 
 /// The four bits of `i` in a packed list.
@@ -134,6 +171,9 @@ impl Tiles {
             weight[i] = (3..=(m - 1 - i) as u64).product::<u64>();
             radix[i] = (m - i) as u8;
         }
+        let tail_digits = TAIL.min(m - 2);
+        let head = m - 2 - tail_digits;
+        let group = (3..=(tail_digits + 2) as u64).product::<u64>();
         let mut tiles = Tiles {
             rows,
             cols,
@@ -142,7 +182,12 @@ impl Tiles {
             radix,
             reciprocal: u64::MAX / n as u64 + 1,
             parities: 0,
-            digit_low_bits: (0..m - 2).fold(0, |bits, i| bits | 1 << (8 * i)),
+            head_low_bits: (0..head).fold(0, |bits, i| bits | 1 << (8 * i)),
+            head,
+            group,
+            group_reciprocal: u64::MAX / group + 1,
+            low_parities: 0,
+            tail: Vec::new(),
             adjacent: AdjacentKeys {
                 period: n as u32,
                 up: (0..n)
@@ -154,6 +199,48 @@ impl Tiles {
             },
         };
         tiles.parities = (0..n).fold(0, |p, cell| p | u32::from(tiles.parity_at(cell)) << cell);
+        for low in 0..group {
+            // The tail digits of `low`, and the tiles they pick from the
+            // ones the head leaves (entries 0, 1, ... in order).
+            let mut digits = [0u8; 4];
+            let mut partial = [0u64; TAIL];
+            let mut left: Vec<u64> = (0..tail_digits as u64 + 2).collect();
+            // Entry 15 of the list is empty (0): the order's unused
+            // entries on a board too small for a whole tail.
+            let mut order = [15u64; TAIL + 2];
+            let (mut r, mut sum) = (low, 0);
+            for j in 0..tail_digits {
+                let w = weight[head + j];
+                let d = r / w;
+                r %= w;
+                sum += d * w;
+                partial[j] = sum;
+                digits[j] = d as u8;
+                order[j] = left.remove(d as usize);
+            }
+            // A board too small for a whole tail: its sums stay.
+            for p in partial.iter_mut().skip(tail_digits) {
+                *p = sum;
+            }
+            let parity = digits.iter().map(|&d| u64::from(d)).sum::<u64>() & 1;
+            tiles.low_parities |= parity << low;
+            for out_of_order in 0..2 {
+                let (a, b) = if out_of_order == 0 {
+                    (left[0], left[1])
+                } else {
+                    (left[1], left[0])
+                };
+                let mut digits = digits;
+                digits[tail_digits] = out_of_order as u8;
+                let mut order = order;
+                (order[tail_digits], order[tail_digits + 1]) = (a, b);
+                tiles.tail.push(Tail {
+                    shifts: order.map(|entry| 4 * entry as u8),
+                    digits,
+                    partial,
+                });
+            }
+        }
         Ok(tiles)
     }
 
@@ -281,16 +368,14 @@ impl Tiles {
         }
     }
 
-    /// Lays out the sequence from tile `from` on from the digits (the
-    /// tiles before `from` and their tables already in place), the last
-    /// two tiles ordered for `parity`.
+    /// Lays out the head of the sequence from tile `from` on from the
+    /// digits (the tiles before `from` and their tables already in place).
     #[inline]
-    fn lay_out(&self, state: &mut TileState, from: usize, parity: u8) {
-        let m = self.m();
+    fn lay_out_head(&self, state: &mut TileState, from: usize) {
         let mut seq = state.seq & ones(from);
         let mut left = state.left[from];
         let mut prefix = state.prefix[from];
-        for i in from..m - 2 {
+        for i in from..self.head {
             let d = state.digits[i];
             let v = nibble(left, d as usize);
             seq |= v << (4 * i);
@@ -299,32 +384,22 @@ impl Tiles {
             state.left[i + 1] = left;
             state.prefix[i + 1] = prefix;
         }
+        state.seq = seq;
         // The parity of the digits' sum: of their low bits' count.
-        let low_bits = u128::from_le_bytes(state.digits) & self.digit_low_bits;
-        let (lo, hi) = (nibble(left, 0), nibble(left, 1));
-        // The last two tiles' Lehmer digit is 1 when they are out of order.
-        let out_of_order = (low_bits.count_ones() + u32::from(parity)) & 1;
-        let (a, b) = if out_of_order == 0 {
-            (lo, hi)
-        } else {
-            (hi, lo)
-        };
-        state.seq = seq | (a << (4 * (m - 2))) | (b << (4 * (m - 1)));
-        state.digits[m - 2] = out_of_order as u8;
-        state.digits[m - 1] = 0;
-        state.parity = parity;
+        let low_bits = u128::from_le_bytes(state.digits) & self.head_low_bits;
+        state.head_parity = (low_bits.count_ones() & 1) as u8;
     }
 
-    /// Sets `state`'s sequence to the one of rank `rank`, for a blank
-    /// whose cell asks for `parity`.
-    fn unrank(&self, rank: u64, parity: u8, state: &mut TileState) {
-        let m = self.m();
-        let prev = state.rank;
-        let from = if prev != u64::MAX && rank > prev && rank - prev < 1 << 16 {
-            // Odometer steps: the lowest digits take the difference, and
-            // carry into those above them.
-            let mut carry = (rank - prev) as u32;
-            let mut i = m - 3;
+    /// Sets the head's digits to those of `high` (a rank divided by
+    /// `group`), and lays out the head.
+    fn unrank_head(&self, high: u64, state: &mut TileState) {
+        let h = self.head;
+        let prev = state.high;
+        let from = if prev != u64::MAX && high > prev && high - prev < 1 << 16 {
+            // Odometer steps: the lowest head digits take the difference,
+            // and carry into those above them.
+            let mut carry = (high - prev) as u32;
+            let mut i = h - 1;
             loop {
                 let t = u32::from(state.digits[i]) + carry;
                 let r = u32::from(self.radix[i]);
@@ -342,20 +417,49 @@ impl Tiles {
             }
             i
         } else {
-            let mut r = rank;
-            let mut from = m - 2;
-            for i in 0..m - 2 {
+            let mut r = high * self.group;
+            let mut from = h;
+            for i in 0..h {
                 let w = self.weight[i];
                 let d = (r / w) as u8;
                 r %= w;
-                if d != state.digits[i] && from == m - 2 {
+                if d != state.digits[i] && from == h {
                     from = i;
                 }
                 state.digits[i] = d;
             }
             if prev == u64::MAX { 0 } else { from }
         };
-        self.lay_out(state, from, parity);
+        self.lay_out_head(state, from);
+        state.high = high;
+    }
+
+    /// Sets `state`'s sequence to the one of rank `rank`, for a blank
+    /// whose cell asks for `parity`: the head as before or stepped, the
+    /// tail (its digits, tiles and prefix sums) from the table.
+    #[inline]
+    fn unrank(&self, rank: u64, parity: u8, state: &mut TileState) {
+        let high = ((u128::from(rank) * u128::from(self.group_reciprocal)) >> 64) as u64;
+        let low = (rank - high * self.group) as usize;
+        if high != state.high {
+            self.unrank_head(high, state);
+        }
+        // The last two tiles are out of order when the digits' sum has
+        // the wrong parity.
+        let out_of_order = (state.head_parity ^ (self.low_parities >> low) as u8 ^ parity) & 1;
+        let tail = &self.tail[2 * low + usize::from(out_of_order)];
+        let (h, left) = (self.head, state.left[self.head]);
+        let mut seq = 0;
+        for (j, &shift) in tail.shifts.iter().enumerate() {
+            seq |= ((left >> shift) & 15) << (4 * j);
+        }
+        state.seq = (state.seq & ones(h)) | (seq << (4 * h));
+        state.digits[h..h + 4].copy_from_slice(&tail.digits);
+        let base = state.prefix[h];
+        for (j, &p) in tail.partial.iter().enumerate() {
+            state.prefix[h + 1 + j] = base + p;
+        }
+        state.parity = parity;
         state.rank = rank;
     }
 
@@ -406,6 +510,8 @@ impl Model for Tiles {
             left,
             prefix: [0; MAX_CELLS],
             parity: 0,
+            high: u64::MAX,
+            head_parity: 0,
         };
         self.decode(self.start(), &mut state);
         state
@@ -447,7 +553,7 @@ impl Model for Tiles {
     }
 
     /// The vertical moves.
-    #[inline]
+    #[inline(always)]
     fn far_successors(&self, state: &mut TileState, out: &mut Vec<u64>) {
         // At most 16 cells in at least 2 rows: 2 to 8 columns.
         match self.cols {

@@ -630,7 +630,7 @@ const TILES_SUMMARY: &str = "R x C sliding tiles from solved, dense keys, up to 
 enum Loaded {
     Sliding(Box<SlidingPuzzle>),
     Clocks(Clocks),
-    Tiles(Tiles),
+    Tiles(Box<Tiles>),
     /// A twisty puzzle's definition: the command's options make the
     /// search of it.
     Twisty(Box<Definition>),
@@ -675,7 +675,7 @@ fn load(name: &str) -> Result<Loaded> {
     if !path.exists()
         && let Some(tiles) = Tiles::from_name(name)
     {
-        return Ok(Loaded::Tiles(tiles?));
+        return Ok(Loaded::Tiles(Box::new(tiles?)));
     }
     if !path.exists() && !name.contains(['/', '.']) {
         let names: Vec<&str> = builtin::ALL.iter().map(|b| b.name).collect();
@@ -844,7 +844,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
                 &a.options.moves,
                 &format!("{} moves one tile a cell at a time", t.name()),
             )?;
-            let report = run_count(spilled(search(&t, s, &signals, &progress), &spill), s)?;
+            let report = run_count(spilled(search(&*t, s, &signals, &progress), &spill), s)?;
             (
                 (t.name(), t.name()),
                 None,

@@ -22,9 +22,12 @@
 //!   first `m - 2` tiles, whose last two tiles are then ordered by parity.
 //!   The key space is `n!/2`, exactly the reachable states.
 //!
-//! Decoding a key reuses the last decoded sequence when only `b` changed,
-//! and steps the sequence's Lehmer digits like an odometer when the rank
-//! grew by one, so a scan of keys in order almost never pays for a full
+//! Decoding a key reuses the last decoded sequence when only `b` changed.
+//! The last three counted Lehmer digits and the last two tiles' order (the
+//! tail) come from a table indexed by the rank's remainder by 60; the
+//! digits before them (the head) step like an odometer when `rank / 60`
+//! grows, and only the tiles from the highest changed digit on are laid
+//! out again, so a scan of keys in order almost never pays for a full
 //! unrank.
 
 use crate::engine::{AdjacentKeys, Model};

@@ -122,6 +122,12 @@ impl Divisor {
         Divisor { d, m: u64::MAX / d }
     }
 
+    /// `d`.
+    #[inline]
+    pub fn get(self) -> u64 {
+        self.d
+    }
+
     /// `(n / d, n % d)`.
     #[inline]
     pub fn div_rem(self, n: u64) -> (u64, u64) {

@@ -31,6 +31,7 @@
 //! unrank.
 
 use crate::engine::{AdjacentKeys, Model};
+use crate::puzzles::combinadic::Divisor;
 
 /// The largest board: 16 cells (the 15-puzzle), 15 tiles, ranks up to 15!/2.
 pub const MAX_CELLS: usize = 16;
@@ -48,10 +49,9 @@ pub struct Tiles {
     weight: [u64; MAX_CELLS],
     /// Radix of Lehmer digit `i`: `m - i`.
     radix: [u8; MAX_CELLS],
-    /// `2^64 / n` rounded up: a key's rank is `key * reciprocal >> 64`
-    /// (exact for keys below `2^64 / n`, far above the key space), a
+    /// The cell count as a divisor: a key's rank and blank, by a
     /// multiplication instead of a division on every decode.
-    reciprocal: u64,
+    cells: Divisor,
     /// Bit `cell`: the parity a sequence must have with the blank there.
     parities: u32,
     /// The low bit of each of the first `head` bytes: the head's digits.
@@ -59,15 +59,13 @@ pub struct Tiles {
     /// Counted digits before the tail: `m - 2 - TAIL` (fewer tail digits
     /// on the smallest board).
     head: usize,
-    /// Sequences that share a head: `weight[head - 1]`, `(tail + 2)! / 2`.
-    group: u64,
-    /// `2^64 / group` rounded up: a rank's head is `rank * it >> 64`.
-    group_reciprocal: u64,
-    /// Bit `low`: the parity of the tail digits of `low`, a rank's
-    /// remainder by `group` (at most 60).
-    low_parities: u64,
-    /// Per `low` and the last two tiles' order (`2 * low + out_of_order`):
-    /// how the tail is laid out.
+    /// Sequences that share a head, `(tail + 2)! / 2`: a rank's quotient
+    /// by it is its head, the remainder (`low`) its tail digits.
+    group: Divisor,
+    /// Per `low` and the parity the head and the blank ask of the tail
+    /// (`2 * low + asked`): how the tail is laid out. The entry's last
+    /// two tiles are out of order when `asked` differs from the parity of
+    /// `low`'s digits.
     tail: Vec<Tail>,
     /// The horizontal moves: they keep the sequence and move the blank,
     /// so the key, by one. Key `k`'s blank is in cell `k % n`, and it
@@ -183,13 +181,11 @@ impl Tiles {
             n,
             weight,
             radix,
-            reciprocal: u64::MAX / n as u64 + 1,
+            cells: Divisor::new(n as u64),
             parities: 0,
             head_low_bits: (0..head).fold(0, |bits, i| bits | 1 << (8 * i)),
             head,
-            group,
-            group_reciprocal: u64::MAX / group + 1,
-            low_parities: 0,
+            group: Divisor::new(group),
             tail: Vec::new(),
             adjacent: AdjacentKeys {
                 period: n as u32,
@@ -226,8 +222,8 @@ impl Tiles {
                 *p = sum;
             }
             let parity = digits.iter().map(|&d| u64::from(d)).sum::<u64>() & 1;
-            tiles.low_parities |= parity << low;
-            for out_of_order in 0..2 {
+            for asked in 0..2 {
+                let out_of_order = asked ^ parity;
                 let (a, b) = if out_of_order == 0 {
                     (left[0], left[1])
                 } else {
@@ -420,7 +416,7 @@ impl Tiles {
             }
             i
         } else {
-            let mut r = high * self.group;
+            let mut r = high * self.group.get();
             let mut from = h;
             for i in 0..h {
                 let w = self.weight[i];
@@ -442,15 +438,14 @@ impl Tiles {
     /// tail (its digits, tiles and prefix sums) from the table.
     #[inline]
     fn unrank(&self, rank: u64, parity: u8, state: &mut TileState) {
-        let high = ((u128::from(rank) * u128::from(self.group_reciprocal)) >> 64) as u64;
-        let low = (rank - high * self.group) as usize;
+        let (high, low) = self.group.div_rem(rank);
         if high != state.high {
             self.unrank_head(high, state);
         }
-        // The last two tiles are out of order when the digits' sum has
-        // the wrong parity.
-        let out_of_order = (state.head_parity ^ (self.low_parities >> low) as u8 ^ parity) & 1;
-        let tail = &self.tail[2 * low + usize::from(out_of_order)];
+        // The entry for the parity the head's digits and the blank leave
+        // to the tail's (its last two tiles' order settles the rest).
+        let asked = state.head_parity ^ parity;
+        let tail = &self.tail[2 * low as usize + usize::from(asked)];
         let (h, left) = (self.head, state.left[self.head]);
         let mut seq = 0;
         for (j, &shift) in tail.shifts.iter().enumerate() {
@@ -522,8 +517,8 @@ impl Model for Tiles {
 
     #[inline]
     fn decode(&self, key: u64, state: &mut TileState) {
-        let rank = ((u128::from(key) * u128::from(self.reciprocal)) >> 64) as u64;
-        let blank = (key - rank * self.n as u64) as usize;
+        let (rank, blank) = self.cells.div_rem(key);
+        let blank = blank as usize;
         let parity = (self.parities >> blank) as u8 & 1;
         if rank != state.rank {
             self.unrank(rank, parity, state);

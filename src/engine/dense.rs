@@ -20,6 +20,34 @@
 //! byte a key (the 2x7 tile puzzle: 43.6e9 keys, 10.2 GiB), against eight
 //! bytes a state of a level held as keys.
 //!
+//! **Levels told apart by colour.** When the model colours its keys
+//! ([`AdjacentKeys::colours`](super::AdjacentKeys): a tile puzzle's blank on
+//! a chessboard, which every move takes to the other colour) and the
+//! sources share a colour, every level is of one colour and the next of
+//! the other, so the colour says which of the two a slot's level is, and
+//! the codes mean instead:
+//!
+//! | bits | meaning |
+//! |---|---|
+//! | `00` | not seen |
+//! | `01` | in the newest level, or the level being settled (its colour tells which) |
+//! | `11` | the same, reached by a far move from the level before |
+//! | `10` | expanded |
+//!
+//! `11` is for models whose far moves pair keys up
+//! ([`AdjacentKeys::one_far`]: a tile puzzle of two rows, whose one vertical
+//! move is undone by the vertical move back): a key reached by its far move
+//! has its far successor in the level before, so it is not decoded at all
+//! (the moves to its neighbouring keys are a word's masks). That is half of
+//! the 2x7 puzzle's states: each vertical move is looked up once, from the
+//! lower of its two levels, not from both. A successor is settled with an
+//! `or` of `01` (a far one: `11`) where its slot is not `10` or `11`; the
+//! `or` that finds the low bit clear counts it. A level's own slots are
+//! written by the worker that expands their word only (every successor is
+//! of the other colour), so it marks them expanded with an `xor` (`01` and
+//! `11` to `10`), at once with the moves within the word (a
+//! compare-and-swap of the word).
+//!
 //! Which stretches of 64 words hold the newest level is kept beside the
 //! bits (each worker marks its own, merged at the end of the level), so the
 //! thin levels at both ends of a search scan only what they touch.
@@ -28,11 +56,15 @@
 //! beyond the caches, and a worker that waits for one word at a time waits
 //! for memory most of its time.
 //!
-//! Orderings: every access is `Relaxed`. Within a level, the only writes
-//! are `fetch_or`s, which commute, and a key's next-label bit is found
-//! clear by exactly one of them (a read-modify-write reads the latest value
-//! in the key's word's modification order); the plain loads before them only skip
-//! keys that are already set, which bits never unset within a search. Between
+//! Orderings: every access is `Relaxed`. Within a level, the writes to a
+//! slot of the next level are `fetch_or`s (or a compare-and-swap that ors
+//! its bits in), which commute, and a key's next-label bit (by colour: the
+//! low bit) is found clear by exactly one of them (a read-modify-write
+//! reads the latest value in the key's word's modification order); the
+//! plain loads before them only skip keys that are already set, which such
+//! a slot never loses within the level. The expanded level's slots are
+//! written by one worker only, with a read-modify-write too, so no write to
+//! their word's other slots is lost. Between
 //! levels, rayon's join (the end of a level's parallel loop) orders every
 //! write of a level before every read of the next.
 //!
@@ -245,6 +277,9 @@ pub(crate) struct Dense<'a, M: Model> {
     away_keys: usize,
     /// The label of the newest level (1 or 2).
     label: u64,
+    /// The colour of the newest level's keys, when levels are told apart
+    /// by colour (see the module notes); `None`: by label.
+    colour: Option<u64>,
     /// Blocks holding the newest level, with which of their stretches do.
     blocks: Vec<(u32, u64)>,
     /// Blocks of the key space.
@@ -270,7 +305,11 @@ impl<'a, M: Model> Dense<'a, M> {
         stop: Option<&'a AtomicBool>,
         peers: &'a dyn Peers,
     ) -> std::io::Result<(Dense<'a, M>, Start)> {
-        let dense = Dense::build(model, threads, stop, peers, None)?;
+        let mut dense = Dense::build(model, threads, stop, peers, None)?;
+        dense.colour = dense
+            .adjacent
+            .as_ref()
+            .and_then(|a| a.colour_of_all(sources));
         let (keys, width) = dense.own_sources(sources);
         let (words, base) = (dense.words(), dense.window.start);
         for &key in &keys {
@@ -316,6 +355,10 @@ impl<'a, M: Model> Dense<'a, M> {
         // (On a failure the segments' files go as they are dropped.)
         let mut dense = Dense::build(model, threads, stop, peers, Some(segments))
             .map_err(|source| super::SearchError::DenseMap { mib, source })?;
+        dense.colour = dense
+            .adjacent
+            .as_ref()
+            .and_then(|a| a.colour_of_all(sources));
         let (keys, width) = dense.own_sources(sources);
         // The sources go in as keys of the newest level not yet in the
         // array, which the first forward pass writes into it.
@@ -379,6 +422,7 @@ impl<'a, M: Model> Dense<'a, M> {
             },
             segments,
             label: 1,
+            colour: None,
             blocks: Vec::new(),
             block_count,
             newest: None,
@@ -409,6 +453,41 @@ impl<'a, M: Model> Dense<'a, M> {
                 seconds: 0.0,
             },
         )
+    }
+
+    /// The code a key settled into the level of `label` gets: the label,
+    /// or (levels told apart by colour) `01`.
+    fn code(&self, label: u64) -> u64 {
+        if self.colour.is_some() { 1 } else { label }
+    }
+
+    /// The code of an expanded key: `11`, or (levels told apart by
+    /// colour) `10`.
+    fn done_code(&self) -> u64 {
+        if self.colour.is_some() { 2 } else { DONE }
+    }
+
+    /// One low bit per slot of `word`, a word of `phase`, that holds a key
+    /// of the newest level.
+    #[inline(always)]
+    fn newest_in(&self, word: u64, phase: usize) -> u64 {
+        match (self.colour, &self.adjacent) {
+            (Some(c), Some(a)) => word & a.of_colour(c, phase),
+            _ => holding(word, self.label),
+        }
+    }
+
+    /// The words of `range` with their phases.
+    fn phased(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = (usize, usize)> {
+        let adjacent = self.adjacent.as_ref();
+        let first = adjacent.map_or(0, |a| a.phase_of(range.start));
+        range.scan(first, move |phase, w| {
+            let this = *phase;
+            if let Some(a) = adjacent {
+                *phase = a.after(this);
+            }
+            Some((w, this))
+        })
     }
 
     /// The resident words.
@@ -446,14 +525,20 @@ impl<'a, M: Model> Dense<'a, M> {
             }
         })?;
         let (levels, seconds) = saves.start();
-        let newest = saves.levels().last().map(|(d, _)| d);
-        for (depth, files) in saves.levels() {
-            let slot_bits = if Some(depth) == newest {
-                dense.label
-            } else {
-                DONE
-            };
-            dense.load(files, slot_bits, Some(depth) == newest)?;
+        // The newest level first: whether its keys share a colour decides
+        // how the array tells levels apart, and so the older level's code.
+        let mut written: Vec<(u32, &[RunFile])> = saves.levels().collect();
+        written.sort_by_key(|&(depth, _)| depth);
+        let (_, newest) = written.pop().expect("a saved level");
+        let coloured = dense.adjacent.as_ref().is_some_and(|a| a.colours.is_some());
+        dense.colour = match dense.load(newest, dense.label, true)? {
+            0b10 => Some(1),
+            // (A level of no keys is of either colour.)
+            0b01 | 0 if coloured => Some(0),
+            _ => None,
+        };
+        for (_, files) in written {
+            dense.load(files, dense.done_code(), false)?;
         }
         dense.take_marks();
         let width = *levels.last().expect("a saved level");
@@ -465,11 +550,22 @@ impl<'a, M: Model> Dense<'a, M> {
     }
 
     /// Sets `slot_bits` in the slot of every key in `files` (every block's
-    /// checksum checked), marking their stretches when `newest`.
-    fn load(&self, files: &[RunFile], slot_bits: u64, newest: bool) -> Result<(), Fault> {
+    /// checksum checked), marking their stretches when `newest`. Returns
+    /// the colours of the keys (bit `c` for colour `c`; bit 2 for a key of
+    /// none: the model colours no keys).
+    fn load(&self, files: &[RunFile], slot_bits: u64, newest: bool) -> Result<u8, Fault> {
         let words = self.bits.words();
         let key_space = self.model.key_space();
+        let colours = std::sync::atomic::AtomicU8::new(0);
         self.each_block(files, |file, keys| {
+            let seen = keys.iter().fold(0u8, |seen, &key| {
+                seen | match self.adjacent.as_ref().and_then(|a| a.colour_of(key)) {
+                    Some(c) => 1 << c,
+                    None => 4,
+                }
+            });
+            // Relaxed: read after the parallel pass's join.
+            colours.fetch_or(seen, Ordering::Relaxed);
             let mut worker = lock(my_slot(&self.workers));
             for &key in keys {
                 if key >= key_space {
@@ -489,7 +585,7 @@ impl<'a, M: Model> Dense<'a, M> {
             }
             Ok(())
         })?;
-        Ok(())
+        Ok(colours.into_inner())
     }
 
     /// Calls `f` with each block's keys of `files` (its checksum checked),
@@ -548,7 +644,6 @@ impl<'a, M: Model> Dense<'a, M> {
         width: u64,
     ) -> Result<Vec<RunFile>, SpillError> {
         let words = self.bits.words();
-        let label = self.label;
         let wanted = (width / FILE_KEYS).clamp(1, MAX_FILES as u64) as usize;
         let per = self.blocks.len().div_ceil(wanted).max(1);
         let pieces: Vec<&[(u32, u64)]> = if self.blocks.is_empty() {
@@ -561,8 +656,8 @@ impl<'a, M: Model> Dense<'a, M> {
             let mut out = saves.writer(depth, i, n)?;
             for &(b, stretches) in piece.iter() {
                 for range in marked_words(b, stretches, words.len()) {
-                    for w in range {
-                        let mut here = holding(words[w].load(Ordering::Relaxed), label);
+                    for (w, phase) in self.phased(range) {
+                        let mut here = self.newest_in(words[w].load(Ordering::Relaxed), phase);
                         while here != 0 {
                             out.push(
                                 w as u64 * KEYS_PER_WORD + u64::from(here.trailing_zeros() / 2),
@@ -609,11 +704,10 @@ impl<'a, M: Model> Dense<'a, M> {
     ) -> Vec<T> {
         let words = self.words();
         let base = self.window.start;
-        let label = self.label;
         let block = |&(b, stretches): &(u32, u64), out: &mut Vec<T>| {
             for range in marked_words(b, stretches, self.total_words) {
-                for w in range {
-                    let mut here = holding(words[w - base].load(Ordering::Relaxed), label);
+                for (w, phase) in self.phased(range) {
+                    let mut here = self.newest_in(words[w - base].load(Ordering::Relaxed), phase);
                     while here != 0 {
                         let key = w as u64 * KEYS_PER_WORD + u64::from(here.trailing_zeros() / 2);
                         f(key, out);
@@ -661,32 +755,48 @@ impl<'a, M: Model> Dense<'a, M> {
         let stop = self.stop;
         let segments = self.segments.as_ref();
         let cut = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
-        // Looks a successor up (its word was prefetched LAG lookups ago).
-        let look_up = |tally: &mut Tally, key: u64| {
+        let adjacent = self.adjacent.as_ref();
+        // Levels told apart by colour, with far successors skipped where
+        // they lead back (see the module notes).
+        let colour = self.colour.zip(adjacent);
+        let one_far = colour.is_some_and(|(_, a)| a.one_far);
+        // A successor's code: the one bit of the next label, or `01` (`11`
+        // for a far successor that is the key's only way back).
+        let (plain, far) = match (colour, one_far) {
+            (None, _) => (1 << (next - 1), 1 << (next - 1)),
+            (Some(_), false) => (1, 1),
+            (Some(_), true) => (1, 3),
+        };
+        // Which codes mean "seen" for a far successor: any but `00`; but
+        // `01` (in the next level, not yet marked reached by a far move)
+        // is marked.
+        let seen = if one_far { 2 } else { 3 };
+        // Looks a successor up (a far one: its word was prefetched LAG
+        // lookups ago).
+        let look_up = |tally: &mut Tally, key: u64, far_move: bool| {
             let (w, shift) = slot(key);
             let Some(word) = words.get(w.wrapping_sub(base)) else {
                 self.away(tally, key, depth);
                 return;
             };
-            if (word.load(Ordering::Relaxed) >> shift) & 3 != 0 {
+            let (code, seen) = if far_move { (far, seen) } else { (plain, 3) };
+            let was = (word.load(Ordering::Relaxed) >> shift) & 3;
+            if was & seen != 0 {
                 return;
             }
             if !settle {
-                tally.found = 1;
+                tally.found |= u64::from(was == 0);
                 return;
             }
-            // Between the load and here the slot can only have become the
-            // next label (no other write reaches a slot that was 00 in this
-            // level), so its one bit says who came first: a single-bit
-            // fetch_or, which x86 does as `lock bts`.
-            // (`next` is 1 or 2: its one bit is bit `next - 1` of the slot;
-            // a constant one shifted keeps the pattern LLVM turns into bts.)
-            let bit = 1u64 << (shift + next as u32 - 1);
-            if word.fetch_or(bit, Ordering::Relaxed) & bit == 0 {
+            // Between the load and here the slot can only have become one
+            // of the next level (no other write reaches a slot that was 00
+            // or 01 in this level), so the low bit of its code (the next
+            // label's one bit, or `01`'s) says who came first: the one
+            // fetch_or that finds it clear.
+            if (word.fetch_or(code << shift, Ordering::Relaxed) >> shift) & plain == 0 {
                 tally.settled(w, key);
             }
         };
-        let adjacent = self.adjacent.as_ref();
         let block = |(b, stretches): (u32, u64), worker: &mut Worker<M::State>| {
             let Worker {
                 state,
@@ -697,7 +807,7 @@ impl<'a, M: Model> Dense<'a, M> {
             let mut lag = |tally: &mut Tally, s: u64| {
                 prefetch(words.get(slot(s).0.wrapping_sub(base)));
                 if let Some(due) = ring.push(s) {
-                    look_up(tally, due);
+                    look_up(tally, due, true);
                 }
             };
             for range in marked_words(b, stretches, self.total_words) {
@@ -705,7 +815,10 @@ impl<'a, M: Model> Dense<'a, M> {
                 for w in range {
                     let word = &words[w - base];
                     let was = word.load(Ordering::Relaxed);
-                    let here = holding(was, label);
+                    let here = match colour {
+                        Some((c, a)) => was & a.of_colour(c, phase),
+                        None => holding(was, label),
+                    };
                     let this_phase = phase;
                     if let Some(a) = adjacent {
                         phase = a.after(phase);
@@ -714,22 +827,31 @@ impl<'a, M: Model> Dense<'a, M> {
                         continue;
                     }
                     let first = w as u64 * KEYS_PER_WORD;
-                    let mut done = here * DONE;
+                    // What marks the level's keys in this word expanded:
+                    // `11` or'd in; by colour, `01` and `11` to `10`, by
+                    // xor (no other worker writes these slots this level:
+                    // every successor is of the other colour).
+                    let marked_far = (was >> 1) & here;
+                    let mut done = match colour {
+                        Some(_) => here | (here & !marked_far) << 1,
+                        None => here * DONE,
+                    };
                     if let Some(a) = adjacent {
                         // The moves to a neighbouring key, a word at a
                         // time: the slots they reach in this word, and a
-                        // key each past its ends.
+                        // key each past its ends (looked up at once: the
+                        // words beside this one are in the cache).
                         let (up, down) = (here & a.up[this_phase], here & a.down[this_phase]);
                         let reached = ((up << 2) | (down >> 2)) & !occupied(was);
                         if up >> (2 * (KEYS_PER_WORD - 1)) != 0 {
-                            lag(tally, first + KEYS_PER_WORD);
+                            look_up(tally, first + KEYS_PER_WORD, false);
                         }
                         if down & 1 != 0 {
-                            lag(tally, first - 1);
+                            look_up(tally, first - 1, false);
                         }
                         if !settle {
                             tally.found |= u64::from(reached != 0);
-                        } else if reached != 0 {
+                        } else if reached != 0 && colour.is_none() {
                             // As in `look_up`: between the load and here
                             // a reached slot can only have become the next
                             // label, which the old value tells.
@@ -737,9 +859,32 @@ impl<'a, M: Model> Dense<'a, M> {
                             let old = word.fetch_or(done | bits, Ordering::Relaxed);
                             done = 0;
                             tally.settled_in(w, reached & !occupied(old));
+                        } else if reached != 0 {
+                            // By colour the level's keys need an xor, the
+                            // reached slots an or where still `00`: both
+                            // at once, from the word as it is.
+                            let mut now = was;
+                            loop {
+                                let new = reached & !occupied(now);
+                                match word.compare_exchange_weak(
+                                    now,
+                                    (now ^ done) | new,
+                                    Ordering::Relaxed,
+                                    Ordering::Relaxed,
+                                ) {
+                                    Ok(_) => {
+                                        tally.settled_in(w, new);
+                                        break;
+                                    }
+                                    Err(actual) => now = actual,
+                                }
+                            }
+                            done = 0;
                         }
                     }
-                    let mut left = here;
+                    // Keys reached by their one far move need not look it
+                    // up: it leads back to the level before.
+                    let mut left = if one_far { here & !marked_far } else { here };
                     while left != 0 {
                         let key = first + u64::from(left.trailing_zeros() / 2);
                         left &= left - 1;
@@ -757,7 +902,11 @@ impl<'a, M: Model> Dense<'a, M> {
                     if settle && done != 0 {
                         // The level's keys in this word are expanded; the
                         // other slots may be settling in other workers' hands.
-                        word.fetch_or(done, Ordering::Relaxed);
+                        if colour.is_some() {
+                            word.fetch_xor(done, Ordering::Relaxed);
+                        } else {
+                            word.fetch_or(done, Ordering::Relaxed);
+                        }
                     }
                 }
             }
@@ -772,7 +921,7 @@ impl<'a, M: Model> Dense<'a, M> {
             }
             let Worker { ring, tally, .. } = &mut *worker;
             while let Some(key) = ring.pop() {
-                look_up(tally, key);
+                look_up(tally, key, true);
             }
         };
         if threads <= 1 {
@@ -889,9 +1038,10 @@ impl<'a, M: Model> Dense<'a, M> {
             if (word.load(Ordering::Relaxed) >> shift) & 3 != 0 {
                 continue;
             }
-            // As in `expand`: the fetch_or that finds the label's bit clear
-            // is the one that gave it, whoever else reaches the key at once.
-            let bit = label << shift;
+            // As in `expand`: the fetch_or that finds the code's low bit
+            // clear is the one that gave it, whoever else reaches the key
+            // at once.
+            let bit = self.code(label) << shift;
             if word.fetch_or(bit, Ordering::Relaxed) & bit == 0 && count {
                 tally.settled(w, key);
             }
@@ -1154,6 +1304,11 @@ struct Adjacent {
     period: usize,
     /// How far a word's phase is past the last word's.
     step: usize,
+    /// The model's colouring ([`AdjacentKeys::colours`]): the pattern, and
+    /// per phase the low bit of each slot whose key is of colour 1.
+    colours: Option<(u64, Vec<u64>)>,
+    /// [`AdjacentKeys::one_far`].
+    one_far: bool,
 }
 
 impl Adjacent {
@@ -1169,7 +1324,34 @@ impl Adjacent {
             down: (0..period).map(|p| mask(keys.down, p)).collect(),
             period,
             step: KEYS_PER_WORD as usize % period,
+            colours: keys
+                .colours
+                .map(|c| (c, (0..period).map(|p| mask(c, p)).collect())),
+            one_far: keys.one_far,
         }
+    }
+
+    /// The colour of `key`, when the model colours its keys.
+    fn colour_of(&self, key: u64) -> Option<u64> {
+        let (pattern, _) = self.colours.as_ref()?;
+        Some(pattern >> (key % self.period as u64) & 1)
+    }
+
+    /// The colour all of `keys` share, if they share one and the model
+    /// colours its keys.
+    fn colour_of_all(&self, keys: &[u64]) -> Option<u64> {
+        let c = self.colour_of(*keys.first()?)?;
+        keys.iter()
+            .all(|&k| self.colour_of(k) == Some(c))
+            .then_some(c)
+    }
+
+    /// The low bit of each slot of a word of `phase` whose key is of
+    /// colour `colour`.
+    #[inline(always)]
+    fn of_colour(&self, colour: u64, phase: usize) -> u64 {
+        let ones = self.colours.as_ref().expect("a colouring").1[phase];
+        if colour == 1 { ones } else { !ones & LOW }
     }
 
     /// The phase of word `w`.
@@ -1305,8 +1487,11 @@ impl<M: Model> Store for Dense<'_, M> {
         if let Some(segments) = &self.segments {
             self.bring(segments.segment_of(w / BLOCK_WORDS))?;
         }
-        let word = &self.words()[w - self.window.start];
-        Ok((word.load(Ordering::Relaxed) >> shift) & 3 == self.label)
+        let code = (self.words()[w - self.window.start].load(Ordering::Relaxed) >> shift) & 3;
+        Ok(match (self.colour, &self.adjacent) {
+            (Some(c), Some(a)) => code & 1 == 1 && a.colour_of(key) == Some(c),
+            _ => code == self.label,
+        })
     }
 
     fn settle_next(&mut self, depth: u32, _width: u64, threads: usize) -> Result<u64, Fault> {
@@ -1355,6 +1540,7 @@ impl<M: Model> Store for Dense<'_, M> {
             None
         };
         self.label = 3 - self.label;
+        self.colour = self.colour.map(|c| c ^ 1);
         self.take_marks();
         if let Some(segments) = &mut self.segments {
             // What the backward pass counted is the newest level's now.

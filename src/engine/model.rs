@@ -116,4 +116,22 @@ pub struct AdjacentKeys {
     pub up: u64,
     /// Bit `r`: keys `k` with `k % period == r` have `k - 1` as a successor.
     pub down: u64,
+    /// The keys' two colours, when every move (to a neighbouring key or
+    /// far) joins a key of one colour to a key of the other: bit `r` set
+    /// means keys `k` with `k % period == r` are of colour 1, the others
+    /// of colour 0 (a tile puzzle: the colour of the blank's cell on a
+    /// chessboard). From sources of one colour every level is then of one
+    /// colour, the next of the other, and the dense store tells two levels
+    /// apart by colour, which frees a code of its two bits for
+    /// [`AdjacentKeys::one_far`]. `None`: not known. A wrong colouring
+    /// gives wrong counts.
+    pub colours: Option<u64>,
+    /// Whether each key has at most one far successor
+    /// ([`Model::far_successors`]), and that successor's far successor is
+    /// the key itself (a tile puzzle of two rows: the one vertical move,
+    /// undone by the vertical move back). With [`AdjacentKeys::colours`],
+    /// the dense store then marks a key reached by a far move from the
+    /// level before and does not decode it to look its far successor up:
+    /// that is where it came from. A wrong yes gives wrong counts.
+    pub one_far: bool,
 }

@@ -195,6 +195,14 @@ impl Tiles {
                 down: (0..n)
                     .filter(|cell| cell % cols > 0)
                     .fold(0, |down, cell| down | 1 << cell),
+                // Every move takes the blank to a cell of the other colour.
+                colours: Some(
+                    (0..n)
+                        .filter(|cell| (cell / cols + cell % cols) % 2 == 1)
+                        .fold(0, |c, cell| c | 1 << cell),
+                ),
+                // Two rows: a blank has one cell above or below it.
+                one_far: rows <= 2,
             },
         };
         tiles.parities = (0..n).fold(0, |p, cell| p | u32::from(tiles.parity_at(cell)) << cell);

@@ -133,6 +133,145 @@ fn the_dense_store_counts_the_same_with_and_without_adjacent_keys() {
     }
 }
 
+/// A tile puzzle that counts its decodes, and says (or not) that its far
+/// moves pair keys up; with `goals`, those keys are its goals.
+struct Counted {
+    tiles: Tiles,
+    one_far: bool,
+    goals: Vec<u64>,
+    decodes: std::sync::atomic::AtomicU64,
+}
+
+impl Counted {
+    fn new(tiles: Tiles, one_far: bool, goals: Vec<u64>) -> Counted {
+        Counted {
+            tiles,
+            one_far,
+            goals,
+            decodes: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    fn decodes(&self) -> u64 {
+        self.decodes.swap(0, std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Model for Counted {
+    type State = (TileState, u64);
+    fn start(&self) -> u64 {
+        self.tiles.start()
+    }
+    fn key_space(&self) -> u64 {
+        self.tiles.key_space()
+    }
+    fn new_state(&self) -> (TileState, u64) {
+        (self.tiles.new_state(), 0)
+    }
+    fn decode(&self, key: u64, state: &mut (TileState, u64)) {
+        self.decodes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.tiles.decode(key, &mut state.0);
+        state.1 = key;
+    }
+    fn successors(&self, state: &mut (TileState, u64), out: &mut Vec<u64>) {
+        self.tiles.successors(&mut state.0, out)
+    }
+    fn far_successors(&self, state: &mut (TileState, u64), out: &mut Vec<u64>) {
+        self.tiles.far_successors(&mut state.0, out)
+    }
+    fn adjacent_keys(&self) -> Option<reach::engine::AdjacentKeys> {
+        let keys = self.tiles.adjacent_keys()?;
+        Some(reach::engine::AdjacentKeys {
+            one_far: self.one_far && keys.one_far,
+            ..keys
+        })
+    }
+    fn is_goal(&self, state: &(TileState, u64)) -> bool {
+        self.goals.contains(&state.1)
+    }
+    fn has_goal(&self) -> bool {
+        !self.goals.is_empty()
+    }
+    fn reversible(&self) -> bool {
+        true
+    }
+    fn bipartite(&self) -> bool {
+        true
+    }
+    fn dense(&self) -> bool {
+        true
+    }
+}
+
+/// On a board of two rows the dense store tells levels apart by the
+/// blank's colour and marks a key reached by its vertical move: such a key
+/// is not decoded, its one vertical move leads back. Each vertical move is
+/// then looked up from the lower of its levels only: a count decodes half
+/// the states (every state has one vertical move), against every state
+/// without the marks (or with three rows), and counts the same.
+#[test]
+fn the_dense_store_decodes_half_the_states_of_a_two_row_board() {
+    for (rows, cols, one_far, share) in [
+        (2, 5, true, 2),
+        (2, 5, false, 1),
+        (5, 2, true, 1),
+        (3, 3, true, 1),
+    ] {
+        let t = Tiles::new(rows, cols).unwrap();
+        let oracle = reference::level_sizes(&t);
+        let states: u64 = oracle.iter().sum();
+        let m = Counted::new(t, one_far, Vec::new());
+        for threads in [1, 2] {
+            let run = Search::new(&m)
+                .visited(VisitedKind::Dense)
+                .threads(threads)
+                .count()
+                .unwrap();
+            assert_eq!(run.levels, oracle, "{rows}x{cols} {one_far} {threads}");
+            assert_eq!(
+                m.decodes(),
+                states / share,
+                "{rows}x{cols}, one far move {one_far}, {threads} threads"
+            );
+        }
+    }
+}
+
+/// Goals of both colours: the levels from them mix colours, and the dense
+/// store tells them apart by label instead; the hardest positions are the
+/// frontier store's.
+#[test]
+fn the_dense_store_finds_the_hardest_positions_from_goals_of_both_colours() {
+    let t = Tiles::new(2, 4).unwrap();
+    let goal = t.start();
+    // The start's blank is in a corner: the key above it has its blank one
+    // cell along, the other colour.
+    let m = Counted::new(t, true, vec![goal, goal - 1]);
+    let one = Counted::new(Tiles::new(2, 4).unwrap(), true, vec![goal]);
+    for threads in [1, 2] {
+        let run = |m: &Counted, kind| {
+            Search::new(m)
+                .visited(kind)
+                .threads(threads)
+                .hardest()
+                .unwrap()
+        };
+        for model in [&m, &one] {
+            let (dense, frontier) = (
+                run(model, VisitedKind::Dense),
+                run(model, VisitedKind::Frontier),
+            );
+            assert_eq!(dense.report.visited, VisitedKind::Dense);
+            assert_eq!(dense.report.levels, frontier.report.levels);
+            assert_eq!(dense.distance, frontier.distance);
+            assert_eq!(dense.positions, frontier.positions);
+            assert_eq!(dense.start_distance, frontier.start_distance);
+        }
+        assert_eq!(run(&m, VisitedKind::Dense).goal_states, 2);
+    }
+}
+
 #[test]
 fn the_dense_store_reports_the_antipodes() {
     let t = Tiles::new(2, 5).unwrap();

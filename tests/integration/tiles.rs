@@ -74,38 +74,6 @@ fn every_store_counts_the_oracle_s_levels() {
     }
 }
 
-/// A tile puzzle that keeps its moves to neighbouring keys to itself: the
-/// dense store then looks every successor up one at a time.
-struct OneByOne(Tiles);
-
-impl Model for OneByOne {
-    type State = TileState;
-    fn start(&self) -> u64 {
-        self.0.start()
-    }
-    fn key_space(&self) -> u64 {
-        self.0.key_space()
-    }
-    fn new_state(&self) -> TileState {
-        self.0.new_state()
-    }
-    fn decode(&self, key: u64, state: &mut TileState) {
-        self.0.decode(key, state)
-    }
-    fn successors(&self, state: &mut TileState, out: &mut Vec<u64>) {
-        self.0.successors(state, out)
-    }
-    fn reversible(&self) -> bool {
-        true
-    }
-    fn bipartite(&self) -> bool {
-        true
-    }
-    fn dense(&self) -> bool {
-        true
-    }
-}
-
 /// The dense store settles the moves to a neighbouring key a word at a
 /// time when the model names them (the tile puzzles do), and one by one
 /// when it does not: the same levels, the oracle's, at any thread count.
@@ -115,7 +83,7 @@ fn the_dense_store_counts_the_same_with_and_without_adjacent_keys() {
         let t = Tiles::new(rows, cols).unwrap();
         assert!(t.adjacent_keys().is_some());
         let oracle = reference::level_sizes(&t);
-        let plain = OneByOne(t.clone());
+        let plain = Wrapped::new(t.clone()).one_by_one();
         assert!(plain.adjacent_keys().is_none());
         for threads in [1, 2, 3] {
             let run = Search::new(&plain)
@@ -133,31 +101,51 @@ fn the_dense_store_counts_the_same_with_and_without_adjacent_keys() {
     }
 }
 
-/// A tile puzzle that counts its decodes, and says (or not) that its far
-/// moves pair keys up; with `goals`, those keys are its goals.
-struct Counted {
+/// A tile puzzle that counts its decodes, with its moves to neighbouring
+/// keys (or not: the dense store then looks every successor up one at a
+/// time), its far moves said to pair keys up (or not), and goals of our
+/// choosing.
+struct Wrapped {
     tiles: Tiles,
+    adjacent: bool,
     one_far: bool,
     goals: Vec<u64>,
     decodes: std::sync::atomic::AtomicU64,
 }
 
-impl Counted {
-    fn new(tiles: Tiles, one_far: bool, goals: Vec<u64>) -> Counted {
-        Counted {
+impl Wrapped {
+    fn new(tiles: Tiles) -> Wrapped {
+        Wrapped {
             tiles,
-            one_far,
-            goals,
+            adjacent: true,
+            one_far: true,
+            goals: Vec::new(),
             decodes: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
+    fn one_by_one(self) -> Wrapped {
+        Wrapped {
+            adjacent: false,
+            ..self
+        }
+    }
+
+    fn one_far(self, one_far: bool) -> Wrapped {
+        Wrapped { one_far, ..self }
+    }
+
+    fn goals(self, goals: Vec<u64>) -> Wrapped {
+        Wrapped { goals, ..self }
+    }
+
+    /// The decodes since the last call.
     fn decodes(&self) -> u64 {
         self.decodes.swap(0, std::sync::atomic::Ordering::Relaxed)
     }
 }
 
-impl Model for Counted {
+impl Model for Wrapped {
     type State = (TileState, u64);
     fn start(&self) -> u64 {
         self.tiles.start()
@@ -181,7 +169,7 @@ impl Model for Counted {
         self.tiles.far_successors(&mut state.0, out)
     }
     fn adjacent_keys(&self) -> Option<reach::engine::AdjacentKeys> {
-        let keys = self.tiles.adjacent_keys()?;
+        let keys = self.tiles.adjacent_keys().filter(|_| self.adjacent)?;
         Some(reach::engine::AdjacentKeys {
             one_far: self.one_far && keys.one_far,
             ..keys
@@ -221,7 +209,7 @@ fn the_dense_store_decodes_half_the_states_of_a_two_row_board() {
         let t = Tiles::new(rows, cols).unwrap();
         let oracle = reference::level_sizes(&t);
         let states: u64 = oracle.iter().sum();
-        let m = Counted::new(t, one_far, Vec::new());
+        let m = Wrapped::new(t).one_far(one_far);
         for threads in [1, 2] {
             let run = Search::new(&m)
                 .visited(VisitedKind::Dense)
@@ -247,10 +235,10 @@ fn the_dense_store_finds_the_hardest_positions_from_goals_of_both_colours() {
     let goal = t.start();
     // The start's blank is in a corner: the key above it has its blank one
     // cell along, the other colour.
-    let m = Counted::new(t, true, vec![goal, goal - 1]);
-    let one = Counted::new(Tiles::new(2, 4).unwrap(), true, vec![goal]);
+    let m = Wrapped::new(t.clone()).goals(vec![goal, goal - 1]);
+    let one = Wrapped::new(t).goals(vec![goal]);
     for threads in [1, 2] {
-        let run = |m: &Counted, kind| {
+        let run = |m: &Wrapped, kind| {
             Search::new(m)
                 .visited(kind)
                 .threads(threads)

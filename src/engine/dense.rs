@@ -767,9 +767,10 @@ impl<'a, M: Model> Dense<'a, M> {
             (Some(_), false) => (1, 1),
             (Some(_), true) => (1, 3),
         };
-        // Which codes mean "seen" for a far successor: any but `00`; but
-        // `01` (in the next level, not yet marked reached by a far move)
-        // is marked.
+        // The bits of a far successor's code that end its lookup: either
+        // (the slot is not `00`); with marks, the high one only (`10`
+        // expanded, `11` marked), since a `01`, already in the next level,
+        // still gets its mark.
         let seen = if one_far { 2 } else { 3 };
         // Looks a successor up (a far one: its word was prefetched LAG
         // lookups ago).

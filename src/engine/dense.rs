@@ -15,7 +15,7 @@
 //! `fetch_or` of the next level's label (its one bit): the `fetch_or` that
 //! finds that bit clear counts the state, so every state is counted once
 //! however many workers reach it at once. A word's keys of the newest level are then marked
-//! expanded (`11`) with one more `fetch_or`. No level is kept anywhere but
+//! expanded (`11`) with one `fetch_xor` (no other worker writes them). No level is kept anywhere but
 //! in these bits, so the memory is fixed from the start: a quarter of a
 //! byte a key (the 2x7 tile puzzle: 43.6e9 keys, 10.2 GiB), against eight
 //! bytes a state of a level held as keys.
@@ -306,10 +306,6 @@ impl<'a, M: Model> Dense<'a, M> {
         peers: &'a dyn Peers,
     ) -> std::io::Result<(Dense<'a, M>, Start)> {
         let mut dense = Dense::build(model, threads, stop, peers, None)?;
-        dense.colour = dense
-            .adjacent
-            .as_ref()
-            .and_then(|a| a.colour_of_all(sources));
         let (keys, width) = dense.own_sources(sources);
         let (words, base) = (dense.words(), dense.window.start);
         for &key in &keys {
@@ -320,8 +316,14 @@ impl<'a, M: Model> Dense<'a, M> {
     }
 
     /// This process's share of `sources`, sorted and distinct, and how
-    /// many distinct sources there are in all.
-    fn own_sources(&self, sources: &[u64]) -> (Vec<u64>, u64) {
+    /// many distinct sources there are in all. Levels are told apart by
+    /// colour from here on when all the sources share one (every process
+    /// sees all of them, so all decide alike).
+    fn own_sources(&mut self, sources: &[u64]) -> (Vec<u64>, u64) {
+        self.colour = self
+            .adjacent
+            .as_ref()
+            .and_then(|a| a.colour_of_all(sources));
         let mut keys = sources.to_vec();
         keys.sort_unstable();
         keys.dedup();
@@ -355,10 +357,6 @@ impl<'a, M: Model> Dense<'a, M> {
         // (On a failure the segments' files go as they are dropped.)
         let mut dense = Dense::build(model, threads, stop, peers, Some(segments))
             .map_err(|source| super::SearchError::DenseMap { mib, source })?;
-        dense.colour = dense
-            .adjacent
-            .as_ref()
-            .and_then(|a| a.colour_of_all(sources));
         let (keys, width) = dense.own_sources(sources);
         // The sources go in as keys of the newest level not yet in the
         // array, which the first forward pass writes into it.
@@ -530,11 +528,10 @@ impl<'a, M: Model> Dense<'a, M> {
         let mut written: Vec<(u32, &[RunFile])> = saves.levels().collect();
         written.sort_by_key(|&(depth, _)| depth);
         let (_, newest) = written.pop().expect("a saved level");
-        let coloured = dense.adjacent.as_ref().is_some_and(|a| a.colours.is_some());
         dense.colour = match dense.load(newest, dense.label, true)? {
+            0b01 => Some(0),
             0b10 => Some(1),
-            // (A level of no keys is of either colour.)
-            0b01 | 0 if coloured => Some(0),
+            // Both colours, none, or no keys (a search that has ended).
             _ => None,
         };
         for (_, files) in written {
@@ -551,19 +548,21 @@ impl<'a, M: Model> Dense<'a, M> {
 
     /// Sets `slot_bits` in the slot of every key in `files` (every block's
     /// checksum checked), marking their stretches when `newest`. Returns
-    /// the colours of the keys (bit `c` for colour `c`; bit 2 for a key of
-    /// none: the model colours no keys).
+    /// the colours of the newest level's keys (bit `c` for colour `c`; bit
+    /// 2 for a key of none: the model colours no keys).
     fn load(&self, files: &[RunFile], slot_bits: u64, newest: bool) -> Result<u8, Fault> {
         let words = self.bits.words();
         let key_space = self.model.key_space();
         let colours = std::sync::atomic::AtomicU8::new(0);
         self.each_block(files, |file, keys| {
-            let seen = keys.iter().fold(0u8, |seen, &key| {
-                seen | match self.adjacent.as_ref().and_then(|a| a.colour_of(key)) {
-                    Some(c) => 1 << c,
-                    None => 4,
-                }
-            });
+            let colour = |key| match self.adjacent.as_ref().and_then(|a| a.colour_of(key)) {
+                Some(c) => 1 << c,
+                None => 4,
+            };
+            let seen = match newest {
+                true => keys.iter().fold(0u8, |seen, &key| seen | colour(key)),
+                false => 0,
+            };
             // Relaxed: read after the parallel pass's join.
             colours.fetch_or(seen, Ordering::Relaxed);
             let mut worker = lock(my_slot(&self.workers));
@@ -828,14 +827,14 @@ impl<'a, M: Model> Dense<'a, M> {
                         continue;
                     }
                     let first = w as u64 * KEYS_PER_WORD;
-                    // What marks the level's keys in this word expanded:
-                    // `11` or'd in; by colour, `01` and `11` to `10`, by
-                    // xor (no other worker writes these slots this level:
-                    // every successor is of the other colour).
+                    // What marks the level's keys in this word expanded,
+                    // as an xor: their label to `11`; by colour, `01` and
+                    // `11` to `10`. No other worker writes these slots in
+                    // this level (a lookup writes only a slot it saw `00`).
                     let marked_far = (was >> 1) & here;
                     let mut done = match colour {
                         Some(_) => here | (here & !marked_far) << 1,
-                        None => here * DONE,
+                        None => here * (label ^ DONE),
                     };
                     if let Some(a) = adjacent {
                         // The moves to a neighbouring key, a word at a
@@ -852,24 +851,17 @@ impl<'a, M: Model> Dense<'a, M> {
                         }
                         if !settle {
                             tally.found |= u64::from(reached != 0);
-                        } else if reached != 0 && colour.is_none() {
-                            // As in `look_up`: between the load and here
-                            // a reached slot can only have become the next
-                            // label, which the old value tells.
-                            let bits = reached << (next - 1);
-                            let old = word.fetch_or(done | bits, Ordering::Relaxed);
-                            done = 0;
-                            tally.settled_in(w, reached & !occupied(old));
                         } else if reached != 0 {
-                            // By colour the level's keys need an xor, the
-                            // reached slots an or where still `00`: both
-                            // at once, from the word as it is.
+                            // The level's keys marked and the reached slots
+                            // still `00` given their code, in one
+                            // compare-and-swap of the word as it is (other
+                            // workers may be settling its other slots).
                             let mut now = was;
                             loop {
                                 let new = reached & !occupied(now);
                                 match word.compare_exchange_weak(
                                     now,
-                                    (now ^ done) | new,
+                                    (now ^ done) | (new * plain),
                                     Ordering::Relaxed,
                                     Ordering::Relaxed,
                                 ) {
@@ -903,11 +895,7 @@ impl<'a, M: Model> Dense<'a, M> {
                     if settle && done != 0 {
                         // The level's keys in this word are expanded; the
                         // other slots may be settling in other workers' hands.
-                        if colour.is_some() {
-                            word.fetch_xor(done, Ordering::Relaxed);
-                        } else {
-                            word.fetch_or(done, Ordering::Relaxed);
-                        }
+                        word.fetch_xor(done, Ordering::Relaxed);
                     }
                 }
             }
@@ -1488,11 +1476,9 @@ impl<M: Model> Store for Dense<'_, M> {
         if let Some(segments) = &self.segments {
             self.bring(segments.segment_of(w / BLOCK_WORDS))?;
         }
-        let code = (self.words()[w - self.window.start].load(Ordering::Relaxed) >> shift) & 3;
-        Ok(match (self.colour, &self.adjacent) {
-            (Some(c), Some(a)) => code & 1 == 1 && a.colour_of(key) == Some(c),
-            _ => code == self.label,
-        })
+        let word = self.words()[w - self.window.start].load(Ordering::Relaxed);
+        let phase = self.adjacent.as_ref().map_or(0, |a| a.phase_of(w));
+        Ok((self.newest_in(word, phase) >> shift) & 1 == 1)
     }
 
     fn settle_next(&mut self, depth: u32, _width: u64, threads: usize) -> Result<u64, Fault> {

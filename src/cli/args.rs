@@ -161,61 +161,18 @@ pub struct CountOptions {
 /// Running one search across several processes.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ClusterArgs {
-    /// Run as one process of a cluster: HOSTFILE lists every process's
-    /// host:port, one a line (blank lines and # comments are skipped). Every
-    /// process runs the same puzzle and options, with its own --process.
-    #[arg(
-        long,
-        value_name = "HOSTFILE",
-        requires = "process",
-        conflicts_with = "local_processes"
-    )]
-    pub cluster: Option<std::path::PathBuf>,
-
-    /// This process's line in the hostfile, from 0; process 0 prints the report.
-    #[arg(long, value_name = "I", conflicts_with = "local_processes")]
-    pub process: Option<usize>,
-
-    /// Start N processes of reach on this machine, on free loopback ports,
-    /// as a cluster, and report as its process 0.
+    /// Run the search as N ranks of an MPI job on this machine: the same
+    /// command line, handed to `mpiexec -n N` (or the launcher that
+    /// REACH_MPIEXEC names). Needs a build with `--features mpi`.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
     pub local_processes: Option<u64>,
 
-    /// Give up when not every process has connected after SECS seconds
+    /// End the job (exit 5) when a rank has not been heard from for SECS
+    /// seconds, not even its watchdog's heartbeat (one a second): it was
+    /// stopped or hangs. Independent of how long a level takes
     /// [default: 60].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86400))]
-    pub connect_timeout: Option<u64>,
-
-    /// Take a process that has sent nothing, not even a heartbeat (one a
-    /// second), for SECS seconds for stopped or hung, and end the search
-    /// (exit 5). Independent of how long a level takes [default: 60].
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86400))]
     pub peer_timeout: Option<u64>,
-
-    /// A file whose bytes (16 at least) every process of the cluster holds:
-    /// each connection proves it both ways (an HMAC of a random challenge;
-    /// the secret itself never travels) before the search reads a byte
-    /// from it. --local-processes makes one of its own.
-    #[arg(long, value_name = "FILE")]
-    pub cluster_secret_file: Option<std::path::PathBuf>,
-}
-
-/// The environment variable in which a `--local-processes` cluster's
-/// process 0 gives its peers every process's address (not an option: it
-/// is nothing a user types, so it is in no help and no completion).
-pub const ADDRESSES_VAR: &str = "REACH_CLUSTER_ADDRESSES";
-
-impl ClusterArgs {
-    /// The addresses of the local cluster this process is a peer of, when
-    /// its process 0 started it (`--process I` and the addresses in the
-    /// environment, no hostfile).
-    pub fn local_addresses(&self) -> Option<Vec<String>> {
-        if self.process.is_none() || self.cluster.is_some() {
-            return None;
-        }
-        let list = std::env::var(ADDRESSES_VAR).ok()?;
-        Some(list.split(',').map(String::from).collect())
-    }
 }
 
 /// Where levels go when they do not fit in memory, or must survive a crash.

@@ -48,29 +48,39 @@ const EXIT_SIGTERM: u8 = 143;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse_from(json_after_command(std::env::args_os().collect()));
-    match run(cli) {
-        Ok(code) => code,
+    let code = match run(cli) {
+        Ok(code) => code_of(code),
         Err(e) => {
-            say!("error: {}", chain(&e));
             let cluster = e.is::<cluster::ClusterFailed>()
                 || e.downcast_ref::<SearchError>()
-                    .is_some_and(|e| matches!(e, SearchError::Cluster(_)));
+                    .is_some_and(|e| matches!(e, SearchError::Cluster(_) | SearchError::Peer(_)));
             // A storage fault before the first level was whole: nothing
             // was saved, and the run ends as a storage fault later would.
             let storage = e.downcast_ref::<SearchError>().is_some_and(|e| {
                 matches!(e, SearchError::Spill(reach::engine::SpillError::Io { .. }))
             });
-            if e.is::<OutputError>() || e.is::<FileError>() {
-                ExitCode::from(EXIT_OUTPUT)
+            let code = if e.is::<OutputError>() || e.is::<FileError>() {
+                EXIT_OUTPUT
             } else if storage {
-                ExitCode::from(EXIT_LIMIT)
+                EXIT_LIMIT
             } else if cluster {
-                ExitCode::from(EXIT_CLUSTER)
+                EXIT_CLUSTER
             } else {
-                ExitCode::from(EXIT_BAD_INPUT)
-            }
+                EXIT_BAD_INPUT
+            };
+            cluster::fail(&format!("error: {}", chain(&e)), code);
+            code
         }
-    }
+    };
+    ExitCode::from(cluster::finish(code))
+}
+
+/// The number behind an exit code (the standard library shows none; every
+/// code here is made from a `u8`).
+fn code_of(code: ExitCode) -> u8 {
+    (0..=u8::MAX)
+        .find(|&c| ExitCode::from(c) == code)
+        .unwrap_or(EXIT_BAD_INPUT)
 }
 
 /// An error and its causes, each said once: a cause whose text the message
@@ -163,15 +173,15 @@ struct Settings {
     puzzle_text: Option<String>,
     /// Processes and workers a process, when the search runs on a cluster.
     cluster: Option<(usize, usize)>,
-    /// The cluster's processes, when the search runs on one.
-    peers: Option<reach::engine::Cluster>,
+    /// The ranks of the MPI job, when the search runs on several.
+    peers: Option<cluster::Ranks>,
     /// This process's index in the cluster (0 alone): only process 0
     /// prints a report, a plot or a page.
     process: usize,
     /// The directory `reach resume` was given (a cluster's, above each
     /// process's own).
     resume_dir: Option<PathBuf>,
-    /// Whether this process started its cluster's peers on this machine.
+    /// Whether `--local-processes` started this job's ranks.
     local: bool,
 }
 
@@ -286,26 +296,34 @@ impl Settings {
         }
     }
 
-    /// Where this run's checkpoint is, the command that continues it and
-    /// the last level it saved, if it has one on disk.
-    fn resume_hint(&self) -> Option<(PathBuf, String, u32)> {
+    /// Where this run's checkpoint is and the command that continues it,
+    /// if it has one.
+    fn resume_line(&self) -> Option<(PathBuf, String)> {
         let dir = match (&self.resume_dir, &self.resume, &self.storage.checkpoint) {
             (Some(dir), _, _) => dir.clone(),
             (None, Some(cp), _) => cp.dir().to_path_buf(),
             (None, None, Some(dir)) => dir.clone(),
             (None, None, None) => return None,
         };
-        let (own, how) = match &self.peers {
-            Some(c) => (
-                dir.join(format!("process-{}", c.process)),
-                cluster::resume_args(c, self.local),
-            ),
-            None => (dir.clone(), String::new()),
+        let (before, after) = match &self.peers {
+            Some(ranks) => cluster::relaunch(self.local, ranks.size()),
+            None => (String::new(), String::new()),
+        };
+        let how = format!("{before}reach resume {}{after}", dir.display());
+        Some((dir, how))
+    }
+
+    /// As [`Settings::resume_line`], with the last level the checkpoint
+    /// saved, if it is on disk.
+    fn resume_hint(&self) -> Option<(PathBuf, String, u32)> {
+        let (dir, how) = self.resume_line()?;
+        let own = match &self.peers {
+            Some(ranks) => dir.join(format!("process-{}", ranks.rank())),
+            None => dir.clone(),
         };
         // The depth the checkpoint saved: a dense search saves a pair of
         // levels now and then, not every level.
         let saved = Checkpoint::open(&own).ok()?.depth();
-        let how = format!("reach resume {}{how}", dir.display());
         Some((dir, how, saved))
     }
 }
@@ -365,40 +383,31 @@ fn run_solve<M: Model>(search: Search<'_, M>, s: &Settings) -> Result<Solution> 
 
 /// `reach resume DIR`: the checkpointed command again, from its checkpoint.
 fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
-    // A cluster's process I goes on from its own directory.
-    let process = cluster::process_of(&a.cluster);
-    let dir = match process {
-        Some(i) => a.dir.join(format!("process-{i}")),
+    // Each rank of an MPI job goes on from its own directory.
+    let ranks = cluster::join(&a.cluster)?;
+    let dir = match &ranks {
+        Some(r) => a.dir.join(format!("process-{}", r.rank())),
         None => a.dir.clone(),
     };
     // A cluster's directory resumed as one process's: say how instead.
     let first = a.dir.join("process-0");
-    if process.is_none() && !Checkpoint::exists(&dir) && Checkpoint::exists(&first) {
+    if ranks.is_none() && !Checkpoint::exists(&dir) && Checkpoint::exists(&first) {
         let n = Checkpoint::open(&first)?.process().1;
         bail!(
-            "{} holds the checkpoint of a run on {n} processes (one directory each): resume the run with --local-processes {n} (or --cluster HOSTFILE --process I on each host)",
+            "{} holds the checkpoint of a run on {n} processes (one directory each): resume it on as many ranks, with `mpiexec -n {n} reach resume {}` (or `reach resume {} --local-processes {n}`)",
+            a.dir.display(),
+            a.dir.display(),
             a.dir.display()
         );
     }
-    // This machine's processes: every one's directory must be there
-    // before any is started.
-    if let Some(n) = a.cluster.local_processes {
-        for i in 0..n {
-            let own = a.dir.join(format!("process-{i}"));
-            if !Checkpoint::exists(&own) {
-                bail!(
-                    "{} holds no checkpoint of process {i} (no {}): every process of the run must resume from its own directory\n  help: give the directory of a whole run, with as many processes as it had",
-                    a.dir.display(),
-                    own.join("checkpoint.toml").display()
-                );
-            }
-        }
+    if let Some(r) = &ranks {
+        check_rank_checkpoints(r, &a.dir, &dir)?;
     }
     let cp = Checkpoint::open(&dir)?;
-    if process.is_none() && cp.process().1 > 1 {
+    if ranks.is_none() && cp.process().1 > 1 {
         let (i, n) = cp.process();
         bail!(
-            "{} is process {i} of a run on {n} processes: resume the run with --local-processes {n} (or --cluster HOSTFILE --process I on each host)",
+            "{} is process {i} of a run on {n} processes: resume the whole run on {n} ranks, from the directory above it",
             a.dir.display()
         );
     }
@@ -454,7 +463,7 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
             s.resume = Some(cp);
             s.resume_dir = Some(a.dir.clone());
             c.options.cluster = a.cluster.clone();
-            cluster::prepare(&c.options.cluster, &mut s)?;
+            cluster::prepare(ranks, &c.options.cluster, &mut s);
             count(&c, &s)
         }
         Command::Solve(mut c) => {
@@ -462,10 +471,49 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
             s.resume = Some(cp);
             s.resume_dir = Some(a.dir.clone());
             c.cluster = a.cluster.clone();
-            cluster::prepare(&c.cluster, &mut s)?;
+            cluster::prepare(ranks, &c.cluster, &mut s);
             solve(&c, &s)
         }
         _ => bail!("{} holds no count or solve to resume", a.dir.display()),
+    }
+}
+
+/// Every rank's checkpoint, each checked by its own rank and the verdicts
+/// gathered, so that all refuse alike (a rank that stopped alone would
+/// leave the others waiting for it): each directory must be there and be
+/// its rank's, of a run on as many ranks.
+fn check_rank_checkpoints(r: &cluster::Ranks, whole: &Path, own: &Path) -> Result<()> {
+    let verdict = if !Checkpoint::exists(own) {
+        [1, 0]
+    } else {
+        match Checkpoint::open(own) {
+            Ok(cp) if cp.process() == (r.rank(), r.size()) => [0, 0],
+            Ok(cp) => [2, cp.process().1 as u64],
+            Err(_) => [3, 0],
+        }
+    };
+    let all = r.gather(&verdict)?;
+    let Some(bad) = all.iter().position(|v| v.first() != Some(&0)) else {
+        return Ok(());
+    };
+    let theirs = whole.join(format!("process-{bad}"));
+    match all[bad][..] {
+        [1, _] => bail!(
+            "{} holds no checkpoint of rank {bad} (no {}): every rank of the run resumes from its own directory\n  help: give the directory of a whole run, on as many ranks as it had",
+            whole.display(),
+            theirs.join("checkpoint.toml").display()
+        ),
+        [2, n] => bail!(
+            "{} is the checkpoint of a run on {n} processes, and this job has {} ranks\n  help: resume it on {n} ranks: `mpiexec -n {n} reach resume {}`",
+            theirs.display(),
+            r.size(),
+            whole.display()
+        ),
+        _ => bail!(
+            "{}: the checkpoint of rank {bad} does not read (`reach resume {}` alone says why)",
+            theirs.display(),
+            theirs.display()
+        ),
     }
 }
 
@@ -481,14 +529,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             settings.limits = a.options.limits.clone();
             settings.visited = a.options.visited.kind();
             settings.storage = a.options.storage.clone();
-            cluster::prepare(&a.options.cluster, &mut settings)?;
+            let ranks = cluster::join(&a.options.cluster)?;
+            cluster::prepare(ranks, &a.options.cluster, &mut settings);
             count(&a, &settings)
         }
         Command::Solve(a) => {
             let mut settings = Settings::new(&a.run, json);
             settings.limits = a.limits.clone();
             settings.storage = a.storage.clone();
-            cluster::prepare(&a.cluster, &mut settings)?;
+            let ranks = cluster::join(&a.cluster)?;
+            cluster::prepare(ranks, &a.cluster, &mut settings);
             solve(&a, &settings)
         }
         Command::Resume(a) => resume_command(a, json),
@@ -500,7 +550,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 checkpoint: None,
                 keep: a.keep,
             };
-            cluster::prepare(&a.cluster, &mut settings)?;
+            let ranks = cluster::join(&a.cluster)?;
+            cluster::prepare(ranks, &a.cluster, &mut settings);
             hardest::hardest(&a, &settings)
         }
         Command::Show {
@@ -695,7 +746,7 @@ fn search<'a, M: Model>(
     progress: &'a (dyn Fn(&reach::engine::Progress) + Sync),
 ) -> Search<'a, M> {
     let search = match &s.peers {
-        Some(cluster) => Search::new(model).cluster(cluster.clone()),
+        Some(ranks) => ranks.attach(Search::new(model)),
         None => Search::new(model),
     };
     search

@@ -1383,7 +1383,6 @@ fn block_count<M: Model>(model: &M) -> usize {
 fn foreign(key: u64, from: usize) -> Fault {
     Fault::Peer(super::PeerError::Lost {
         process: from,
-        address: String::new(),
         what: format!("it sent key {key}, which is not this process's"),
     })
 }

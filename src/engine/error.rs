@@ -81,9 +81,9 @@ pub enum SearchError {
     /// The spill directory or a checkpoint failed before the search began.
     #[error(transparent)]
     Spill(#[from] crate::engine::spill::SpillError),
-    /// The cluster could not be formed.
+    /// The processes of a cluster were given different searches.
     #[error(transparent)]
-    Cluster(#[from] crate::engine::mesh::MeshError),
+    Cluster(#[from] crate::engine::peers::Mismatch),
     /// A process of the cluster was lost while the search was set up.
     #[error(transparent)]
     Peer(#[from] crate::engine::peers::PeerError),

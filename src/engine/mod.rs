@@ -9,7 +9,6 @@ mod frontier;
 mod in_memory;
 mod levels;
 pub mod memory;
-mod mesh;
 mod model;
 mod on_disk;
 mod partition;
@@ -22,10 +21,11 @@ mod visited;
 mod workers;
 
 pub use error::SearchError;
-pub use mesh::{Cluster, MeshError};
 pub use model::{AdjacentKeys, Model};
 pub use partition::MAX_PARTITIONS;
-pub use peers::PeerError;
+#[cfg(feature = "mpi")]
+pub use peers::mpi::{Mpi, MpiError};
+pub use peers::{Mismatch, PeerError, launcher_size};
 pub use report::{Outcome, Progress, Report, StopReason};
 pub use search::{Hardest, Search, Solution};
 pub use spill::{Checkpoint, DiskUse, Spill, SpillError};

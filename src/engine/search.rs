@@ -10,10 +10,9 @@ use super::dense_saves::Saves;
 use super::error::SearchError;
 use super::in_memory::{InMemory, bitmap_partitions_for_cache};
 use super::levels::{self, Limits, Mode, Newest, Observer};
-use super::mesh::{Cluster, Mesh};
 use super::on_disk::{Begin, OnDisk};
 use super::partition::MAX_PARTITIONS;
-use super::peers::{Alone, Peers};
+use super::peers::{Alone, Mismatch, Peers};
 use super::spill::{Checkpoint, Spill, digest};
 use super::visited::{BITMAP_HARD_MAX_KEYS, VisitedKind, resolve};
 use super::workers::cores;
@@ -44,7 +43,8 @@ pub struct Search<'a, M: Model> {
     pub(crate) terminated: Option<&'a AtomicBool>,
     progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
     spill: Option<Spill>,
-    cluster: Option<Cluster>,
+    /// The processes of the search, when it runs on several.
+    peers: Option<&'a dyn Peers>,
     /// Tests only: the dense store's segment size on disk, whatever fits.
     dense_segment: Option<u64>,
 }
@@ -97,7 +97,7 @@ impl<'a, M: Model> Search<'a, M> {
             terminated: None,
             progress: None,
             spill: None,
-            cluster: None,
+            peers: None,
             dense_segment: None,
         }
     }
@@ -119,13 +119,14 @@ impl<'a, M: Model> Search<'a, M> {
         self
     }
 
-    /// Runs the search across the processes of `cluster` (each process
-    /// calls the same command with the same model and options): each owns
-    /// a share of the partitions, candidates travel to their owners over
-    /// TCP, and every process takes the same decisions at every level
+    /// Runs the search across the ranks of an MPI job (every rank calls
+    /// the same command with the same model and options): each owns a
+    /// share of the partitions, candidates travel to their owners through
+    /// MPI, and every rank takes the same decisions at every level
     /// boundary, so that all return the same report.
-    pub fn cluster(mut self, cluster: Cluster) -> Self {
-        self.cluster = Some(cluster);
+    #[cfg(feature = "mpi")]
+    pub fn mpi(mut self, mpi: &'a super::Mpi) -> Self {
+        self.peers = Some(mpi);
         self
     }
 
@@ -159,10 +160,9 @@ impl<'a, M: Model> Search<'a, M> {
             "dense" => VisitedKind::Dense,
             _ => VisitedKind::Frontier,
         };
-        let mesh = self.connect(&format!("resume {}", mode.name()))?;
+        let peers = self.connect(&format!("resume {}", mode.name()))?;
         let observe = &mut levels::observer(mode);
-        let (report, path) =
-            self.run_with(mode, mesh.as_ref(), Begin::Resume(checkpoint), observe)?;
+        let (report, path) = self.run_with(mode, peers, Begin::Resume(checkpoint), observe)?;
         Ok(Solution { report, path })
     }
 
@@ -238,7 +238,7 @@ impl<'a, M: Model> Search<'a, M> {
     /// Counts every state reachable from the start, level by level.
     pub fn count(self) -> Result<Report, SearchError> {
         let peers = self.connect("count")?;
-        Ok(self.run(Mode::Count, peers.as_ref())?.0)
+        Ok(self.run(Mode::Count, peers)?.0)
     }
 
     /// Searches until the first level holding a goal; the outcome says at
@@ -248,7 +248,7 @@ impl<'a, M: Model> Search<'a, M> {
             return Err(SearchError::NoGoal);
         }
         let peers = self.connect("find")?;
-        Ok(self.run(Mode::FindGoal, peers.as_ref())?.0)
+        Ok(self.run(Mode::FindGoal, peers)?.0)
     }
 
     /// A shortest path from the start to a goal. Keeps every level's keys
@@ -259,7 +259,7 @@ impl<'a, M: Model> Search<'a, M> {
             return Err(SearchError::NoGoal);
         }
         let peers = self.connect("solve")?;
-        let (report, path) = self.run(Mode::Solve, peers.as_ref())?;
+        let (report, path) = self.run(Mode::Solve, peers)?;
         Ok(Solution { report, path })
     }
 
@@ -281,7 +281,6 @@ impl<'a, M: Model> Search<'a, M> {
         }
         let model = self.model;
         let peers = self.connect("hardest")?;
-        let peers = peers.as_ref();
         let mut goals: Vec<u64> = Vec::new();
         let (component, _) = self.run_with(
             Mode::Count,
@@ -347,7 +346,7 @@ impl<'a, M: Model> Search<'a, M> {
     fn run(
         &self,
         mode: Mode,
-        peers: Option<&Mesh>,
+        peers: &dyn Peers,
     ) -> Result<(Report, Option<Vec<u64>>), SearchError> {
         let observe = &mut levels::observer(mode);
         let start = Begin::Sources(vec![self.model.start()]);
@@ -372,20 +371,20 @@ impl<'a, M: Model> Search<'a, M> {
         }
     }
 
-    /// Connects to the other processes of the cluster, if there is one,
-    /// checking that every one runs `command` with the same puzzle and
-    /// options.
-    fn connect(&self, command: &str) -> Result<Option<Mesh>, SearchError> {
-        let Some(cluster) = &self.cluster else {
-            return Ok(None);
+    /// The processes of the search (this one alone, or the ranks of an MPI
+    /// job), once every one is found to run `command` with the same
+    /// puzzle and options.
+    fn connect(&self, command: &str) -> Result<&'a dyn Peers, SearchError> {
+        let peers = match self.peers {
+            Some(peers) if peers.processes() > 1 => peers,
+            _ => return Ok(&Alone),
         };
         self.check()?;
-        let processes = cluster.addresses.len();
         let none = |v: Option<String>| v.unwrap_or_else(|| "none".into());
         let settings = format!(
             "command {command}; visited {}; partitions {}; max-depth {}; max-states {}; levels {}",
             self.visited.name(),
-            self.partitions_for(processes),
+            self.partitions_for(peers.processes()),
             none(self.max_depth.map(|d| d.to_string())),
             none(self.max_states.map(|n| n.to_string())),
             if self.spill.is_some() {
@@ -394,8 +393,29 @@ impl<'a, M: Model> Search<'a, M> {
                 "in memory"
             },
         );
-        let digest = digest(&self.model.identity());
-        Ok(Some(Mesh::connect(cluster, digest, &settings)?))
+        let mut words = vec![digest(&self.model.identity())];
+        words.extend(
+            settings
+                .as_bytes()
+                .chunks(8)
+                .map(|c| c.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))),
+        );
+        let all = peers.all_gather(&words)?;
+        if let Some(process) = all.iter().position(|w| *w != all[0]) {
+            let what = if all[process].first() != all[0].first() {
+                "its puzzle differs (another file, file contents or metric)".to_string()
+            } else {
+                let text = |w: &[u64]| {
+                    let bytes: Vec<u8> = w[1..].iter().flat_map(|w| w.to_le_bytes()).collect();
+                    String::from_utf8_lossy(&bytes)
+                        .trim_end_matches('\0')
+                        .to_string()
+                };
+                format!("{} against {}", text(&all[process]), text(&all[0]))
+            };
+            return Err(Mismatch { process, what }.into());
+        }
+        Ok(peers)
     }
 
     /// Checks the options against the model before a search starts.
@@ -436,17 +456,13 @@ impl<'a, M: Model> Search<'a, M> {
     fn run_with(
         &self,
         mode: Mode,
-        mesh: Option<&Mesh>,
+        peers: &dyn Peers,
         begin: Begin<'_>,
         observe: &mut Observer<'_>,
     ) -> Result<(Report, Option<Vec<u64>>), SearchError> {
         self.check()?;
         let threads = self.thread_count();
         let limits = self.limits();
-        let peers: &dyn Peers = match mesh {
-            Some(mesh) => mesh,
-            None => &Alone,
-        };
         let partitions = self.partitions_for(peers.processes());
         let fit = self.dense(mode, peers.processes())?;
         if fit != DenseFit::No {

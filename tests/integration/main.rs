@@ -6,7 +6,6 @@ mod contest;
 mod edges;
 mod engine;
 mod files;
-mod peers;
 mod replay;
 mod resume;
 mod sliding;

@@ -9,43 +9,62 @@
 //! memory limit, a goal, a path's next step) is taken on what an
 //! `all_gather` handed every process alike, so that all stop at the same
 //! boundary with the same report. One process alone ([`Alone`]) has no one
-//! to talk to: its collectives return at once.
+//! to talk to: its collectives return at once; the ranks of an MPI job
+//! ([`Mpi`](mpi::Mpi), feature `mpi`) talk through MPI.
+
+#[cfg(feature = "mpi")]
+pub mod mpi;
+
+/// How many processes the job's launcher says it started, and the variable
+/// that says so (`mpiexec`'s PMI, Open MPI's, Slurm's `srun`), when one
+/// does: a search started by a launcher but alone in its MPI job was built
+/// against another MPI than the launcher's (or without MPI), and would do
+/// the whole search once per process.
+pub fn launcher_size() -> Option<(usize, &'static str)> {
+    ["PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"]
+        .into_iter()
+        .find_map(|var| {
+            let n = std::env::var(var).ok()?.trim().parse::<usize>().ok()?;
+            Some((n, var))
+        })
+}
 
 use super::spill::SpillError;
 
-/// Why a collective call failed: a process was lost or stalled, or the
-/// processes do not run the same search.
+/// Why a collective call failed: a process sent what the search cannot
+/// have sent (a transfer of another length than announced, a key it does
+/// not own). A process that dies or stops does not come back as an error:
+/// the launcher ends the job, or the watchdog (see `mpi.rs`) aborts it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PeerError {
-    /// A process closed its connection or stopped answering.
-    #[error("lost process {process} of the cluster ({address}): {what}")]
+    /// A process broke the protocol.
+    #[error("process {process} of the cluster: {what}")]
     Lost {
-        /// Its index.
+        /// Its rank.
         process: usize,
-        /// Its address.
-        address: String,
         /// What happened.
         what: String,
     },
-    /// A process sent nothing, not even a heartbeat, for too long.
-    #[error(
-        "process {process} of the cluster ({address}) has not answered for {seconds} s (stopped or hung?)"
-    )]
-    Stalled {
-        /// Its index.
-        process: usize,
-        /// Its address.
-        address: String,
-        /// The timeout that passed.
-        seconds: u64,
-    },
+}
+
+/// Two processes were given different searches (another puzzle, file
+/// contents, metric or options): found before the first level.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "process {process} of the cluster runs another search than process 0: {what}\n  help: give every process the same puzzle (file contents included) and options"
+)]
+pub struct Mismatch {
+    /// The first process that differs from process 0.
+    pub process: usize,
+    /// What differs.
+    pub what: String,
 }
 
 impl PeerError {
-    /// The process that was lost or stopped answering.
+    /// The process at fault.
     pub fn process(&self) -> usize {
         match self {
-            PeerError::Lost { process, .. } | PeerError::Stalled { process, .. } => *process,
+            PeerError::Lost { process, .. } => *process,
         }
     }
 }

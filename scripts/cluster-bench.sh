@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# The count across processes (the TCP mesh) on this machine's loopback:
-# every configuration of processes x workers, each process started from a
-# hostfile and measured on its own (peak RSS per process), the counts and
-# level profiles checked against the single-process engine.
+# The count across the ranks of an MPI job on this machine: every
+# configuration of ranks x workers, started by `mpiexec -n N`, the counts
+# and level profiles checked against the single-process engine, with the
+# largest rank's peak RSS. Needs an MPI (Debian: mpich libmpich-dev
+# libclang-dev); builds with `--features mpi` into target/mpi.
 #
 #   scripts/cluster-bench.sh            pe766, then eleven (about 10 minutes)
 #   scripts/cluster-bench.sh --quick    pe766 only
+#
+# REACH_MPIEXEC names the launcher (default mpiexec). REACH_MESH_BIN, if
+# set, is a build of the TCP mesh that MPI replaced (any commit before
+# it): its runs go side by side with MPI's, for the before/after table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-exec python3 scripts/cluster_bench.py target/release/reach "${1:-full}"
+cargo build --release --quiet --features mpi --target-dir target/mpi
+exec python3 scripts/cluster_bench.py target/mpi/release/reach "${1:-full}"

@@ -9,53 +9,57 @@ import tempfile
 import time
 
 BIN, MODE = sys.argv[1], sys.argv[2]
+MPIEXEC = os.environ.get("REACH_MPIEXEC", "mpiexec")
+MESH = os.environ.get("REACH_MESH_BIN")
 failures = []
 
 
-def free_ports(n):
-    socks = [socket.socket() for _ in range(n)]
+def timed(argv):
+    """Runs argv: wall, stdout, exit code, the largest peak RSS of it and
+    its children (KiB)."""
+    start = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    return time.perf_counter() - start, out, os.waitstatus_to_exitcode(status), usage.ru_maxrss
+
+
+def single(puzzle, threads):
+    wall, out, code, rss = timed([BIN, "count", puzzle, "--json", "-j", str(threads)])
+    return wall, json.loads(out), rss
+
+
+def mpi(puzzle, ranks, workers):
+    wall, out, code, rss = timed([MPIEXEC, "-n", str(ranks), BIN, "count", puzzle, "--json",
+                                  "-j", str(workers)])
+    if code != 0:
+        failures.append(f"{puzzle} MPI {ranks}x{workers}: exit {code}")
+    return wall, json.loads(out), rss
+
+
+def mesh(puzzle, processes, workers):
+    """The TCP mesh that MPI replaced: every process from a hostfile."""
+    socks = [socket.socket() for _ in range(processes)]
     for s in socks:
         s.bind(("127.0.0.1", 0))
     ports = [s.getsockname()[1] for s in socks]
     for s in socks:
         s.close()
-    return ports
-
-
-def single(puzzle, threads):
-    """The single-process engine: wall, report, peak RSS (KiB)."""
-    start = time.perf_counter()
-    p = subprocess.Popen([BIN, "count", puzzle, "--json", "-j", str(threads)],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - start
-    v = json.loads(p.stdout.read())
-    return wall, v, [usage.ru_maxrss]
-
-
-def cluster(puzzle, processes, workers):
-    """Every process started from a hostfile, each measured on its own."""
-    ports = free_ports(processes)
     with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as f:
         f.write("".join(f"127.0.0.1:{p}\n" for p in ports))
         hosts = f.name
     start = time.perf_counter()
-    procs = [subprocess.Popen([BIN, "count", puzzle, "--json", "-j", str(workers),
+    procs = [subprocess.Popen([MESH, "count", puzzle, "--json", "-j", str(workers),
                                "--cluster", hosts, "--process", str(i)],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
              for i in range(processes)]
-    rss = []
+    out = procs[0].stdout.read()
+    rss = 0
     for p in procs:
         _, status, usage = os.wait4(p.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            failures.append(f"{puzzle} {processes}x{workers}: a process exited {status}")
-        rss.append(usage.ru_maxrss)
+        rss = max(rss, usage.ru_maxrss)
     wall = time.perf_counter() - start
     os.unlink(hosts)
-    out = procs[0].stdout.read()
-    for p in procs[1:]:
-        if p.stdout.read():
-            failures.append(f"{puzzle} {processes}x{workers}: process >0 printed on stdout")
     return wall, json.loads(out), rss
 
 
@@ -69,25 +73,24 @@ if MODE != "--quick":
     cases.append(("eleven", [(1, 2), (2, 1)]))
 for puzzle, configs in cases:
     wall, ref, rss = single(puzzle, 2)
-    rows.append([puzzle, "engine, 1 process x 2 threads", ref["states"], "reference", f"{wall:.2f}",
-                 f"{ref['seconds']:.2f}", " / ".join(mib(r) for r in rss)])
-    base_rss = rss[0]
-    for processes, workers in configs:
-        wall, v, rss = cluster(puzzle, processes, workers)
-        equal = v["levels"] == ref["levels"] and v["states"] == ref["states"]
-        if not equal:
-            failures.append(f"{puzzle} {processes}x{workers}: levels differ")
-        share = " (" + ", ".join(f"{r / base_rss:.0%}" for r in rss) + " of the engine's)" if puzzle == "eleven" else ""
-        rows.append([puzzle, f"cluster, {processes} x {workers}", v["states"], "yes" if equal else "NO",
-                     f"{wall:.2f}", f"{v['seconds']:.2f}", " / ".join(mib(r) for r in rss) + share])
-    # Fixed cost per level: pe766 has 1369 levels, most of them thin.
+    rows.append([puzzle, "one process x 2 threads", ref["states"], "reference", f"{wall:.2f}",
+                 f"{ref['seconds']:.2f}", mib(rss)])
+    for ranks, workers in configs:
+        runs = [("MPI", mpi)] + ([("mesh", mesh)] if MESH else [])
+        for name, run in runs:
+            wall, v, rss = run(puzzle, ranks, workers)
+            equal = v["levels"] == ref["levels"] and v["states"] == ref["states"]
+            if not equal:
+                failures.append(f"{puzzle} {name} {ranks}x{workers}: levels differ")
+            rows.append([puzzle, f"{name}, {ranks} x {workers}", v["states"],
+                         "yes" if equal else "NO", f"{wall:.2f}", f"{v['seconds']:.2f}", mib(rss)])
 
-print("| puzzle | configuration (processes x workers) | states | levels equal? | wall s | search s | peak RSS per process |")
-print("|---|---|---:|---|---:|---:|---|")
+print("| puzzle | configuration (ranks x workers) | states | levels equal? | wall s | search s | largest peak RSS of a rank |")
+print("|---|---|---:|---|---:|---:|---:|")
 for r in rows:
     print("| " + " | ".join(str(c) for c in r) + " |")
 print()
-print("wall: from starting the processes to the last one's exit (connecting included); search: process 0's report.")
+print("wall: from the launch to the last rank's exit (MPI's start included); search: rank 0's report.")
 if failures:
     print("\nFAILURES:\n" + "\n".join(failures))
     sys.exit(1)

@@ -109,25 +109,3 @@ fn json_carries_the_name_as_given_and_terminals_an_escaped_one() {
         predicate::str::contains("a\"b\\u{1b}[31m").and(predicate::str::contains("\u{1b}").not()),
     );
 }
-
-#[test]
-fn a_long_hostfile_line_is_clipped_in_the_error() {
-    let dir = TempDir::new("long-line");
-    std::fs::create_dir_all(dir.path()).unwrap();
-    let hosts = dir.path().join("hosts");
-    std::fs::write(&hosts, format!("{}\n", "x".repeat(100_000))).unwrap();
-    let out = reach()
-        .args(["count", "mas", "--process", "0", "--cluster"])
-        .arg(&hosts)
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let text = String::from_utf8_lossy(&out);
-    assert!(
-        text.contains("is not host:port") && text.len() < 600,
-        "{} bytes",
-        text.len()
-    );
-}

@@ -589,22 +589,3 @@ fn checkpointed_counts_resume_to_the_same_table() {
     let v = json_out(reach().args(["resume", cp, "--max-depth", "1000", "--json"]));
     assert_eq!(v["levels"], serde_json::json!(CUBE2_HTM));
 }
-
-#[test]
-fn two_processes_count_the_same_table() {
-    let v = json_out(reach().args([
-        "count",
-        &data("cube2.kpuzzle.json"),
-        "--moves",
-        "U,F,R",
-        "--metric",
-        "qtm",
-        "--local-processes",
-        "2",
-        "-j",
-        "1",
-        "--json",
-    ]));
-    assert_eq!(v["levels"], serde_json::json!(CUBE2_QTM));
-    assert_eq!(v["processes"], 2);
-}

@@ -8,8 +8,9 @@
 #   scripts/big-run.sh            the full run: 17-24 minutes, 10.2 GiB
 #   scripts/big-run.sh --quick    its first 46 levels (7.3e8 states): under a minute
 #   scripts/big-run.sh [--quick] -- ARGS   extra arguments for the 2x7 count
-#   scripts/big-run.sh --processes 2 [-- ARGS]   the count on 2 local processes
-#                                     (-j 1 each), their summed RSS and disk sampled
+#   scripts/big-run.sh --processes 2 [-- ARGS]   the count on 2 MPI ranks of this
+#                                     machine (-j 1 each; built with --features mpi
+#                                     into target/mpi), their summed RSS and disk sampled
 #   scripts/big-run.sh --kill-at 69   the count with --checkpoint, killed with
 #                                     SIGKILL at level 69 and resumed: the
 #                                     result checked, each part timed
@@ -17,5 +18,9 @@
 # Not part of .ci/run in full (too long); its quick form is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ " $* " == *" --processes "* ]]; then
+    cargo build --release --quiet --features mpi --target-dir target/mpi
+    exec python3 scripts/big_run.py target/mpi/release/reach "$@"
+fi
 cargo build --release --quiet
 exec python3 scripts/big_run.py target/release/reach "$@"

@@ -179,20 +179,17 @@ fn local(n: u64) -> anyhow::Error {
 /// job cannot print it after).
 pub(super) fn prepare(ranks: Option<Ranks>, c: &ClusterArgs, s: &mut Settings) {
     let Some(ranks) = ranks else { return };
-    let size = ranks.size();
     let workers = if s.threads > 0 {
         s.threads
     } else {
         workers_per_rank()
     };
     s.threads = workers;
-    s.cluster = Some((size, workers));
-    s.process = ranks.rank();
     s.local = std::env::var_os(LOCAL_VAR).is_some();
     s.peers = Some(ranks);
     let hint = match s.resume_line() {
         Some((dir, how)) => {
-            if s.process == 0 {
+            if ranks.rank() == 0 {
                 say!(
                     "checkpoint: each rank saves its levels in {}/process-RANK; if the job ends early, continue with `{how}`",
                     dir.display()

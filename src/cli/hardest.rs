@@ -147,13 +147,13 @@ fn hardest_of<M: Model>(
         ));
     }
     let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose && s.process == 0);
+    let line = ProgressLine::new(s.verbose && s.process() == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
     let spill = s.spill(&a.puzzle)?;
     let found = spilled(search(puzzle, s, &signals, &progress), &spill).hardest()?;
     line.finish();
     super::cluster::check(&found.report, s)?;
-    if s.process != 0 {
+    if s.process() != 0 {
         return Ok((
             super::follower_code(&found.report, found.goal_states > 0),
             None,

@@ -171,13 +171,8 @@ struct Settings {
     resume: Option<Checkpoint>,
     /// A resumed run's puzzle file, as it was when the run began.
     puzzle_text: Option<String>,
-    /// Processes and workers a process, when the search runs on a cluster.
-    cluster: Option<(usize, usize)>,
     /// The ranks of the MPI job, when the search runs on several.
     peers: Option<cluster::Ranks>,
-    /// This process's index in the cluster (0 alone): only process 0
-    /// prints a report, a plot or a page.
-    process: usize,
     /// The directory `reach resume` was given (a cluster's, above each
     /// process's own).
     resume_dir: Option<PathBuf>,
@@ -186,6 +181,17 @@ struct Settings {
 }
 
 impl Settings {
+    /// This process's rank in the cluster (0 alone): only rank 0 prints a
+    /// report, a plot or a page.
+    fn process(&self) -> usize {
+        self.peers.map_or(0, |r| r.rank())
+    }
+
+    /// Ranks and workers a rank, when the search runs on a cluster.
+    fn cluster(&self) -> Option<(usize, usize)> {
+        self.peers.map(|r| (r.size(), self.threads))
+    }
+
     fn new(run: &RunArgs, json: bool) -> Settings {
         Settings {
             threads: run.threads.unwrap_or(0),
@@ -196,9 +202,7 @@ impl Settings {
             storage: StorageArgs::default(),
             resume: None,
             puzzle_text: None,
-            cluster: None,
             peers: None,
-            process: 0,
             resume_dir: None,
             local: false,
         }
@@ -845,7 +849,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     }
     let spill = s.spill_for_outputs(&a.puzzle, a.options.plot.is_some())?;
     let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose && s.process == 0);
+    let line = ProgressLine::new(s.verbose && s.process() == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
     // The goal's depth, for the plot: a search that stops at the goal.
     let mut goal_depth = None;
@@ -906,7 +910,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     };
     line.finish();
     cluster::check(&report, s)?;
-    if s.process != 0 {
+    if s.process() != 0 {
         return Ok(ExitCode::from(stopped_code(&report).unwrap_or(0)));
     }
     // Results before outputs: the report is on stdout before a picture
@@ -1004,7 +1008,7 @@ fn print_count(
             "visited": report.visited.name(),
             "partitions": report.partitions,
         });
-        if let Some((processes, workers)) = s.cluster {
+        if let Some((processes, workers)) = s.cluster() {
             v["processes"] = json!(processes);
             v["workers_per_process"] = json!(workers);
         }
@@ -1063,7 +1067,7 @@ fn print_count(
         err.push_str(&format!("peak memory {}\n", bytes(p)));
     }
 
-    if let Some((processes, workers)) = s.cluster {
+    if let Some((processes, workers)) = s.cluster() {
         err.push_str(&format!(
             "cluster     {} x {}; peak memory above is process 0's\n",
             count_of(processes as u64, "process", "processes"),
@@ -1139,12 +1143,12 @@ fn solve_search<M: Model>(
     s: &Settings,
 ) -> Result<Solved> {
     let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose && s.process == 0);
+    let line = ProgressLine::new(s.verbose && s.process() == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
     let solution = run_solve(spilled(search(model, s, &signals, &progress), spill), s)?;
     line.finish();
     cluster::check(&solution.report, s)?;
-    if s.process != 0 {
+    if s.process() != 0 {
         let found = solution.path.is_some();
         return Ok(Solved::Exit(follower_code(&solution.report, found)));
     }

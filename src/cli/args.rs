@@ -291,6 +291,10 @@ pub struct HardestArgs {
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub top: usize,
 
+    /// The visited set of both searches.
+    #[arg(long, value_enum, default_value_t = VisitedArg::Auto)]
+    pub visited: VisitedArg,
+
     /// Write the hardest position as a puzzle file, ready to count or
     /// solve: the same rails, colours, walls and goal, named "… (hardest)".
     #[arg(long, value_name = "FILE")]

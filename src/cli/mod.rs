@@ -549,6 +549,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Hardest(a) => {
             let mut settings = Settings::new(&a.run, json);
             settings.limits = a.limits.clone();
+            settings.visited = a.visited.kind();
             settings.storage = StorageArgs {
                 spill: a.spill.clone(),
                 checkpoint: None,

@@ -46,7 +46,7 @@ pub enum SearchError {
         /// Why the kernel refused.
         source: std::io::Error,
     },
-    /// The partition count is not a power of two up to [`MAX_PARTITIONS`](super::MAX_PARTITIONS).
+    /// The partition count is not a power of two up to [`MAX_PARTITIONS`](crate::engine::MAX_PARTITIONS).
     #[error("the partition count must be a power of two from 1 to {max}, not {partitions}")]
     Partitions {
         /// The count asked for.
@@ -80,7 +80,7 @@ pub enum SearchError {
     CheckpointUnsupported(&'static str),
     /// The spill directory or a checkpoint failed before the search began.
     #[error(transparent)]
-    Spill(#[from] crate::engine::spill::SpillError),
+    Spill(#[from] crate::engine::files::SpillError),
     /// The processes of a cluster were given different searches.
     #[error(transparent)]
     Cluster(#[from] crate::engine::peers::Mismatch),
@@ -92,11 +92,11 @@ pub enum SearchError {
     Checkpoint(String),
 }
 
-impl From<crate::engine::peers::Fault> for SearchError {
-    fn from(fault: crate::engine::peers::Fault) -> SearchError {
+impl From<crate::engine::levels::Fault> for SearchError {
+    fn from(fault: crate::engine::levels::Fault) -> SearchError {
         match fault {
-            crate::engine::peers::Fault::Storage(e) => SearchError::Spill(e),
-            crate::engine::peers::Fault::Peer(e) => SearchError::Peer(e),
+            crate::engine::levels::Fault::Storage(e) => SearchError::Spill(e),
+            crate::engine::levels::Fault::Peer(e) => SearchError::Peer(e),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::Model;
+use crate::engine::Model;
 
 /// The number of states at each BFS distance from the start.
 pub fn level_sizes<M: Model>(model: &M) -> Vec<u64> {

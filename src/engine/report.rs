@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::VisitedKind;
+use crate::engine::VisitedKind;
 
 /// Why a search ended before it had seen every reachable state.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub enum StopReason {
         /// The estimated growth of the next level, in bytes.
         needed: u64,
         /// What bounds it.
-        bound: super::memory::Bound,
+        bound: crate::engine::levels::memory::Bound,
     },
     /// The caller's stop flag was raised (Ctrl-C).
     Interrupted,
@@ -121,7 +121,7 @@ pub struct Report {
     /// The partitions the key space was split into.
     pub partitions: usize,
     /// What a spilled search's files took on disk.
-    pub disk: Option<super::spill::DiskUse>,
+    pub disk: Option<crate::engine::files::DiskUse>,
 }
 
 impl Report {

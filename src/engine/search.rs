@@ -1,22 +1,22 @@
 //! The search as a library user sets it up: a builder over the options,
 //! the commands (count, find a goal, solve, hardest, resume), and the
 //! choice of where the levels live. Every command runs the one level loop
-//! ([`levels`](super::levels)).
+//! ([`levels`](crate::engine::levels)).
 
 use std::sync::atomic::AtomicBool;
 
-use super::dense::{self, Dense};
-use super::dense_saves::Saves;
-use super::error::SearchError;
-use super::in_memory::{InMemory, bitmap_partitions_for_cache};
-use super::levels::{self, Limits, Mode, Newest, Observer};
-use super::on_disk::{Begin, OnDisk};
-use super::partition::MAX_PARTITIONS;
-use super::peers::{Alone, Mismatch, Peers};
-use super::spill::{Checkpoint, Spill, digest};
-use super::visited::{BITMAP_HARD_MAX_KEYS, VisitedKind, resolve};
-use super::workers::cores;
-use super::{Model, Progress, Report};
+use crate::engine::error::SearchError;
+use crate::engine::files::{Checkpoint, Spill, digest};
+use crate::engine::levels::workers::cores;
+use crate::engine::levels::{self, Limits, Mode, Newest, Observer};
+use crate::engine::peers::{Alone, Mismatch, Peers};
+use crate::engine::stores::dense::saves::Saves;
+use crate::engine::stores::dense::{self, Dense};
+use crate::engine::stores::disk::{Begin, OnDisk};
+use crate::engine::stores::memory::{InMemory, bitmap_partitions_for_cache};
+use crate::engine::stores::sets::partition::MAX_PARTITIONS;
+use crate::engine::stores::sets::visited::{BITMAP_HARD_MAX_KEYS, VisitedKind, resolve};
+use crate::engine::{Model, Progress, Report};
 
 /// A breadth-first search over a [`Model`], configured by a builder:
 ///
@@ -73,7 +73,7 @@ pub struct Hardest {
 /// A shortest path found by [`Search::solve`].
 #[derive(Clone, Debug)]
 pub struct Solution {
-    /// The search's report (its outcome is [`Outcome::Goal`](super::Outcome::Goal) when a path was found).
+    /// The search's report (its outcome is [`Outcome::Goal`](crate::engine::Outcome::Goal) when a path was found).
     pub report: Report,
     /// The keys from the start to a goal, both included; `None` when no goal
     /// was reached.
@@ -125,7 +125,7 @@ impl<'a, M: Model> Search<'a, M> {
     /// MPI, and every rank takes the same decisions at every level
     /// boundary, so that all return the same report.
     #[cfg(feature = "mpi")]
-    pub fn mpi(mut self, mpi: &'a super::Mpi) -> Self {
+    pub fn mpi(mut self, mpi: &'a crate::engine::Mpi) -> Self {
         self.peers = Some(mpi);
         self
     }
@@ -591,10 +591,10 @@ impl<'a, M: Model> Search<'a, M> {
         usable.map_err(SearchError::DenseUnsupported)?;
         // Across processes each holds the two bits of its own range of keys.
         let need = dense::bytes_for(key_space).div_ceil(processes as u64);
-        let rss = super::memory::current_rss_bytes().unwrap_or(0);
+        let rss = crate::engine::levels::memory::current_rss_bytes().unwrap_or(0);
         let room = match self.memory_limit {
             Some(limit) => limit.saturating_sub(rss),
-            None => super::memory::headroom().map_or(u64::MAX, |(room, _)| room),
+            None => crate::engine::levels::memory::headroom().map_or(u64::MAX, |(room, _)| room),
         };
         let segment = self.dense_segment.unwrap_or(room / 8 * 5);
         if on_disk && (asked || self.dense_segment.is_some() || need > room / 4 * 3) {

@@ -12,8 +12,11 @@
 //! to talk to: its collectives return at once; the ranks of an MPI job
 //! ([`Mpi`](mpi::Mpi), feature `mpi`) talk through MPI.
 
+mod alone;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+
+pub(crate) use alone::Alone;
 
 /// How many processes the job's launcher says it started, and the variable
 /// that says so (`mpiexec`'s PMI, Open MPI's, Slurm's `srun`), when one
@@ -28,8 +31,6 @@ pub fn launcher_size() -> Option<(usize, &'static str)> {
             Some((n, var))
         })
 }
-
-use super::spill::SpillError;
 
 /// Why a collective call failed: a process sent what the search cannot
 /// have sent (a transfer of another length than announced, a key it does
@@ -111,52 +112,5 @@ pub(crate) trait Peers: Sync {
     fn min(&self, value: Option<u64>) -> Result<Option<u64>, PeerError> {
         let words = value.map_or(vec![], |v| vec![v]);
         Ok(self.all_gather(&words)?.into_iter().flatten().min())
-    }
-}
-
-/// One process: every partition is its own.
-pub(crate) struct Alone;
-
-impl Peers for Alone {
-    fn processes(&self) -> usize {
-        1
-    }
-
-    fn me(&self) -> usize {
-        0
-    }
-
-    fn all_gather(&self, words: &[u64]) -> Result<Vec<Vec<u64>>, PeerError> {
-        Ok(vec![words.to_vec()])
-    }
-
-    fn exchange(&self, _outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, PeerError> {
-        Ok(vec![Vec::new()])
-    }
-
-    #[inline]
-    fn owns(&self, _p: usize) -> bool {
-        true
-    }
-}
-
-/// What ends a search before its levels do: its storage or its peers.
-#[derive(Debug)]
-pub(crate) enum Fault {
-    /// A file could not be written or read.
-    Storage(SpillError),
-    /// A process was lost or stalled.
-    Peer(PeerError),
-}
-
-impl From<SpillError> for Fault {
-    fn from(e: SpillError) -> Fault {
-        Fault::Storage(e)
-    }
-}
-
-impl From<PeerError> for Fault {
-    fn from(e: PeerError) -> Fault {
-        Fault::Peer(e)
     }
 }

@@ -15,8 +15,8 @@
 //! lock or a global merge, and a partition's levels are exactly what a
 //! disk-backed or remote partition would hold: sorted runs of keys.
 
-use super::frontier::merge_range;
-use super::visited::mix64;
+use crate::engine::stores::sets::frontier::merge_range;
+use crate::engine::stores::sets::visited::mix64;
 
 /// The largest partition count accepted.
 pub const MAX_PARTITIONS: usize = 1 << 16;

@@ -8,15 +8,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
-use super::frontier::{levels_alternate, sort_keys};
-use super::levels::{Finished, Mode, Start, Store};
-use super::partition::{MAX_PARTITIONS, Partition, Router, Settle};
-use super::peers::{Fault, Peers};
-use super::visited::{Visited, resolve};
-use super::workers::{
+use crate::engine::levels::Fault;
+use crate::engine::levels::workers::{
     EXPAND_BATCH, lock, my_slot, partition_count, per_worker, successors_of, successors_of_all,
 };
-use super::{Model, VisitedKind};
+use crate::engine::levels::{Finished, Mode, Start, Store};
+use crate::engine::peers::Peers;
+use crate::engine::stores::sets::frontier::{levels_alternate, sort_keys};
+use crate::engine::stores::sets::partition::{MAX_PARTITIONS, Partition, Router, Settle};
+use crate::engine::stores::sets::visited::{Visited, resolve};
+use crate::engine::{Model, VisitedKind};
 
 /// One worker's reusable buffers.
 struct Slot<S> {

@@ -1,4 +1,4 @@
-//! Levels on disk: the [`Store`] over run files (see [`spill`](super::spill)
+//! Levels on disk: the [`Store`] over run files (see [`spill`](crate::engine::files)
 //! for the files, their checksums and the checkpoint's manifest).
 //!
 //! A level is a list of files, each covering a contiguous range of
@@ -16,18 +16,20 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
-use super::frontier::{levels_alternate, sort_keys};
-use super::levels::{Finished, Mode, Start, Store};
-use super::partition::Router;
-use super::peers::{Fault, Peers};
-use super::spill::file::{Header, Kind, PartReader, RunFile, RunWriter, level_name};
-use super::spill::manifest::{self, Kept, Manifest};
-use super::spill::{Checkpoint, Disk, Spill, SpillError, digest};
-use super::visited::Visited;
-use super::workers::{
+use crate::engine::files::manifest::{self, Kept, Manifest};
+use crate::engine::files::names::{remove_orphans, remove_own_temporaries};
+use crate::engine::files::run::{Header, Kind, PartReader, RunFile, RunWriter, level_name};
+use crate::engine::files::{Checkpoint, Disk, Spill, SpillError, digest};
+use crate::engine::levels::Fault;
+use crate::engine::levels::workers::{
     EXPAND_BATCH, lock, my_slot, partition_count, per_worker, successors_of, successors_of_all,
 };
-use super::{Model, StopReason, VisitedKind};
+use crate::engine::levels::{Finished, Mode, Start, Store};
+use crate::engine::peers::Peers;
+use crate::engine::stores::sets::frontier::{levels_alternate, sort_keys};
+use crate::engine::stores::sets::partition::Router;
+use crate::engine::stores::sets::visited::Visited;
+use crate::engine::{Model, StopReason, VisitedKind};
 
 /// A report's last level is read back from disk when it has at most this
 /// many keys (32 MiB); past that only its size is reported.
@@ -263,7 +265,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
         let cluster = peers.processes() > 1;
         // (A resumed checkpoint's directory is already the process's own.)
         let spill = &if resume.is_none() {
-            spill.of_process(peers)
+            spill.of_process(peers.me(), peers.processes())
         } else {
             spill.clone()
         };
@@ -1093,87 +1095,6 @@ impl<M: Model> OnDisk<'_, M> {
     }
 }
 
-/// Removes what a killed run left in a checkpoint besides the files its
-/// manifest names: temporary files, candidate runs, and level files written
-/// after the manifest (the resumed search writes them again). Only names
-/// of this format are touched.
-pub(crate) fn remove_orphans(dir: &std::path::Path, kept: &[Kept]) {
-    let named: std::collections::HashSet<&str> = kept
-        .iter()
-        .flat_map(|k| k.files.iter().map(String::as_str))
-        .collect();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let ours = is_ours(name);
-        if ours && !named.contains(name) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// Removes the temporary files and candidate runs this process left in
-/// `dir` (their names carry its id), and nothing else.
-fn remove_own_temporaries(dir: &std::path::Path) {
-    let pid = std::process::id();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let own = name.contains(&format!(".{pid}-")) && name.ends_with(".tmp")
-            || name.starts_with('C')
-                && name.contains(&format!("-{pid}-"))
-                && name.ends_with(".run");
-        if own && is_ours(name) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// Whether `name` is one of the names a search gives its files: a level
-/// (`L000012-p00003.run`), a candidate run (`C000012-4242-7.run`), either
-/// one's temporary file (`….run.4242-7.tmp`), or the manifest's
-/// (`checkpoint.toml.tmp`). Nothing else in a directory is touched.
-fn is_ours(name: &str) -> bool {
-    fn digits(s: &str, n: Option<usize>) -> bool {
-        !s.is_empty() && n.is_none_or(|n| s.len() == n) && s.bytes().all(|b| b.is_ascii_digit())
-    }
-    fn run(stem: &str) -> bool {
-        if let Some(rest) = stem.strip_prefix('L') {
-            return rest
-                .split_once("-p")
-                .is_some_and(|(d, p)| digits(d, Some(6)) && digits(p, Some(5)));
-        }
-        if let Some(rest) = stem.strip_prefix('C') {
-            let parts: Vec<&str> = rest.split('-').collect();
-            return parts.len() == 3
-                && digits(parts[0], Some(6))
-                && digits(parts[1], None)
-                && digits(parts[2], None);
-        }
-        false
-    }
-    if name == format!("{}.tmp", manifest::NAME) {
-        return true;
-    }
-    if let Some(stem) = name.strip_suffix(".run") {
-        return run(stem);
-    }
-    if let Some(rest) = name.strip_suffix(".tmp")
-        && let Some((file, tag)) = rest.rsplit_once('.')
-        && let Some(stem) = file.strip_suffix(".run")
-        && let Some((pid, n)) = tag.split_once('-')
-    {
-        return run(stem) && digits(pid, None) && digits(n, None);
-    }
-    false
-}
-
 /// How many partitions the file `name` of a checkpoint covers: read from
 /// its header, and checked against where it sits (starting at `first`).
 fn count_of(
@@ -1194,35 +1115,4 @@ fn count_of(
         return Err(bad("it covers other partitions than the manifest says"));
     }
     Ok(count)
-}
-
-#[cfg(test)]
-mod names {
-    use super::is_ours;
-
-    #[test]
-    fn only_the_search_s_own_names_are_ours() {
-        for name in [
-            "L000012-p00003.run",
-            "C000012-4242-7.run",
-            "L000000-p00000.run.4242-0.tmp",
-            "C000001-17-2.run.17-9.tmp",
-            "checkpoint.toml.tmp",
-        ] {
-            assert!(is_ours(name), "{name}");
-        }
-        for name in [
-            "Letter.run",
-            "Chapter.tmp",
-            "L12-p3.run",
-            "Cover-letter-1.run",
-            "L000012-p00003.run.bak",
-            "checkpoint.toml",
-            "reach.lock",
-            "L000012-p00003.run.x-1.tmp",
-            "notes.tmp",
-        ] {
-            assert!(!is_ours(name), "{name}");
-        }
-    }
 }

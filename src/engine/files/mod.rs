@@ -15,8 +15,9 @@
 //! whole. See `README.md` in the engine's directory for the design.
 
 pub(crate) mod codec;
-pub(crate) mod file;
 pub(crate) mod manifest;
+pub(crate) mod names;
+pub(crate) mod run;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -129,12 +130,12 @@ impl Spill {
         &self.dir
     }
 
-    /// This process's spill in a search across `peers`: the same, or
+    /// This process's spill (process `me` of `processes`): the same, or
     /// (several processes) in a directory of its own, `DIR/process-I`.
-    pub(crate) fn of_process(&self, peers: &dyn super::peers::Peers) -> Spill {
+    pub(crate) fn of_process(&self, me: usize, processes: usize) -> Spill {
         let mut spill = self.clone();
-        if peers.processes() > 1 {
-            spill.dir = self.dir.join(format!("process-{}", peers.me()));
+        if processes > 1 {
+            spill.dir = self.dir.join(format!("process-{me}"));
         }
         spill
     }
@@ -435,7 +436,7 @@ impl Disk {
 
     /// Accounts for a file of an earlier run (a resumed checkpoint's),
     /// which this one will delete.
-    pub(crate) fn adopt(&self, file: &file::RunFile) {
+    pub(crate) fn adopt(&self, file: &run::RunFile) {
         let now = self.in_use.fetch_add(file.bytes(), Ordering::Relaxed) + file.bytes();
         self.peak.fetch_max(now, Ordering::Relaxed);
     }
@@ -446,13 +447,13 @@ impl Disk {
     }
 
     /// Counts a level file toward the bytes a key costs.
-    pub(crate) fn count_level(&self, file: &file::RunFile) {
+    pub(crate) fn count_level(&self, file: &run::RunFile) {
         self.level_bytes.fetch_add(file.bytes(), Ordering::Relaxed);
         self.level_keys.fetch_add(file.keys(), Ordering::Relaxed);
     }
 
     /// Deletes a run file (a no-op for a run kept in memory).
-    pub(crate) fn remove(&self, file: file::RunFile) {
+    pub(crate) fn remove(&self, file: run::RunFile) {
         if file.on_disk() && std::fs::remove_file(file.path()).is_ok() {
             self.refund(file.bytes());
         }

@@ -38,8 +38,8 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::spill::file::{Header, Kind, RunFile, RunWriter};
-use super::spill::{Disk, DiskUse, Spill, SpillError};
+use crate::engine::files::run::{Header, Kind, RunFile, RunWriter};
+use crate::engine::files::{Disk, DiskUse, Spill, SpillError};
 
 /// The array's file in the spill directory.
 const NAME: &str = "dense-bits.bin";
@@ -302,7 +302,7 @@ impl Segments {
             let mut w = RunWriter::new(&self.disk, &name, header)?;
             w.push_all(&rest[..n])?;
             let file = w.finish()?;
-            super::workers::lock(&self.made).push((s, file));
+            crate::engine::levels::workers::lock(&self.made).push((s, file));
             rest = &rest[n..];
         }
         keys.clear();
@@ -311,7 +311,7 @@ impl Segments {
 
     /// The candidate files made since the last call, with their segments.
     pub(crate) fn take_made(&mut self) -> Vec<(usize, RunFile)> {
-        std::mem::take(&mut *super::workers::lock(&self.made))
+        std::mem::take(&mut *crate::engine::levels::workers::lock(&self.made))
     }
 
     /// Deletes candidate files.

@@ -8,14 +8,18 @@
 //! there; the limits (signals, `--max-depth`, `--max-states`, memory) are
 //! decided here and nowhere else, with one memory estimate.
 
+pub mod memory;
+pub(crate) mod workers;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::memory::{self, Bound};
-use super::peers::{Fault, Peers};
-use super::spill::DiskUse;
-use super::workers::{SEQUENTIAL_BELOW, cores};
-use super::{Outcome, Progress, Report, StopReason, VisitedKind};
+use crate::engine::files::DiskUse;
+use crate::engine::files::SpillError;
+use crate::engine::levels::workers::{SEQUENTIAL_BELOW, cores};
+use crate::engine::peers::{PeerError, Peers};
+use crate::engine::{Outcome, Progress, Report, StopReason, VisitedKind};
+use memory::Bound;
 
 /// What a search keeps and looks for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -525,4 +529,25 @@ pub(crate) fn run<S: Store>(
         disk: finished.disk,
     };
     (report, path)
+}
+
+/// What ends a search before its levels do: its storage or its peers.
+#[derive(Debug)]
+pub(crate) enum Fault {
+    /// A file could not be written or read.
+    Storage(SpillError),
+    /// A process was lost or stalled.
+    Peer(PeerError),
+}
+
+impl From<SpillError> for Fault {
+    fn from(e: SpillError) -> Fault {
+        Fault::Storage(e)
+    }
+}
+
+impl From<PeerError> for Fault {
+    fn from(e: PeerError) -> Fault {
+        Fault::Peer(e)
+    }
 }

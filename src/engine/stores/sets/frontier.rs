@@ -12,7 +12,7 @@
 
 use rayon::prelude::*;
 
-use super::Model;
+use crate::engine::Model;
 
 /// Whether frontier search of `model` from a level 0 of `level_zero` keys
 /// may check a level's candidates against the level before it only: when

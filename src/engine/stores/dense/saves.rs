@@ -29,11 +29,11 @@ use std::collections::VecDeque;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use super::levels::Mode;
-use super::peers::Fault;
-use super::spill::file::{Header, Kind, RunFile, RunWriter, level_name};
-use super::spill::manifest::{self, Kept, Manifest};
-use super::spill::{Checkpoint, Disk, DiskUse, Spill, SpillError, digest};
+use crate::engine::files::manifest::{self, Kept, Manifest};
+use crate::engine::files::run::{Header, Kind, RunFile, RunWriter, level_name};
+use crate::engine::files::{Checkpoint, Disk, DiskUse, Spill, SpillError, digest};
+use crate::engine::levels::Fault;
+use crate::engine::levels::Mode;
 
 /// The share of the search's time that saving levels may take.
 const SHARE: f64 = 0.04;
@@ -161,7 +161,7 @@ impl Saves {
                 paired: true,
             });
         }
-        super::on_disk::remove_orphans(&cp.dir, &m.kept);
+        crate::engine::files::names::remove_orphans(&cp.dir, &m.kept);
         Ok(saves)
     }
 

@@ -21,7 +21,7 @@
 //! bytes a state of a level held as keys.
 //!
 //! **Levels told apart by colour.** When the model colours its keys
-//! ([`AdjacentKeys::colours`](super::AdjacentKeys): a tile puzzle's blank on
+//! ([`AdjacentKeys::colours`](crate::engine::AdjacentKeys): a tile puzzle's blank on
 //! a chessboard, which every move takes to the other colour) and the
 //! sources share a colour, every level is of one colour and the next of
 //! the other, so the colour says which of the two a slot's level is, and
@@ -71,16 +71,19 @@
 //! The store keeps no level as keys, so it cannot rebuild a path: it serves
 //! counts (the search picks another store to solve). With a checkpoint it
 //! writes some levels as run files as it commits them
-//! ([`dense_saves`](super::dense_saves)), and a resumed search starts from
+//! ([`dense_saves`](crate::engine::stores::dense::saves)), and a resumed search starts from
 //! the last two it saved.
 //!
 //! The array need not be whole, nor in memory. Across processes each owns
 //! an equal range of blocks and holds only its bits (`window`); a successor
 //! in another's range is sent to it once a level. With `--spill`, an array
 //! that does not fit in memory is kept on disk and worked a segment at a
-//! time ([`dense_disk`](super::dense_disk)); a successor outside the
+//! time ([`dense_disk`](crate::engine::stores::dense::segments)); a successor outside the
 //! resident segment is written to a candidate file for its segment. Both
 //! go through the same lookup: a key whose word is not resident is "away".
+
+pub(crate) mod saves;
+pub(crate) mod segments;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -88,15 +91,16 @@ use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 use std::sync::Mutex;
 
-use super::dense_disk::Segments;
-use super::dense_saves::Saves;
-use super::levels::{Finished, Start, Store};
-use super::peers::{Alone, Fault, Peers};
-use super::spill::file::RunFile;
-use super::spill::{Spill, SpillError};
-use super::visited::VisitedKind;
-use super::workers::{lock, my_slot, per_worker};
-use super::{AdjacentKeys, Model};
+use crate::engine::files::run::RunFile;
+use crate::engine::files::{Spill, SpillError};
+use crate::engine::levels::Fault;
+use crate::engine::levels::workers::{lock, my_slot, per_worker};
+use crate::engine::levels::{Finished, Start, Store};
+use crate::engine::peers::{Alone, Peers};
+use crate::engine::stores::dense::saves::Saves;
+use crate::engine::stores::dense::segments::Segments;
+use crate::engine::stores::sets::visited::VisitedKind;
+use crate::engine::{AdjacentKeys, Model};
 
 /// Keys in a word: two bits each.
 const KEYS_PER_WORD: u64 = 32;
@@ -334,7 +338,7 @@ impl<'a, M: Model> Dense<'a, M> {
 
     /// A search of `model` from `sources` with the two-bit array on disk,
     /// in `spill`'s directory, a segment of at most `segment_bytes` in
-    /// memory at a time ([`dense_disk`](super::dense_disk)).
+    /// memory at a time ([`dense_disk`](crate::engine::stores::dense::segments)).
     pub(crate) fn on_disk(
         model: &'a M,
         threads: usize,
@@ -343,10 +347,10 @@ impl<'a, M: Model> Dense<'a, M> {
         spill: &Spill,
         segment_bytes: u64,
         peers: &'a dyn Peers,
-    ) -> Result<(Dense<'a, M>, Start), super::SearchError> {
+    ) -> Result<(Dense<'a, M>, Start), crate::engine::SearchError> {
         let segments = Segments::create(
-            &spill.of_process(peers),
-            super::spill::digest(&model.identity()),
+            &spill.of_process(peers.me(), peers.processes()),
+            crate::engine::files::digest(&model.identity()),
             bytes_for(model.key_space()) as usize,
             BLOCK_WORDS * 8,
             segment_bytes as usize,
@@ -356,7 +360,7 @@ impl<'a, M: Model> Dense<'a, M> {
         let mib = segments.max_bytes() as u64 >> 20;
         // (On a failure the segments' files go as they are dropped.)
         let mut dense = Dense::build(model, threads, stop, peers, Some(segments))
-            .map_err(|source| super::SearchError::DenseMap { mib, source })?;
+            .map_err(|source| crate::engine::SearchError::DenseMap { mib, source })?;
         let (keys, width) = dense.own_sources(sources);
         // The sources go in as keys of the newest level not yet in the
         // array, which the first forward pass writes into it.
@@ -495,7 +499,7 @@ impl<'a, M: Model> Dense<'a, M> {
     }
 
     /// Keeps a checkpoint in `saves` (a model with reversible moves: see
-    /// [`dense_saves`](super::dense_saves)), starting with level 0. On a
+    /// [`dense_saves`](crate::engine::stores::dense::saves)), starting with level 0. On a
     /// failure the checkpoint's files and the directory it made go.
     pub(crate) fn checkpoint(&mut self, saves: Saves) -> Result<(), Fault> {
         debug_assert!(self.model.reversible());
@@ -515,9 +519,9 @@ impl<'a, M: Model> Dense<'a, M> {
         threads: usize,
         saves: Saves,
         stop: Option<&'a AtomicBool>,
-    ) -> Result<(Dense<'a, M>, Start), super::SearchError> {
+    ) -> Result<(Dense<'a, M>, Start), crate::engine::SearchError> {
         let mut dense = Dense::build(model, threads, stop, &Alone, None).map_err(|source| {
-            super::SearchError::DenseMap {
+            crate::engine::SearchError::DenseMap {
                 mib: bytes_for(model.key_space()) >> 20,
                 source,
             }
@@ -1113,7 +1117,7 @@ impl<'a, M: Model> Dense<'a, M> {
     }
 
     /// The forward pass of a level with the array on disk: expands every
-    /// segment in key order (see [`dense_disk`](super::dense_disk)). Stops
+    /// segment in key order (see [`dense_disk`](crate::engine::stores::dense::segments)). Stops
     /// between segments when the stop flag is raised.
     fn forward(&mut self, depth: u32, threads: usize) -> Result<(), SpillError> {
         let next = 3 - self.label;
@@ -1381,7 +1385,7 @@ fn block_count<M: Model>(model: &M) -> usize {
 
 /// A key that process `from` sent this one, which does not own it.
 fn foreign(key: u64, from: usize) -> Fault {
-    Fault::Peer(super::PeerError::Lost {
+    Fault::Peer(crate::engine::PeerError::Lost {
         process: from,
         what: format!("it sent key {key}, which is not this process's"),
     })
@@ -1573,11 +1577,11 @@ impl<M: Model> Store for Dense<'_, M> {
         unreachable!("the search solves with a store that keeps its levels")
     }
 
-    fn fault(&self, e: Fault) -> super::StopReason {
+    fn fault(&self, e: Fault) -> crate::engine::StopReason {
         match (e, &self.saves) {
-            (Fault::Storage(e), Some(saves)) => super::StopReason::Storage(saves.fault(&e)),
-            (Fault::Storage(e), None) => super::StopReason::Storage(e.to_string()),
-            (Fault::Peer(e), _) => super::StopReason::Cluster(e.to_string()),
+            (Fault::Storage(e), Some(saves)) => crate::engine::StopReason::Storage(saves.fault(&e)),
+            (Fault::Storage(e), None) => crate::engine::StopReason::Storage(e.to_string()),
+            (Fault::Peer(e), _) => crate::engine::StopReason::Cluster(e.to_string()),
         }
     }
 

@@ -88,7 +88,7 @@ fn is_ours(name: &str) -> bool {
 }
 
 #[cfg(test)]
-mod names {
+mod tests {
     use super::is_ours;
 
     #[test]

@@ -7,9 +7,10 @@ use std::sync::atomic::AtomicBool;
 
 use crate::engine::error::SearchError;
 use crate::engine::files::{Checkpoint, Spill, digest};
+use crate::engine::levels::agree::{self, Share};
 use crate::engine::levels::workers::cores;
 use crate::engine::levels::{self, Limits, Mode, Newest, Observer};
-use crate::engine::peers::{Alone, Mismatch, Peers};
+use crate::engine::peers::{Alone, Peers};
 use crate::engine::stores::dense::saves::Saves;
 use crate::engine::stores::dense::{self, Dense};
 use crate::engine::stores::disk::{Begin, OnDisk};
@@ -161,9 +162,19 @@ impl<'a, M: Model> Search<'a, M> {
             _ => VisitedKind::Frontier,
         };
         let peers = self.connect(&format!("resume {}", mode.name()))?;
+        let levels = agree::resume_levels(peers, checkpoint)?;
         let observe = &mut levels::observer(mode);
-        let (report, path) = self.run_with(mode, peers, Begin::Resume(checkpoint), observe)?;
+        let begin = Begin::Resume(checkpoint, levels);
+        let (report, path) = self.run_with(mode, peers, begin, observe)?;
         Ok(Solution { report, path })
+    }
+
+    /// Runs the search as one of `peers` (the engine's tests: processes
+    /// as threads).
+    #[cfg(test)]
+    pub(crate) fn peers(mut self, peers: &'a dyn Peers) -> Self {
+        self.peers = Some(peers);
+        self
     }
 
     /// Worker threads; 0 (the default) means one per available core.
@@ -393,28 +404,7 @@ impl<'a, M: Model> Search<'a, M> {
                 "in memory"
             },
         );
-        let mut words = vec![digest(&self.model.identity())];
-        words.extend(
-            settings
-                .as_bytes()
-                .chunks(8)
-                .map(|c| c.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))),
-        );
-        let all = peers.all_gather(&words)?;
-        if let Some(process) = all.iter().position(|w| *w != all[0]) {
-            let what = if all[process].first() != all[0].first() {
-                "its puzzle differs (another file, file contents or metric)".to_string()
-            } else {
-                let text = |w: &[u64]| {
-                    let bytes: Vec<u8> = w[1..].iter().flat_map(|w| w.to_le_bytes()).collect();
-                    String::from_utf8_lossy(&bytes)
-                        .trim_end_matches('\0')
-                        .to_string()
-                };
-                format!("{} against {}", text(&all[process]), text(&all[0]))
-            };
-            return Err(Mismatch { process, what }.into());
-        }
+        agree::same_search(peers, digest(&self.model.identity()), &settings)?;
         Ok(peers)
     }
 
@@ -473,11 +463,20 @@ impl<'a, M: Model> Search<'a, M> {
                 ))
             })?;
         }
-        in_pool(threads, || match (&self.spill, begin) {
+        // A new checkpointed run's name, which every process records.
+        let spill = match (&self.spill, &begin) {
+            (Some(spill), Begin::Sources(_)) if spill.checkpoint => Some(Spill {
+                run: Some(agree::run_name(peers)?),
+                ..spill.clone()
+            }),
+            (spill, _) => spill.clone(),
+        };
+        let share = Share::of(peers);
+        in_pool(threads, || match (&spill, begin) {
             (Some(spill), begin) => {
                 let (store, start) = OnDisk::open(
                     self.model,
-                    peers,
+                    share,
                     spill,
                     mode,
                     self.visited,
@@ -494,7 +493,7 @@ impl<'a, M: Model> Search<'a, M> {
             (None, Begin::Sources(sources)) => {
                 let (store, start) = InMemory::new(
                     self.model,
-                    peers,
+                    share,
                     self.visited,
                     mode,
                     threads,
@@ -506,7 +505,7 @@ impl<'a, M: Model> Search<'a, M> {
                     store, peers, &limits, threads, mode, start, observe,
                 ))
             }
-            (None, Begin::Resume(_)) => unreachable!("a resumed search has its levels on disk"),
+            (None, Begin::Resume(..)) => unreachable!("a resumed search has its levels on disk"),
         })?
     }
 }
@@ -527,24 +526,29 @@ impl<'a, M: Model> Search<'a, M> {
             (fit, &self.spill, &begin)
         {
             return Dense::on_disk(
-                self.model, threads, sources, self.stop, spill, segment, peers,
+                self.model,
+                threads,
+                sources,
+                self.stop,
+                spill,
+                segment,
+                Share::of(peers),
             );
         }
         match begin {
             Begin::Sources(sources) => {
-                let (mut store, start) = Dense::new(
-                    self.model, threads, &sources, self.stop, peers,
-                )
-                .map_err(|source| SearchError::DenseMap {
-                    mib: dense::bytes_for(self.model.key_space()) >> 20,
-                    source,
-                })?;
+                let (mut store, start) =
+                    Dense::new(self.model, threads, &sources, self.stop, Share::of(peers))
+                        .map_err(|source| SearchError::DenseMap {
+                            mib: dense::bytes_for(self.model.key_space()) >> 20,
+                            source,
+                        })?;
                 if let Some(spill) = checkpoint {
                     store.checkpoint(Saves::create(spill, self.model.identity(), mode)?)?;
                 }
                 Ok((store, start))
             }
-            Begin::Resume(cp) => {
+            Begin::Resume(cp, _) => {
                 let spill = checkpoint.expect("a resumed search has its checkpoint");
                 let saves = Saves::resume(cp, spill, self.model.identity())?;
                 Dense::resume(self.model, threads, saves, self.stop)

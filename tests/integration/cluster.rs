@@ -196,6 +196,9 @@ mod mpi {
             vec!["solve", "rush-hour", "--metric", "slide"],
             vec!["solve", "klotski"],
             vec!["hardest", "klotski", "--top", "3"],
+            // Each rank's share of the dense array answers for itself; the
+            // level loop gathers the goals and the start's distance.
+            vec!["hardest", "klotski", "--visited", "dense", "--top", "3"],
         ] {
             let one = essentials(&alone(&args, 0));
             for n in [2, 3] {

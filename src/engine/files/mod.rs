@@ -47,6 +47,9 @@ pub struct Spill {
     pub(crate) memory_threshold: usize,
     pub(crate) candidate_budget: Option<u64>,
     pub(crate) record: std::collections::BTreeMap<String, String>,
+    /// The name of a new checkpointed run, which every process of it
+    /// records (set by the search: process 0's, agreed at its start).
+    pub(crate) run: Option<u64>,
 }
 
 /// Runs smaller than this stay in memory unless the run is checkpointed.
@@ -64,6 +67,7 @@ impl Spill {
             memory_threshold: MEMORY_THRESHOLD,
             candidate_budget: None,
             record: std::collections::BTreeMap::new(),
+            run: None,
         }
     }
 
@@ -159,6 +163,15 @@ pub enum SpillError {
         path: PathBuf,
         /// What is wrong.
         what: String,
+    },
+    /// A state of the path being walked back has no predecessor in the
+    /// level before it.
+    #[error(
+        "level {depth} holds no state that has the path's next one as a successor: a level file is damaged, or the puzzle's moves differ from call to call\n  help: run the search again; if it fails alike, report the puzzle"
+    )]
+    NoPredecessor {
+        /// The level that holds none.
+        depth: u32,
     },
     /// The file belongs to another search (another puzzle or metric, other
     /// partitions).

@@ -8,6 +8,7 @@
 //! there; the limits (signals, `--max-depth`, `--max-states`, memory) are
 //! decided here and nowhere else, with one memory estimate.
 
+pub(crate) mod agree;
 pub mod memory;
 pub(crate) mod workers;
 
@@ -16,10 +17,10 @@ use std::time::Instant;
 
 use crate::engine::files::DiskUse;
 use crate::engine::files::SpillError;
-use crate::engine::levels::workers::{SEQUENTIAL_BELOW, cores};
 use crate::engine::peers::{PeerError, Peers};
 use crate::engine::{Outcome, Progress, Report, StopReason, VisitedKind};
-use memory::Bound;
+use agree::Exchange;
+use workers::{SEQUENTIAL_BELOW, cores, sort_keys};
 
 /// What a search keeps and looks for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -60,28 +61,43 @@ impl Mode {
 /// A store holds this process's partitions' shares of the newest complete
 /// level (the frontier) and what it needs to tell new keys from old ones;
 /// `settle_next` expands the frontier and settles the next level, which
-/// then waits for `commit` (it becomes the frontier) or `discard`. Across
-/// processes a store sends other processes' candidates to them through its
-/// [`Peers`], and answers what the loop asks of a level (its goals, a key,
-/// its keys, a path) for the whole search, not its share. Errors are
+/// then waits for `commit` (it becomes the frontier) or `discard`. A store
+/// answers for this process's share only; the loop gathers the answers
+/// from every process ([`agree`]), and the store's one dealing with other
+/// processes is the [`Exchange`] that settling hands it. Errors are
 /// storage faults (a full disk, a damaged file) and lost peers.
 pub(crate) trait Store {
-    /// The goal keys of the newest level, in no particular order.
+    /// The goal keys of this process's share of the newest level, in no
+    /// particular order.
     fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault>;
 
-    /// Whether the newest level holds `key`.
+    /// Whether this process's share of the newest level holds `key`.
     fn contains(&mut self, key: u64) -> Result<bool, Fault>;
 
     /// Expands the newest level (at `depth`, `width` states in all
     /// processes) on `threads` workers and settles this process's share of
-    /// the next one; the share's size. A raised stop flag may cut the level
+    /// the next one, sending other processes' candidates through
+    /// `exchange`; the share's size. A raised stop flag may cut the level
     /// short (the loop then discards it).
-    fn settle_next(&mut self, depth: u32, width: u64, threads: usize) -> Result<u64, Fault>;
+    fn settle_next(
+        &mut self,
+        depth: u32,
+        width: u64,
+        threads: usize,
+        exchange: &Exchange<'_>,
+    ) -> Result<u64, Fault>;
 
-    /// Whether some state of the newest level has a successor the search
-    /// has not seen (a depth limit at the true depth cuts nothing short);
-    /// keeps nothing of the next level.
-    fn has_new_successor(&mut self, depth: u32, width: u64, threads: usize) -> Result<bool, Fault>;
+    /// How many successors of the newest level that the search has not
+    /// seen this process found (at least one if there is any; a depth
+    /// limit at the true depth cuts nothing short); keeps nothing of the
+    /// next level.
+    fn new_successors(
+        &mut self,
+        depth: u32,
+        width: u64,
+        threads: usize,
+        exchange: &Exchange<'_>,
+    ) -> Result<u64, Fault>;
 
     /// Makes the settled level the newest; `levels` are the sizes of every
     /// level so far (the new one last), `seconds` the search's time so far.
@@ -94,15 +110,15 @@ pub(crate) trait Store {
     /// (levels on disk cost none: their memory is a fixed budget).
     fn bytes_per_new_key(&self) -> u64;
 
-    /// The newest level's keys (`width` of them in all processes), sorted
-    /// if `sorted`; none when there are too many to hold (on disk, or to
-    /// gather from other processes).
-    fn last_level(&mut self, width: u64, threads: usize, sorted: bool) -> Result<Vec<u64>, Fault>;
+    /// This process's share of the newest level (`width` states in all
+    /// processes), in any order; `None` when the store does not hold it
+    /// whole, which depends on `width` alone (every process answers alike).
+    fn last_level(&mut self, width: u64, threads: usize) -> Result<Option<Vec<u64>>, Fault>;
 
-    /// The path from a source to `goal`, a key of the newest level, when
-    /// every level was kept (sorted): at each level back, the smallest key
-    /// that has the current one as a successor.
-    fn path(&mut self, goal: u64, threads: usize) -> Result<Vec<u64>, Fault>;
+    /// When every level was kept (sorted): the smallest key of this
+    /// process's share of level `depth` that has `key` (of the level after
+    /// it) as a successor.
+    fn predecessor(&mut self, depth: u32, key: u64, threads: usize) -> Result<Option<u64>, Fault>;
 
     /// Why the search stopped, given the fault `e` (a store with a
     /// checkpoint adds how to go on).
@@ -133,19 +149,22 @@ pub(crate) trait Newest {
     fn contains(&mut self, key: u64) -> Result<bool, Fault>;
 }
 
-/// A store's newest level, looked at with a level's worth of workers.
+/// A store's newest level, looked at with a level's worth of workers, for
+/// the whole search: every process's answers gathered.
 struct At<'s, S> {
     store: &'s mut S,
+    peers: &'s dyn Peers,
     threads: usize,
 }
 
 impl<S: Store> Newest for At<'_, S> {
     fn goals(&mut self) -> Result<Vec<u64>, Fault> {
-        self.store.goals(self.threads)
+        agree::gather(self.peers, self.store.goals(self.threads)?)
     }
 
     fn contains(&mut self, key: u64) -> Result<bool, Fault> {
-        self.store.contains(key)
+        let mine = self.store.contains(key)?;
+        Ok(agree::sum(self.peers, u64::from(mine))? > 0)
     }
 }
 
@@ -288,51 +307,6 @@ impl Limits<'_> {
 /// worker, a block of each source).
 const DISK_FLOOR: u64 = 32 << 20;
 
-/// A reason to stop before a level, as words that processes exchange.
-fn encode(reason: &Option<StopReason>) -> [u64; 4] {
-    match reason {
-        None => [0; 4],
-        Some(StopReason::Interrupted) => [1, 0, 0, 0],
-        Some(StopReason::Terminated) => [5, 0, 0, 0],
-        Some(StopReason::MaxDepth(d)) => [2, u64::from(*d), 0, 0],
-        Some(StopReason::MemoryLimit { limit, needed }) => [3, *limit, *needed, 0],
-        Some(StopReason::MemoryAvailable {
-            available,
-            needed,
-            bound,
-        }) => [4, *available, *needed, bound.code()],
-        // Not decided before a level.
-        Some(_) => [0; 4],
-    }
-}
-
-fn decode(words: &[u64]) -> Option<StopReason> {
-    match *words {
-        [1, ..] => Some(StopReason::Interrupted),
-        [5, ..] => Some(StopReason::Terminated),
-        [2, d, ..] => Some(StopReason::MaxDepth(d as u32)),
-        [3, limit, needed, _] => Some(StopReason::MemoryLimit { limit, needed }),
-        [4, available, needed, bound] => Some(StopReason::MemoryAvailable {
-            available,
-            needed,
-            bound: Bound::from_code(bound),
-        }),
-        _ => None,
-    }
-}
-
-/// The reason every process stops for: the first process's that has one
-/// (each process checks its own memory and signals).
-fn agree_reason(peers: &dyn Peers, mine: Option<StopReason>) -> Result<Option<StopReason>, Fault> {
-    if peers.processes() == 1 {
-        return Ok(mine);
-    }
-    Ok(peers
-        .all_gather(&encode(&mine))?
-        .iter()
-        .find_map(|words| decode(words)))
-}
-
 /// Where a search starts: the sizes of its complete levels (level 0 alone
 /// for a new search; more for a resumed one) and the time they took.
 pub(crate) struct Start {
@@ -372,6 +346,7 @@ pub(crate) fn run<S: Store>(
             running
         }
     };
+    let exchange = Exchange::new(peers);
     let mut outcome = Outcome::Complete;
     let mut fault = None;
     loop {
@@ -381,6 +356,7 @@ pub(crate) fn run<S: Store>(
         let threads_now = threads_for(width);
         let at = &mut At {
             store: &mut store,
+            peers,
             threads: threads_now,
         };
         match observe(depth, at) {
@@ -396,7 +372,7 @@ pub(crate) fn run<S: Store>(
             break;
         }
         let mine = limits.stop_before_level(depth, &levels, store.bytes_per_new_key());
-        let reason = match agree_reason(peers, mine) {
+        let reason = match agree::reason(peers, mine) {
             Ok(reason) => reason,
             Err(e) => {
                 fault = Some(e);
@@ -408,10 +384,14 @@ pub(crate) fn run<S: Store>(
             // search is complete if no state of the frontier has a new
             // successor.
             if matches!(reason, StopReason::MaxDepth(_)) {
-                match store.has_new_successor(depth, width, threads_now) {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        match agree_reason(peers, limits.stopped().then(|| limits.interruption())) {
+                let new = store
+                    .new_successors(depth, width, threads_now, &exchange)
+                    .and_then(|mine| agree::sum(peers, mine));
+                match new {
+                    Ok(n) if n > 0 => {}
+                    Ok(_) => {
+                        match agree::reason(peers, limits.stopped().then(|| limits.interruption()))
+                        {
                             Ok(None) => break,
                             Ok(Some(interrupted)) => reason = interrupted,
                             Err(e) => {
@@ -429,7 +409,7 @@ pub(crate) fn run<S: Store>(
             outcome = Outcome::Stopped(reason);
             break;
         }
-        let share = match store.settle_next(depth, width, threads_now) {
+        let share = match store.settle_next(depth, width, threads_now, &exchange) {
             Ok(share) => share,
             Err(e) => {
                 fault = Some(e);
@@ -444,18 +424,11 @@ pub(crate) fn run<S: Store>(
             (true, StopReason::Terminated) => 2,
             (true, _) => 1,
         };
-        let (width, stopped) = if peers.processes() == 1 {
-            (share, signal(limits))
-        } else {
-            match peers.all_gather(&[share, signal(limits)]) {
-                Ok(all) => (
-                    all.iter().map(|v| v[0]).sum(),
-                    all.iter().map(|v| v[1]).max().unwrap_or(0),
-                ),
-                Err(e) => {
-                    fault = Some(e.into());
-                    break;
-                }
+        let (width, stopped) = match agree::width(peers, share, signal(limits)) {
+            Ok(both) => both,
+            Err(e) => {
+                fault = Some(e);
+                break;
             }
         };
         if stopped > 0 {
@@ -498,7 +471,7 @@ pub(crate) fn run<S: Store>(
     let last_level = if broken {
         Vec::new()
     } else {
-        match store.last_level(width, threads, mode == Mode::Count) {
+        match last_level(&mut store, peers, width, threads, mode == Mode::Count) {
             Ok(keys) => keys,
             Err(e) => {
                 outcome = Outcome::Stopped(store.fault(e));
@@ -507,13 +480,15 @@ pub(crate) fn run<S: Store>(
         }
     };
     let path = match (&outcome, mode) {
-        (Outcome::Goal { key, .. }, Mode::Solve) => match store.path(*key, threads) {
-            Ok(path) => Some(path),
-            Err(e) => {
-                outcome = Outcome::Stopped(store.fault(e));
-                None
+        (Outcome::Goal { key, depth }, Mode::Solve) => {
+            match path(&mut store, peers, *key, *depth, threads) {
+                Ok(path) => Some(path),
+                Err(e) => {
+                    outcome = Outcome::Stopped(store.fault(e));
+                    None
+                }
             }
-        },
+        }
         _ => None,
     };
     let finished = store.finish(matches!(outcome, Outcome::Stopped(_)));
@@ -529,6 +504,59 @@ pub(crate) fn run<S: Store>(
         disk: finished.disk,
     };
     (report, path)
+}
+
+/// Levels of at most this many states are gathered from every process
+/// for the report (the hardest positions, the antipodes); wider ones are
+/// too many to print or to hold twice.
+const GATHER_MAX: u64 = 1 << 22;
+
+/// The newest level's keys (`width` of them in all processes), sorted if
+/// `sorted`; none when there are too many to gather from other processes,
+/// or the store does not hold them.
+fn last_level<S: Store>(
+    store: &mut S,
+    peers: &dyn Peers,
+    width: u64,
+    threads: usize,
+    sorted: bool,
+) -> Result<Vec<u64>, Fault> {
+    if peers.processes() > 1 && width > GATHER_MAX {
+        return Ok(Vec::new());
+    }
+    let Some(mine) = store.last_level(width, threads)? else {
+        return Ok(Vec::new());
+    };
+    let mut keys = agree::gather(peers, mine)?;
+    if sorted {
+        sort_keys(&mut keys, threads);
+    }
+    Ok(keys)
+}
+
+/// The path from a source to `goal` (at `depth`), when every level was
+/// kept: at each level back, the smallest key that has the current one as
+/// a successor, over every process's share (so that the path depends on
+/// neither thread timing, the partition count nor the process count).
+fn path<S: Store>(
+    store: &mut S,
+    peers: &dyn Peers,
+    goal: u64,
+    depth: u32,
+    threads: usize,
+) -> Result<Vec<u64>, Fault> {
+    let mut path = vec![goal];
+    let mut current = goal;
+    for d in (0..depth).rev() {
+        let mine = store.predecessor(d, current, threads)?;
+        // Every key of a level was found as the successor of one in the
+        // level before: a missing one is a damaged level file, or a model
+        // whose successors are not the same from call to call.
+        current = agree::min(peers, mine)?.ok_or(SpillError::NoPredecessor { depth: d })?;
+        path.push(current);
+    }
+    path.reverse();
+    Ok(path)
 }
 
 /// What ends a search before its levels do: its storage or its peers.

@@ -117,3 +117,12 @@ pub(crate) fn my_slot<T>(slots: &[CachePadded<Mutex<T>>]) -> &Mutex<T> {
         .unwrap_or(0);
     &slots[i]
 }
+
+/// Sorts `keys`, in parallel when there are many.
+pub(crate) fn sort_keys(keys: &mut [u64], threads: usize) {
+    if threads == 1 || keys.len() < 1 << 14 {
+        keys.sort_unstable();
+    } else {
+        rayon::slice::ParallelSliceMut::par_sort_unstable(keys);
+    }
+}

@@ -21,9 +21,4 @@ impl Peers for Alone {
     fn exchange(&self, _outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, PeerError> {
         Ok(vec![Vec::new()])
     }
-
-    #[inline]
-    fn owns(&self, _p: usize) -> bool {
-        true
-    }
 }

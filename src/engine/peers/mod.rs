@@ -15,6 +15,8 @@
 mod alone;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+#[cfg(test)]
+pub(crate) mod threads;
 
 pub(crate) use alone::Alone;
 
@@ -87,16 +89,6 @@ pub(crate) trait Peers: Sync {
     /// Sends `outgoing[q]` to every other process q; what each other
     /// process sent this one, by process (empty at this one's index).
     fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, PeerError>;
-
-    /// Whether partition `p` of `partitions` is this process's.
-    fn owns(&self, p: usize) -> bool {
-        p % self.processes() == self.me()
-    }
-
-    /// The process that owns partition `p`.
-    fn owner(&self, p: usize) -> usize {
-        p % self.processes()
-    }
 
     /// The sum of every process's `value`.
     fn sum(&self, value: u64) -> Result<u64, PeerError> {

@@ -94,9 +94,9 @@ use std::sync::Mutex;
 use crate::engine::files::run::RunFile;
 use crate::engine::files::{Spill, SpillError};
 use crate::engine::levels::Fault;
+use crate::engine::levels::agree::{Exchange, Share};
 use crate::engine::levels::workers::{lock, my_slot, per_worker};
 use crate::engine::levels::{Finished, Start, Store};
-use crate::engine::peers::{Alone, Peers};
 use crate::engine::stores::dense::saves::Saves;
 use crate::engine::stores::dense::segments::Segments;
 use crate::engine::stores::sets::visited::VisitedKind;
@@ -271,8 +271,9 @@ pub(crate) struct Dense<'a, M: Model> {
     window: std::ops::Range<usize>,
     /// Words of the whole key space.
     total_words: usize,
-    /// The processes of the search: each owns a range of blocks.
-    peers: &'a dyn Peers,
+    /// This process's place among the search's: each owns a range of
+    /// blocks.
+    share: Share,
     /// This process's blocks.
     owned: std::ops::Range<usize>,
     /// The array on disk, when it does not fit in memory.
@@ -300,16 +301,16 @@ pub(crate) struct Dense<'a, M: Model> {
 
 impl<'a, M: Model> Dense<'a, M> {
     /// A search of `model` from `sources` (each below the key space).
-    /// (In a cluster, `peers`: each process holds the two bits of its own
+    /// (In a cluster, `share`: each process holds the two bits of its own
     /// range of keys, and successors in another's go to it once a level.)
     pub(crate) fn new(
         model: &'a M,
         threads: usize,
         sources: &[u64],
         stop: Option<&'a AtomicBool>,
-        peers: &'a dyn Peers,
+        share: Share,
     ) -> std::io::Result<(Dense<'a, M>, Start)> {
-        let mut dense = Dense::build(model, threads, stop, peers, None)?;
+        let mut dense = Dense::build(model, threads, stop, share, None)?;
         let (keys, width) = dense.own_sources(sources);
         let (words, base) = (dense.words(), dense.window.start);
         for &key in &keys {
@@ -346,20 +347,20 @@ impl<'a, M: Model> Dense<'a, M> {
         stop: Option<&'a AtomicBool>,
         spill: &Spill,
         segment_bytes: u64,
-        peers: &'a dyn Peers,
+        share: Share,
     ) -> Result<(Dense<'a, M>, Start), crate::engine::SearchError> {
         let segments = Segments::create(
-            &spill.of_process(peers.me(), peers.processes()),
+            &spill.of_process(share.me, share.processes),
             crate::engine::files::digest(&model.identity()),
             bytes_for(model.key_space()) as usize,
             BLOCK_WORDS * 8,
             segment_bytes as usize,
-            owned_blocks(block_count(model), peers.processes(), peers.me()),
-            peers.processes() > 1,
+            owned_blocks(block_count(model), share.processes, share.me),
+            !share.alone(),
         )?;
         let mib = segments.max_bytes() as u64 >> 20;
         // (On a failure the segments' files go as they are dropped.)
-        let mut dense = Dense::build(model, threads, stop, peers, Some(segments))
+        let mut dense = Dense::build(model, threads, stop, share, Some(segments))
             .map_err(|source| crate::engine::SearchError::DenseMap { mib, source })?;
         let (keys, width) = dense.own_sources(sources);
         // The sources go in as keys of the newest level not yet in the
@@ -378,12 +379,12 @@ impl<'a, M: Model> Dense<'a, M> {
         model: &'a M,
         threads: usize,
         stop: Option<&'a AtomicBool>,
-        peers: &'a dyn Peers,
+        share: Share,
         segments: Option<Segments>,
     ) -> std::io::Result<Dense<'a, M>> {
         let total_words = model.key_space().div_ceil(KEYS_PER_WORD) as usize;
         let block_count = block_count(model);
-        let owned = owned_blocks(block_count, peers.processes(), peers.me());
+        let owned = owned_blocks(block_count, share.processes, share.me);
         let owned_words = (owned.start * BLOCK_WORDS).min(total_words)
             ..(owned.end * BLOCK_WORDS).min(total_words);
         let bits = match &segments {
@@ -407,7 +408,7 @@ impl<'a, M: Model> Dense<'a, M> {
                 remembered: Vec::new(),
                 marks: vec![0; block_count],
                 away: Vec::new(),
-                outbound: vec![Vec::new(); peers.processes()],
+                outbound: vec![Vec::new(); share.processes],
                 fault: None,
             },
         });
@@ -416,7 +417,7 @@ impl<'a, M: Model> Dense<'a, M> {
             bits,
             window,
             total_words,
-            peers,
+            share,
             owned,
             away_keys: match &segments {
                 Some(s) => (s.max_bytes() / 8 / 16 / threads.max(1)).clamp(4096, AWAY_KEYS),
@@ -520,12 +521,13 @@ impl<'a, M: Model> Dense<'a, M> {
         saves: Saves,
         stop: Option<&'a AtomicBool>,
     ) -> Result<(Dense<'a, M>, Start), crate::engine::SearchError> {
-        let mut dense = Dense::build(model, threads, stop, &Alone, None).map_err(|source| {
-            crate::engine::SearchError::DenseMap {
-                mib: bytes_for(model.key_space()) >> 20,
-                source,
-            }
-        })?;
+        let mut dense =
+            Dense::build(model, threads, stop, Share::ALONE, None).map_err(|source| {
+                crate::engine::SearchError::DenseMap {
+                    mib: bytes_for(model.key_space()) >> 20,
+                    source,
+                }
+            })?;
         let (levels, seconds) = saves.start();
         // The newest level first: whether its keys share a colour decides
         // how the array tells levels apart, and so the older level's code.
@@ -954,7 +956,7 @@ impl<'a, M: Model> Dense<'a, M> {
     fn away(&self, tally: &mut Tally, key: u64, depth: u32) {
         let b = block_of(key);
         if !self.owned.contains(&b) {
-            let owner = owner_of(b, self.block_count, self.peers.processes());
+            let owner = owner_of(b, self.block_count, self.share.processes);
             tally.outbound[owner].push(key);
             return;
         }
@@ -1047,8 +1049,8 @@ impl<'a, M: Model> Dense<'a, M> {
     /// this one: in memory at once, or (on disk) as candidate files for
     /// the backward pass. Every process calls it once a level, even when
     /// a signal cut its level short.
-    fn send_away(&mut self, depth: u32) -> Result<(), Fault> {
-        let mut outgoing: Vec<Vec<u64>> = vec![Vec::new(); self.peers.processes()];
+    fn send_away(&mut self, depth: u32, exchange: &Exchange<'_>) -> Result<(), Fault> {
+        let mut outgoing: Vec<Vec<u64>> = vec![Vec::new(); self.share.processes];
         for w in &self.workers {
             for (to, keys) in outgoing.iter_mut().zip(&mut lock(w).tally.outbound) {
                 to.append(keys);
@@ -1058,7 +1060,7 @@ impl<'a, M: Model> Dense<'a, M> {
             keys.par_sort_unstable();
             keys.dedup();
         }
-        let received = self.peers.exchange(outgoing)?;
+        let received = exchange.once(outgoing)?;
         let next = 3 - self.label;
         match &mut self.segments {
             Some(segments) => {
@@ -1484,7 +1486,13 @@ impl<M: Model> Store for Dense<'_, M> {
         Ok((self.newest_in(word, phase) >> shift) & 1 == 1)
     }
 
-    fn settle_next(&mut self, depth: u32, _width: u64, threads: usize) -> Result<u64, Fault> {
+    fn settle_next(
+        &mut self,
+        depth: u32,
+        _width: u64,
+        threads: usize,
+        exchange: &Exchange<'_>,
+    ) -> Result<u64, Fault> {
         // The newest level's keys are marked expanded as it goes: what is
         // remembered of them is all that is left of them as a level.
         self.new_tallies();
@@ -1493,8 +1501,8 @@ impl<M: Model> Store for Dense<'_, M> {
         } else {
             self.expand(&self.blocks, threads, true, depth)?;
         }
-        if self.peers.processes() > 1 {
-            self.send_away(depth)?;
+        if !self.share.alone() {
+            self.send_away(depth, exchange)?;
         }
         if self.segments.is_some() {
             self.backward()?;
@@ -1502,18 +1510,23 @@ impl<M: Model> Store for Dense<'_, M> {
         Ok(self.found())
     }
 
-    fn has_new_successor(&mut self, depth: u32, width: u64, threads: usize) -> Result<bool, Fault> {
-        if self.segments.is_some() || self.peers.processes() > 1 {
+    fn new_successors(
+        &mut self,
+        depth: u32,
+        width: u64,
+        threads: usize,
+        exchange: &Exchange<'_>,
+    ) -> Result<u64, Fault> {
+        if self.segments.is_some() || !self.share.alone() {
             // Successors in other segments or processes are only known new
             // once their segment is read, or their owner has looked: the
             // next level is settled, and the search ends here whatever it
             // finds.
-            let share = self.settle_next(depth, width, threads)?;
-            return Ok(self.peers.sum(share)? > 0);
+            return self.settle_next(depth, width, threads, exchange);
         }
         self.new_tallies();
         self.expand(&self.blocks, threads, false, depth)?;
-        Ok(self.found() > 0)
+        Ok(self.found())
     }
 
     fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault> {
@@ -1554,26 +1567,12 @@ impl<M: Model> Store for Dense<'_, M> {
         0
     }
 
-    fn last_level(
-        &mut self,
-        width: u64,
-        _threads: usize,
-        _sorted: bool,
-    ) -> Result<Vec<u64>, Fault> {
-        let mine = self.newest.clone().unwrap_or_default();
-        if self.peers.processes() == 1 {
-            return Ok(mine);
-        }
+    fn last_level(&mut self, width: u64, _threads: usize) -> Result<Option<Vec<u64>>, Fault> {
         // Each process remembers its share while the level is thin.
-        if width as usize > REMEMBERED {
-            return Ok(Vec::new());
-        }
-        let mut keys = self.peers.all_gather(&mine)?.concat();
-        keys.sort_unstable();
-        Ok(keys)
+        Ok((width as usize <= REMEMBERED).then(|| self.newest.clone().unwrap_or_default()))
     }
 
-    fn path(&mut self, _goal: u64, _threads: usize) -> Result<Vec<u64>, Fault> {
+    fn predecessor(&mut self, _: u32, _: u64, _: usize) -> Result<Option<u64>, Fault> {
         unreachable!("the search solves with a store that keeps its levels")
     }
 

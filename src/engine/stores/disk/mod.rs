@@ -21,12 +21,12 @@ use crate::engine::files::names::{remove_orphans, remove_own_temporaries};
 use crate::engine::files::run::{Header, Kind, PartReader, RunFile, RunWriter, level_name};
 use crate::engine::files::{Checkpoint, Disk, Spill, SpillError, digest};
 use crate::engine::levels::Fault;
+use crate::engine::levels::agree::{Exchange, Mail, Share};
 use crate::engine::levels::workers::{
     EXPAND_BATCH, lock, my_slot, partition_count, per_worker, successors_of, successors_of_all,
 };
 use crate::engine::levels::{Finished, Mode, Start, Store};
-use crate::engine::peers::Peers;
-use crate::engine::stores::sets::frontier::{levels_alternate, sort_keys};
+use crate::engine::stores::sets::frontier::levels_alternate;
 use crate::engine::stores::sets::partition::Router;
 use crate::engine::stores::sets::visited::Visited;
 use crate::engine::{Model, StopReason, VisitedKind};
@@ -187,14 +187,16 @@ fn merge_into(
 pub(crate) enum Begin<'c> {
     /// A new search from these keys (level 0).
     Sources(Vec<u64>),
-    /// The search saved in this checkpoint, from its last complete level.
-    Resume(&'c Checkpoint),
+    /// The search saved in this checkpoint, from the last of its first
+    /// `levels` levels (all of them alone; across processes, those every
+    /// process saved).
+    Resume(&'c Checkpoint, usize),
 }
 
 /// A search's levels on disk.
 pub(crate) struct OnDisk<'a, M: Model> {
     model: &'a M,
-    peers: &'a dyn Peers,
+    share: Share,
     /// Whether each partition is another process's.
     remote: Vec<bool>,
     spill: Spill,
@@ -237,7 +239,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn open(
         model: &'a M,
-        peers: &'a dyn Peers,
+        share: Share,
         spill: &Spill,
         mode: Mode,
         kind: VisitedKind,
@@ -250,7 +252,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
         let identity = model.identity();
         let digest = digest(&identity);
         let resume = match &begin {
-            Begin::Resume(cp) => Some(*cp),
+            Begin::Resume(cp, _) => Some(*cp),
             Begin::Sources(_) => None,
         };
         let kind = match resume {
@@ -262,10 +264,10 @@ impl<'a, M: Model> OnDisk<'a, M> {
         let frontier = matches!(visited, Visited::Frontier);
         // Across processes each keeps its files in a directory of its own
         // (DIR/process-I), and the last to leave DIR empty removes it.
-        let cluster = peers.processes() > 1;
+        let cluster = !share.alone();
         // (A resumed checkpoint's directory is already the process's own.)
         let spill = &if resume.is_none() {
-            spill.of_process(peers.me(), peers.processes())
+            spill.of_process(share.me, share.processes)
         } else {
             spill.clone()
         };
@@ -318,7 +320,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
         // one saved.
         let keep = match (mode, frontier, spill.checkpoint) {
             (Mode::Solve, _, _) | (_, false, true) => 0,
-            (_, true, true) if peers.processes() > 1 => 3,
+            (_, true, true) if cluster => 3,
             (_, true, _) => 2,
             (_, false, false) => 1,
         };
@@ -329,13 +331,13 @@ impl<'a, M: Model> OnDisk<'a, M> {
             &identity,
             &spill.record,
         );
-        manifest.process = peers.me() as u32;
-        manifest.processes = peers.processes() as u32;
-        let columns = threads + usize::from(peers.processes() > 1);
+        manifest.process = share.me as u32;
+        manifest.processes = share.processes as u32;
+        let columns = threads + usize::from(cluster);
         let mut store = OnDisk {
             model,
-            peers,
-            remote: (0..partitions).map(|p| !peers.owns(p)).collect(),
+            share,
+            remote: (0..partitions).map(|p| !share.owns(p)).collect(),
             spill: spill.clone(),
             disk,
             cluster,
@@ -355,7 +357,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
             scratch: (Vec::new(), Vec::new()),
         };
         let start = match begin {
-            Begin::Resume(cp) => store.resume(cp)?,
+            Begin::Resume(cp, levels) => store.resume(cp, levels)?,
             Begin::Sources(sources) => match store.level_zero(sources) {
                 Ok(start) => start,
                 Err(fault) => {
@@ -420,9 +422,10 @@ impl<'a, M: Model> OnDisk<'a, M> {
         self.kept.push_back(Level { files: vec![file] });
         let levels = vec![all];
         if self.spill.checkpoint {
-            // The run's name: process 0's, which every process records.
-            let run = self.peers.all_gather(&[manifest::run_seed()])?[0][0];
-            self.manifest.run = format!("{run:016x}");
+            // The run's name, which every process records alike.
+            if let Some(run) = self.spill.run {
+                self.manifest.run = format!("{run:016x}");
+            }
             self.manifest.levels = levels.clone();
             self.manifest.kept = vec![Kept {
                 depth: 0,
@@ -439,67 +442,14 @@ impl<'a, M: Model> OnDisk<'a, M> {
 
     /// Takes up the levels that `cp` names, each file checked against the
     /// manifest and every block against its checksum.
-    fn resume(&mut self, cp: &Checkpoint) -> Result<Start, Fault> {
+    fn resume(&mut self, cp: &Checkpoint, agreed: usize) -> Result<Start, Fault> {
         let m = &cp.manifest;
         let partitions = self.router.partitions();
         let manifest_path = cp.dir.join(manifest::NAME);
         cp.check_identity(&self.manifest.identity)?;
-        let (me, n) = (self.peers.me(), self.peers.processes());
-        if (m.process as usize, m.processes as usize) != (me, n) && n == 1 {
-            return Err(SpillError::Foreign {
-                path: manifest_path,
-                what: format!(
-                    "it is process {} of a run on {} processes: resume it with --local-processes {} (or --cluster HOSTFILE --process {})",
-                    m.process, m.processes, m.processes, m.process
-                ),
-            }.into());
-        }
+        let n = self.share.processes;
         let mut levels = m.levels.clone();
-        if levels.is_empty() {
-            return Err(SpillError::Damaged {
-                path: manifest_path,
-                what: "it names no level".into(),
-            }
-            .into());
-        }
-        // Across processes: the checkpoints must be one run's, each in its
-        // process's place, and all go on from the last level every one
-        // saved (a process may be one level ahead of another that died).
-        if n > 1 {
-            let run = u64::from_str_radix(&m.run, 16).unwrap_or(0);
-            let mine = [
-                run,
-                u64::from(m.process),
-                u64::from(m.processes),
-                levels.len() as u64 - 1,
-            ];
-            let all = self.peers.all_gather(&mine)?;
-            for (q, theirs) in all.iter().enumerate() {
-                let what = if theirs[2] != n as u64 {
-                    format!(
-                        "process {q}'s checkpoint is of a run on {} processes, this run has {n}",
-                        theirs[2]
-                    )
-                } else if theirs[1] != q as u64 {
-                    format!(
-                        "process {q}'s directory holds process {}'s checkpoint",
-                        theirs[1]
-                    )
-                } else if theirs[0] != all[0][0] {
-                    format!("process {q}'s checkpoint is of another run than process 0's")
-                } else {
-                    continue;
-                };
-                return Err(SpillError::Foreign {
-                    path: manifest_path,
-                    what: format!(
-                        "{what}\n  help: resume with the same processes and the directories of one run"
-                    ),
-                }.into());
-            }
-            let last = all.iter().map(|v| v[3]).min().unwrap_or(0) as usize;
-            levels.truncate(last + 1);
-        }
+        levels.truncate(agreed.max(1));
         self.manifest.record = m.record.clone();
         self.manifest.run = m.run.clone();
         let last = levels.len() - 1;
@@ -589,23 +539,24 @@ impl<M: Model> Store for OnDisk<'_, M> {
             Ok(())
         });
         failure.take()?;
-        let mine = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        if self.peers.processes() == 1 {
-            return Ok(mine);
-        }
-        Ok(self.peers.all_gather(&mine)?.concat())
+        Ok(found.into_inner().unwrap_or_else(|e| e.into_inner()))
     }
 
     fn contains(&mut self, key: u64) -> Result<bool, Fault> {
         let p = self.router.route(key);
         let (scratch, keys) = &mut self.scratch;
         let level = self.kept.back().expect("the newest level");
-        let mine = !self.remote[p] && level.file_of(p).contains(p, key, scratch, keys)?;
-        Ok(self.peers.any(mine)?)
+        Ok(!self.remote[p] && level.file_of(p).contains(p, key, scratch, keys)?)
     }
 
-    fn settle_next(&mut self, depth: u32, _width: u64, threads: usize) -> Result<u64, Fault> {
-        let candidates = self.expand(self.newest(), depth, threads)?;
+    fn settle_next(
+        &mut self,
+        depth: u32,
+        _width: u64,
+        threads: usize,
+        exchange: &Exchange<'_>,
+    ) -> Result<u64, Fault> {
+        let mut candidates = self.expand(self.newest(), depth, threads)?;
         let mut incoming = std::mem::take(&mut self.incoming);
         // Transpose the workers' buffers into incoming[p][w].
         for (w, worker) in self.workers.iter().enumerate() {
@@ -615,8 +566,8 @@ impl<M: Model> Store for OnDisk<'_, M> {
             }
             worker.buffered = 0;
         }
-        if self.peers.processes() > 1
-            && let Err(e) = self.send_away(&mut incoming, &candidates)
+        if !self.share.alone()
+            && let Err(e) = self.send_away(exchange, &mut incoming, &mut candidates, depth)
         {
             self.incoming = incoming;
             self.return_buffers();
@@ -641,12 +592,18 @@ impl<M: Model> Store for OnDisk<'_, M> {
         Ok(width)
     }
 
-    fn has_new_successor(&mut self, depth: u32, width: u64, threads: usize) -> Result<bool, Fault> {
+    fn new_successors(
+        &mut self,
+        depth: u32,
+        width: u64,
+        threads: usize,
+        exchange: &Exchange<'_>,
+    ) -> Result<u64, Fault> {
         // The next level, settled and dropped: at the true depth it is
         // empty.
-        let share = self.settle_next(depth, width, threads)?;
+        let share = self.settle_next(depth, width, threads, exchange)?;
         self.discard();
-        Ok(self.peers.sum(share)? > 0)
+        Ok(share)
     }
 
     fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault> {
@@ -691,23 +648,16 @@ impl<M: Model> Store for OnDisk<'_, M> {
         0
     }
 
-    fn last_level(&mut self, width: u64, threads: usize, sorted: bool) -> Result<Vec<u64>, Fault> {
-        let mut keys = if width <= LAST_LEVEL_MAX {
-            self.read_all(self.newest())?
-        } else {
-            Vec::new()
-        };
-        if self.peers.processes() > 1 && width <= LAST_LEVEL_MAX {
-            keys = self.peers.all_gather(&keys)?.concat();
+    fn last_level(&mut self, width: u64, _threads: usize) -> Result<Option<Vec<u64>>, Fault> {
+        if width > LAST_LEVEL_MAX {
+            return Ok(None);
         }
-        if sorted {
-            sort_keys(&mut keys, threads);
-        }
-        Ok(keys)
+        Ok(Some(self.read_all(self.newest())?))
     }
 
-    fn path(&mut self, goal: u64, _threads: usize) -> Result<Vec<u64>, Fault> {
-        self.rebuild_path(&self.kept, goal)
+    fn predecessor(&mut self, depth: u32, key: u64, _threads: usize) -> Result<Option<u64>, Fault> {
+        let level = &self.kept[depth as usize];
+        Ok(self.predecessor_in(level, key)?)
     }
 
     fn fault(&self, e: Fault) -> StopReason {
@@ -859,29 +809,9 @@ impl<M: Model> OnDisk<'_, M> {
     /// Writes a worker's buffers as one candidate file, each partition's
     /// keys sorted and distinct, and empties them.
     fn flush(&self, w: &mut Worker<M::State>, depth: u32) -> Result<RunFile, SpillError> {
-        let p = self.router.partitions();
-        let name = format!(
-            "C{depth:06}-{}-{}.run",
-            std::process::id(),
-            CANDIDATES.fetch_add(1, Ordering::Relaxed)
-        );
-        let mut writer = RunWriter::new(
-            &self.disk,
-            &name,
-            self.header(Kind::Candidates, depth, 0, p),
-        )?;
-        for (i, buf) in w.out.iter_mut().enumerate() {
-            if buf.is_empty() {
-                continue;
-            }
-            buf.sort_unstable();
-            buf.dedup();
-            writer.partition(i)?;
-            writer.push_all(buf)?;
-            buf.clear();
-        }
+        let file = self.write_candidates(w.out.iter_mut().enumerate(), depth)?;
         w.buffered = 0;
-        writer.finish()
+        Ok(file)
     }
 
     /// Settles the next level (`depth`) from the workers' buffers and the
@@ -988,44 +918,84 @@ impl<M: Model> OnDisk<'_, M> {
 
     /// Sends the candidates for other processes' partitions (in the
     /// workers' buffers, transposed into `incoming`, and in the candidate
-    /// files) to their owners, and puts those they sent (that the bitmap,
+    /// files) to their owners, and takes those they sent (that the bitmap,
     /// if any, has not seen) into the last column of this process's
-    /// partitions.
+    /// partitions. The exchange runs in rounds of a bounded number of keys,
+    /// and the column goes to a candidate file of its own (added to
+    /// `candidates`) whenever it holds a worker's worth: a wide level's
+    /// keys for others never sit in memory whole, here or at their owner.
     fn send_away(
         &self,
+        exchange: &Exchange<'_>,
         incoming: &mut [Vec<Vec<u64>>],
-        candidates: &[RunFile],
+        candidates: &mut Vec<RunFile>,
+        depth: u32,
     ) -> Result<(), Fault> {
-        let mut outgoing = vec![Vec::new(); self.peers.processes()];
-        for (p, runs) in incoming.iter_mut().enumerate() {
-            if !self.remote[p] {
-                continue;
-            }
-            let to = &mut outgoing[self.peers.owner(p)];
-            for run in runs.iter_mut() {
-                to.extend_from_slice(run);
-                run.clear();
-            }
-            for c in candidates {
-                if c.keys_in(p) > 0 {
-                    let mut reader = PartReader::new(c, p);
-                    while let Some(key) = reader.next_key()? {
-                        to.push(key);
+        let n = self.share.processes;
+        let mut queue = vec![VecDeque::new(); n];
+        for (p, &remote) in self.remote.iter().enumerate() {
+            if remote {
+                for (c, file) in candidates.iter().enumerate() {
+                    if file.keys_in(p) > 0 {
+                        queue[self.share.owner(p)].push_back((c, p));
                     }
                 }
             }
         }
-        for keys in self.peers.exchange(outgoing)? {
-            for key in keys {
-                let p = self.router.route(key);
-                if self.visited.insert(key)
-                    && let Some(last) = incoming[p].last_mut()
-                {
-                    last.push(key);
-                }
+        let mut post = Post {
+            store: self,
+            depth,
+            incoming,
+            files: candidates,
+            next_part: vec![0; n],
+            queue,
+            reading: (0..n).map(|_| None).collect(),
+            held: 0,
+            hold: (self.flush_at / 8).max(1 << 12),
+            received: Vec::new(),
+        };
+        // A round's keys out and in, the transport's copies of them and
+        // the column held come to about half a worker's buffer: the
+        // workers' buffers keep their memory through the exchange, and
+        // all of it fits the budget they were sized by. `count eleven
+        // --spill D --memory-limit 200M` on 2 ranks x 1 worker, peak RSS a
+        // rank: 421 MiB with one exchange a level, 231-235 MiB in rounds
+        // of half a buffer, 197-203 MiB in rounds of an eighth (alone:
+        // 118 MiB; an idle MPI rank: 22 MiB).
+        let round = (self.flush_at / 8 / (n - 1).max(1)).max(1 << 12);
+        let sent = exchange
+            .rounds(round, &mut post)
+            .and_then(|()| post.write_held().map_err(Fault::from));
+        let received = std::mem::take(&mut post.received);
+        candidates.extend(received);
+        sent
+    }
+
+    /// Writes `buffers` (partition, keys: each sorted and made distinct
+    /// here, and emptied) as one candidate file of the level at `depth`.
+    fn write_candidates<'b>(
+        &self,
+        buffers: impl Iterator<Item = (usize, &'b mut Vec<u64>)>,
+        depth: u32,
+    ) -> Result<RunFile, SpillError> {
+        let name = format!(
+            "C{depth:06}-{}-{}.run",
+            std::process::id(),
+            CANDIDATES.fetch_add(1, Ordering::Relaxed)
+        );
+        let header = self.header(Kind::Candidates, depth, 0, self.router.partitions());
+        let mut writer = RunWriter::new(&self.disk, &name, header)?;
+        for (p, buf) in buffers {
+            if buf.is_empty() {
+                continue;
             }
+            buf.sort_unstable();
+            buf.dedup();
+            writer.partition(p)?;
+            writer.push_all(buf)?;
+            buf.clear();
         }
-        Ok(())
+        writer.finish()
     }
 
     /// Gives the workers their buffers back, empty, with their capacity.
@@ -1039,59 +1009,139 @@ impl<M: Model> OnDisk<'_, M> {
         }
     }
 
-    /// Walks back from `goal` (in the newest of `levels`, which hold every
-    /// level from 0) to the start, as the in-memory rebuild does: the
-    /// smallest key of each level that has the current one as a successor.
-    fn rebuild_path(&self, levels: &VecDeque<Level>, goal: u64) -> Result<Vec<u64>, Fault> {
+    /// The smallest key of this process's share of `level` that has
+    /// `key` as a successor.
+    fn predecessor_in(&self, level: &Level, key: u64) -> Result<Option<u64>, SpillError> {
         let model = self.model;
         let mut state = model.new_state();
         let (mut successors, mut scratch, mut keys) = (Vec::new(), Vec::new(), Vec::new());
-        let mut path = vec![goal];
-        let mut current = goal;
-        for d in (0..levels.len() - 1).rev() {
-            let level = &levels[d];
-            let mut found = None;
-            if model.reversible() {
-                let candidates =
-                    successors_of(model, &mut state, &mut successors, current).to_vec();
-                for k in candidates {
-                    let p = self.router.route(k);
+        let mut found = None;
+        if model.reversible() {
+            let candidates = successors_of(model, &mut state, &mut successors, key).to_vec();
+            for k in candidates {
+                let p = self.router.route(k);
+                if found.is_none_or(|f| k < f)
+                    && !self.remote[p]
+                    && level.file_of(p).contains(p, k, &mut scratch, &mut keys)?
+                {
+                    found = Some(k);
+                }
+            }
+            return Ok(found);
+        }
+        let mut block = Vec::new();
+        for file in &level.files {
+            for b in 0..file.block_count() {
+                block.clear();
+                file.read_block(b, &mut scratch, &mut block)?;
+                for &k in &block {
                     if found.is_none_or(|f| k < f)
-                        && !self.remote[p]
-                        && level.file_of(p).contains(p, k, &mut scratch, &mut keys)?
+                        && successors_of(model, &mut state, &mut successors, k).contains(&key)
                     {
                         found = Some(k);
                     }
                 }
-            } else {
-                let mut block = Vec::new();
-                for file in &level.files {
-                    for b in 0..file.block_count() {
-                        block.clear();
-                        file.read_block(b, &mut scratch, &mut block)?;
-                        for &k in &block {
-                            if found.is_none_or(|f| k < f)
-                                && successors_of(model, &mut state, &mut successors, k)
-                                    .contains(&current)
-                            {
-                                found = Some(k);
-                            }
-                        }
-                    }
-                }
             }
-            // Each process found its smallest; the smallest of those.
-            if self.peers.processes() > 1 {
-                found = self.peers.min(found)?;
-            }
-            current = found.ok_or_else(|| SpillError::Damaged {
-                path: level.files[0].path().to_path_buf(),
-                what: "a state has no predecessor in the level before it".into(),
-            })?;
-            path.push(current);
         }
-        path.reverse();
-        Ok(path)
+        Ok(found)
+    }
+}
+
+/// The disk store's side of an exchange (see [`OnDisk::send_away`]).
+struct Post<'s, 'a, M: Model> {
+    store: &'s OnDisk<'a, M>,
+    depth: u32,
+    /// incoming[p][w]: the workers' candidates by partition; the last
+    /// column of this process's partitions takes what others send.
+    incoming: &'s mut [Vec<Vec<u64>>],
+    /// The candidate files of the level so far.
+    files: &'s [RunFile],
+    /// Per process: the next of its partitions whose buffered runs to send.
+    next_part: Vec<usize>,
+    /// Per process: the (candidate file, partition) shares still to read.
+    queue: Vec<VecDeque<(usize, usize)>>,
+    /// Per process: the share being read.
+    reading: Vec<Option<PartReader<'s>>>,
+    /// Keys in the last column.
+    held: usize,
+    /// The most keys the last column holds before it is written.
+    hold: usize,
+    /// The files the last column was written to.
+    received: Vec<RunFile>,
+}
+
+impl<M: Model> Post<'_, '_, M> {
+    /// Writes the last column, if it holds any keys, as a candidate file.
+    fn write_held(&mut self) -> Result<(), SpillError> {
+        if self.held == 0 {
+            return Ok(());
+        }
+        let store = self.store;
+        let columns = self
+            .incoming
+            .iter_mut()
+            .enumerate()
+            .filter(|(p, _)| !store.remote[*p])
+            .filter_map(|(p, runs)| runs.last_mut().map(|last| (p, last)));
+        let file = store.write_candidates(columns, self.depth)?;
+        self.received.push(file);
+        self.held = 0;
+        Ok(())
+    }
+}
+
+impl<M: Model> Mail for Post<'_, '_, M> {
+    fn next_for(&mut self, to: usize, out: &mut Vec<u64>, max: usize) -> Result<bool, Fault> {
+        let store = self.store;
+        let partitions = store.router.partitions();
+        // The buffered runs first, taken from their ends.
+        while self.next_part[to] < partitions && out.len() < max {
+            let p = self.next_part[to];
+            if !store.remote[p] || store.share.owner(p) != to {
+                self.next_part[to] += 1;
+                continue;
+            }
+            let Some(run) = self.incoming[p].iter_mut().find(|r| !r.is_empty()) else {
+                self.next_part[to] += 1;
+                continue;
+            };
+            let take = run.len().min(max - out.len());
+            out.extend(run.drain(run.len() - take..));
+        }
+        // Then the candidate files' shares, a reader at a time.
+        while out.len() < max {
+            if self.reading[to].is_none() {
+                let Some((c, p)) = self.queue[to].pop_front() else {
+                    break;
+                };
+                self.reading[to] = Some(PartReader::new(&self.files[c], p));
+            }
+            let reader = self.reading[to].as_mut().expect("a reader");
+            match reader.next_key()? {
+                Some(key) => out.push(key),
+                None => self.reading[to] = None,
+            }
+        }
+        Ok(self.next_part[to] < partitions
+            || self.reading[to].is_some()
+            || !self.queue[to].is_empty())
+    }
+
+    fn arrived(&mut self, keys: Vec<u64>) -> Result<(), Fault> {
+        let store = self.store;
+        for key in keys {
+            let p = store.router.route(key);
+            if store.visited.insert(key)
+                && let Some(last) = self.incoming[p].last_mut()
+            {
+                last.push(key);
+                self.held += 1;
+            }
+        }
+        if self.held >= self.hold {
+            self.write_held()?;
+        }
+        Ok(())
     }
 }
 

@@ -9,12 +9,12 @@ use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
 use crate::engine::levels::Fault;
+use crate::engine::levels::agree::{Exchange, Share};
 use crate::engine::levels::workers::{
     EXPAND_BATCH, lock, my_slot, partition_count, per_worker, successors_of, successors_of_all,
 };
 use crate::engine::levels::{Finished, Mode, Start, Store};
-use crate::engine::peers::Peers;
-use crate::engine::stores::sets::frontier::{levels_alternate, sort_keys};
+use crate::engine::stores::sets::frontier::levels_alternate;
 use crate::engine::stores::sets::partition::{MAX_PARTITIONS, Partition, Router, Settle};
 use crate::engine::stores::sets::visited::{Visited, resolve};
 use crate::engine::{Model, VisitedKind};
@@ -58,13 +58,10 @@ pub(crate) fn bitmap_partitions_for_cache(key_space: u64) -> usize {
         .min(MAX_PARTITIONS as u64) as usize
 }
 
-/// The most keys of a last level gathered from other processes (32 MiB).
-const GATHER_MAX: u64 = 1 << 22;
-
 /// A search's levels in memory (this process's partitions' shares).
 pub(crate) struct InMemory<'a, M: Model> {
     model: &'a M,
-    peers: &'a dyn Peers,
+    share: Share,
     parts: Vec<Partition>,
     slots: Vec<CachePadded<Mutex<Slot<M::State>>>>,
     /// incoming[p][w]: worker w's candidates for partition p, moved out of
@@ -98,11 +95,11 @@ struct LevelView<'v, M: Model> {
 impl<'a, M: Model> InMemory<'a, M> {
     /// A search of `model` from `sources` (level 0; where it starts is
     /// returned beside it), keeping what `mode` needs, on `threads` workers in `partitions` partitions (0: a few per
-    /// worker), of which `peers` says which are this process's.
+    /// worker), of which `share` says which are this process's.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         model: &'a M,
-        peers: &'a dyn Peers,
+        share: Share,
         kind: VisitedKind,
         mode: Mode,
         threads: usize,
@@ -157,7 +154,7 @@ impl<'a, M: Model> InMemory<'a, M> {
         let mut shares = vec![Vec::new(); router.partitions()];
         for &key in &sources {
             let p = router.route(key);
-            if peers.owns(p) {
+            if share.owns(p) {
                 visited.insert(key);
                 shares[p].push(key);
             }
@@ -167,7 +164,7 @@ impl<'a, M: Model> InMemory<'a, M> {
         let parts = shares
             .into_iter()
             .enumerate()
-            .map(|(p, keys)| match (peers.owns(p), owned) {
+            .map(|(p, keys)| match (share.owns(p), owned) {
                 (false, _) => Partition::with_level(Vec::new()),
                 (true, true) => {
                     let (first, len) = router.range(p, key_space);
@@ -176,17 +173,17 @@ impl<'a, M: Model> InMemory<'a, M> {
                 (true, false) => Partition::with_level(keys),
             })
             .collect();
-        let columns = threads + usize::from(peers.processes() > 1);
+        let columns = threads + usize::from(!share.alone());
         let store = InMemory {
             model,
-            peers,
+            share,
             parts,
             slots,
             incoming: vec![vec![Vec::new(); columns]; router.partitions()],
             router,
             visited,
             how,
-            remote: (0..router.partitions()).map(|p| !peers.owns(p)).collect(),
+            remote: (0..router.partitions()).map(|p| !share.owns(p)).collect(),
             keep,
             stop,
         };
@@ -211,20 +208,21 @@ impl<'a, M: Model> InMemory<'a, M> {
 
 impl<M: Model> Store for InMemory<'_, M> {
     fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault> {
-        let mine = self.view(threads, (0, 1)).goals();
-        if self.peers.processes() == 1 {
-            return Ok(mine);
-        }
-        Ok(self.peers.all_gather(&mine)?.concat())
+        Ok(self.view(threads, (0, 1)).goals())
     }
 
     fn contains(&mut self, key: u64) -> Result<bool, Fault> {
         let p = self.router.route(key);
-        let mine = self.peers.owns(p) && self.parts[p].frontier().contains(&key);
-        Ok(self.peers.any(mine)?)
+        Ok(self.share.owns(p) && self.parts[p].frontier().contains(&key))
     }
 
-    fn settle_next(&mut self, _depth: u32, width: u64, threads: usize) -> Result<u64, Fault> {
+    fn settle_next(
+        &mut self,
+        _depth: u32,
+        width: u64,
+        threads: usize,
+        exchange: &Exchange<'_>,
+    ) -> Result<u64, Fault> {
         // With owned bitmaps a wide level is expanded and settled a slice
         // at a time: a slice's candidates are settled against the bits
         // before the next slice is expanded, so the candidates in memory
@@ -247,29 +245,42 @@ impl<M: Model> Store for InMemory<'_, M> {
                 other => other,
             };
             transpose(&self.slots, &mut self.incoming);
-            if self.peers.processes() > 1 {
-                send_away(self.peers, self.router, &self.visited, &mut self.incoming)?;
+            if !self.share.alone() {
+                send_away(
+                    exchange,
+                    self.share,
+                    self.router,
+                    &self.visited,
+                    &mut self.incoming,
+                )?;
             }
             next = settle_all(&mut self.parts, &mut self.incoming, how, threads);
             transpose(&self.slots, &mut self.incoming);
             // Across processes every one takes every slice, so that their
             // exchanges pair up; the loop drops a level cut short.
-            if self.stopped() && self.peers.processes() == 1 {
+            if self.stopped() && self.share.alone() {
                 break;
             }
         }
         Ok(next as u64)
     }
 
-    fn has_new_successor(&mut self, depth: u32, width: u64, threads: usize) -> Result<bool, Fault> {
-        if self.peers.processes() == 1 {
-            return Ok(self.view(threads, (0, 1)).has_new_successor(&self.visited));
+    fn new_successors(
+        &mut self,
+        depth: u32,
+        width: u64,
+        threads: usize,
+        exchange: &Exchange<'_>,
+    ) -> Result<u64, Fault> {
+        if self.share.alone() {
+            let view = self.view(threads, (0, 1));
+            return Ok(u64::from(view.has_new_successor(&self.visited)));
         }
         // Whether another process's successor is new only its owner
         // knows: the next level is settled everywhere, and dropped.
-        let share = self.settle_next(depth, width, threads)?;
+        let share = self.settle_next(depth, width, threads, exchange)?;
         self.discard();
-        Ok(self.peers.sum(share)? > 0)
+        Ok(share)
     }
 
     fn commit(&mut self, _levels: &[u64], _seconds: f64) -> Result<(), Fault> {
@@ -288,31 +299,25 @@ impl<M: Model> Store for InMemory<'_, M> {
         self.visited.bytes_per_new_key() + 8 + if self.keep == 0 { 8 } else { 0 }
     }
 
-    fn last_level(&mut self, width: u64, threads: usize, sorted: bool) -> Result<Vec<u64>, Fault> {
-        let mut keys: Vec<u64> = self
-            .parts
-            .iter()
-            .flat_map(|p| p.frontier())
-            .copied()
-            .collect();
-        if self.peers.processes() > 1 {
-            if width > GATHER_MAX {
-                return Ok(Vec::new());
-            }
-            keys = self.peers.all_gather(&keys)?.concat();
-        }
-        if sorted {
-            sort_keys(&mut keys, threads);
-        }
-        Ok(keys)
+    fn last_level(&mut self, _width: u64, _threads: usize) -> Result<Option<Vec<u64>>, Fault> {
+        Ok(Some(
+            self.parts
+                .iter()
+                .flat_map(|p| p.frontier())
+                .copied()
+                .collect(),
+        ))
     }
 
-    fn path(&mut self, goal: u64, threads: usize) -> Result<Vec<u64>, Fault> {
-        let kept: Vec<Vec<Vec<u64>>> = std::mem::take(&mut self.parts)
-            .into_iter()
-            .map(Partition::into_levels)
-            .collect();
-        rebuild_path(self.model, self.peers, &kept, self.router, goal, threads)
+    fn predecessor(&mut self, depth: u32, key: u64, threads: usize) -> Result<Option<u64>, Fault> {
+        Ok(predecessor(
+            self.model,
+            &self.parts,
+            self.router,
+            depth as usize,
+            key,
+            threads,
+        ))
     }
 
     fn finish(self, _stopped: bool) -> Finished {
@@ -341,22 +346,23 @@ fn transpose<S>(slots: &Slots<S>, incoming: &mut [Vec<Vec<u64>>]) {
 /// those they sent into the last column of this process's partitions
 /// (those `visited` has not seen, where the search keeps a visited set).
 fn send_away(
-    peers: &dyn Peers,
+    exchange: &Exchange<'_>,
+    share: Share,
     router: Router,
     visited: &Visited,
     incoming: &mut [Vec<Vec<u64>>],
 ) -> Result<(), Fault> {
-    let mut outgoing = vec![Vec::new(); peers.processes()];
+    let mut outgoing = vec![Vec::new(); share.processes];
     for (p, runs) in incoming.iter_mut().enumerate() {
-        if !peers.owns(p) {
-            let to = &mut outgoing[peers.owner(p)];
+        if !share.owns(p) {
+            let to = &mut outgoing[share.owner(p)];
             for run in runs.iter_mut() {
                 to.extend_from_slice(run);
                 run.clear();
             }
         }
     }
-    for keys in peers.exchange(outgoing)? {
+    for keys in exchange.once(outgoing)? {
         for key in keys {
             let p = router.route(key);
             if visited.insert(key)
@@ -522,64 +528,41 @@ fn settle_all(
     }
 }
 
-/// Walks back from `goal`, whose level is every partition's newest, to the
-/// start, choosing at each level the smallest key that has the current one
-/// as a successor (so that the path depends on neither thread timing, the
-/// partition count nor the process count). `kept[p][d]` is partition p's
-/// share of level d, sorted (empty for another process's partition: each
-/// process finds its smallest, and the smallest of those is taken).
-fn rebuild_path<M: Model>(
+/// The smallest key of this process's share of level `depth` (every
+/// level kept, each partition's share sorted) that has `key` as a
+/// successor.
+fn predecessor<M: Model>(
     model: &M,
-    peers: &dyn Peers,
-    kept: &[Vec<Vec<u64>>],
+    parts: &[Partition],
     router: Router,
-    goal: u64,
+    depth: usize,
+    key: u64,
     threads: usize,
-) -> Result<Vec<u64>, Fault> {
-    let depth = kept
-        .iter()
-        .map(|levels| levels.len())
-        .max()
-        .map_or(0, |n| n - 1);
+) -> Option<u64> {
+    let share = |p: usize| parts[p].level(depth);
     let mut state = model.new_state();
     let mut successors = Vec::new();
-    let mut path = vec![goal];
-    let mut current = goal;
-    let share = |p: usize, d: usize| kept[p].get(d).map_or(&[][..], Vec::as_slice);
-    for d in (0..depth).rev() {
-        let mine = if model.reversible() {
-            successors_of(model, &mut state, &mut successors, current)
-                .iter()
-                .copied()
-                .filter(|&k| share(router.route(k), d).binary_search(&k).is_ok())
-                .min()
-        } else {
-            // Each partition's share is sorted, so its first hit is its
-            // smallest; the smallest over the partitions is the level's.
-            let first_hit = |p: usize| {
-                let mut state = model.new_state();
-                let mut successors = Vec::new();
-                share(p, d).iter().copied().find(|&key| {
-                    successors_of(model, &mut state, &mut successors, key).contains(&current)
-                })
-            };
-            // With one worker there is no pool, so no parallel iterator may run.
-            if threads == 1 {
-                (0..kept.len()).filter_map(first_hit).min()
-            } else {
-                (0..kept.len()).into_par_iter().filter_map(first_hit).min()
-            }
-        };
-        let previous = if peers.processes() == 1 {
-            mine
-        } else {
-            peers.min(mine)?
-        };
-        // Every key of a level was found as the successor of one in the level
-        // before, so a predecessor always exists.
-        current = previous.expect("a state of level d has a predecessor in level d-1");
-        path.push(current);
+    if model.reversible() {
+        return successors_of(model, &mut state, &mut successors, key)
+            .iter()
+            .copied()
+            .filter(|&k| share(router.route(k)).binary_search(&k).is_ok())
+            .min();
     }
-    path.reverse();
-    Ok(path)
+    // Each partition's share is sorted, so its first hit is its smallest;
+    // the smallest over the partitions is the level's.
+    let first_hit = |p: usize| {
+        let mut state = model.new_state();
+        let mut successors = Vec::new();
+        share(p)
+            .iter()
+            .copied()
+            .find(|&k| successors_of(model, &mut state, &mut successors, k).contains(&key))
+    };
+    // With one worker there is no pool, so no parallel iterator may run.
+    if threads == 1 {
+        (0..parts.len()).filter_map(first_hit).min()
+    } else {
+        (0..parts.len()).into_par_iter().filter_map(first_hit).min()
+    }
 }

@@ -10,8 +10,6 @@
 //! state. Each
 //! partition (`partition.rs`) does this for its own share of the keys.
 
-use rayon::prelude::*;
-
 use crate::engine::Model;
 
 /// Whether frontier search of `model` from a level 0 of `level_zero` keys
@@ -22,15 +20,6 @@ use crate::engine::Model;
 /// colours (`hardest`'s search from every goal).
 pub(crate) fn levels_alternate<M: Model>(model: &M, level_zero: u64) -> bool {
     model.bipartite() && level_zero == 1
-}
-
-/// Sorts `keys`, in parallel when there are many.
-pub(crate) fn sort_keys(keys: &mut [u64], threads: usize) {
-    if threads == 1 || keys.len() < 1 << 14 {
-        keys.sort_unstable();
-    } else {
-        keys.par_sort_unstable();
-    }
 }
 
 /// Settles `runs` (each worker's candidates for one partition, which it

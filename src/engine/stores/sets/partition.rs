@@ -273,10 +273,10 @@ impl Partition {
             .any(|level| level.binary_search(&key).is_ok())
     }
 
-    /// This partition's share of kept level `i` (0 = the oldest kept).
-    #[cfg(test)]
+    /// This partition's share of kept level `i` (0 = the oldest kept;
+    /// empty past the newest).
     pub(crate) fn level(&self, i: usize) -> &[u64] {
-        &self.levels[i]
+        self.levels.get(i).map_or(&[], Vec::as_slice)
     }
 
     /// Settles this partition's share of the next level from `runs`, the
@@ -343,11 +343,6 @@ impl Partition {
     /// Drops the settled share (a level cut short or over a limit).
     pub(crate) fn discard(&mut self) {
         self.spare = std::mem::take(&mut self.next);
-    }
-
-    /// Hands over the kept levels, oldest first.
-    pub(crate) fn into_levels(self) -> Vec<Vec<u64>> {
-        self.levels
     }
 }
 
@@ -494,6 +489,7 @@ mod tests {
         part.settle(&mut runs, Settle::Visited { sorted: true });
         part.commit(0);
         assert_eq!(part.frontier(), [2, 5, 9]);
-        assert_eq!(part.into_levels(), [vec![0], vec![2, 5, 9]]);
+        assert_eq!((part.level(0), part.level(1)), (&[0][..], &[2, 5, 9][..]));
+        assert!(part.level(2).is_empty());
     }
 }

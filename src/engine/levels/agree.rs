@@ -1,0 +1,471 @@
+//! Everything a search says to its other processes, in one place: what the
+//! level loop and the search's start agree on, and the one thing a store
+//! may ask of them, its candidates carried to their owners ([`Exchange`]).
+//!
+//! A store answers for its own share of a level (its goals, whether it
+//! holds a key, its keys, a path's next step) and the loop gathers the
+//! answers here, so that a new store cannot forget a process, and every
+//! process makes the same collective calls in the same order. Alone, every
+//! call returns at once without a word sent.
+
+use crate::engine::SearchError;
+use crate::engine::files::manifest::run_seed;
+use crate::engine::files::{Checkpoint, SpillError, manifest};
+use crate::engine::peers::{Mismatch, Peers};
+use crate::engine::report::StopReason;
+
+use super::Fault;
+use super::memory::Bound;
+
+/// This process's place among the processes of a search: its partitions
+/// are those whose index modulo `processes` is `me` (the dense store's
+/// blocks are shared out in ranges of the same count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Share {
+    pub(crate) me: usize,
+    pub(crate) processes: usize,
+}
+
+impl Share {
+    /// One process, which owns everything.
+    pub(crate) const ALONE: Share = Share {
+        me: 0,
+        processes: 1,
+    };
+
+    /// The share of this process among `peers`.
+    pub(crate) fn of(peers: &dyn Peers) -> Share {
+        Share {
+            me: peers.me(),
+            processes: peers.processes(),
+        }
+    }
+
+    /// Whether this process is the search's only one.
+    #[inline]
+    pub(crate) fn alone(self) -> bool {
+        self.processes == 1
+    }
+
+    /// Whether partition `p` is this process's.
+    #[inline]
+    pub(crate) fn owns(self, p: usize) -> bool {
+        p % self.processes == self.me
+    }
+
+    /// The process that owns partition `p`.
+    #[inline]
+    pub(crate) fn owner(self, p: usize) -> usize {
+        p % self.processes
+    }
+}
+
+/// How a store's candidates for other processes' partitions reach them,
+/// and theirs for its own reach it: handed by the loop to the store's
+/// settle, the one step of a level that other processes take part in.
+/// Every process calls it at the same points of a level.
+pub(crate) struct Exchange<'p> {
+    peers: &'p dyn Peers,
+}
+
+/// A store's side of [`Exchange::rounds`]: where the keys to send come
+/// from and where the keys received go.
+pub(crate) trait Mail {
+    /// Appends at most `max` more of this process's keys for process `to`
+    /// to `out`; whether any remain after them.
+    fn next_for(&mut self, to: usize, out: &mut Vec<u64>, max: usize) -> Result<bool, Fault>;
+
+    /// Takes keys that another process sent.
+    fn arrived(&mut self, keys: Vec<u64>) -> Result<(), Fault>;
+}
+
+impl<'p> Exchange<'p> {
+    pub(crate) fn new(peers: &'p dyn Peers) -> Exchange<'p> {
+        Exchange { peers }
+    }
+
+    /// Sends `outgoing[q]` to every other process q in one round; what
+    /// each sent this one, by process (empty at this one's index).
+    pub(crate) fn once(&self, outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, Fault> {
+        Ok(self.peers.exchange(outgoing)?)
+    }
+
+    /// Moves keys to their owners in rounds of at most `round` keys to each
+    /// process, until no process has more: what is in flight (and in the
+    /// transport's buffers) is bounded by the round, not by the level.
+    pub(crate) fn rounds(&self, round: usize, mail: &mut dyn Mail) -> Result<(), Fault> {
+        let (n, me) = (self.peers.processes(), self.peers.me());
+        let round = round.max(1);
+        loop {
+            let mut outgoing = vec![Vec::new(); n];
+            let mut more = false;
+            for (q, out) in outgoing.iter_mut().enumerate() {
+                if q != me {
+                    more |= mail.next_for(q, out, round)?;
+                }
+            }
+            for keys in self.peers.exchange(outgoing)? {
+                if !keys.is_empty() {
+                    mail.arrived(keys)?;
+                }
+            }
+            if !self.peers.any(more)? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Checks that every process runs the same search: the digest of the
+/// model's identity and the options' text (`settings`), against process
+/// 0's.
+pub(crate) fn same_search(
+    peers: &dyn Peers,
+    identity: u64,
+    settings: &str,
+) -> Result<(), SearchError> {
+    if peers.processes() == 1 {
+        return Ok(());
+    }
+    let mut words = vec![identity];
+    words.extend(
+        settings
+            .as_bytes()
+            .chunks(8)
+            .map(|c| c.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))),
+    );
+    let all = peers.all_gather(&words)?;
+    let Some(process) = all.iter().position(|w| *w != all[0]) else {
+        return Ok(());
+    };
+    let what = if all[process].first() != all[0].first() {
+        "its puzzle differs (another file, file contents or metric)".to_string()
+    } else {
+        let text = |w: &[u64]| {
+            let bytes: Vec<u8> = w[1..].iter().flat_map(|w| w.to_le_bytes()).collect();
+            String::from_utf8_lossy(&bytes)
+                .trim_end_matches('\0')
+                .to_string()
+        };
+        format!("{} against {}", text(&all[process]), text(&all[0]))
+    };
+    Err(Mismatch { process, what }.into())
+}
+
+/// The name of a new checkpointed run: process 0's, which every process
+/// records.
+pub(crate) fn run_name(peers: &dyn Peers) -> Result<u64, Fault> {
+    if peers.processes() == 1 {
+        return Ok(run_seed());
+    }
+    Ok(peers.all_gather(&[run_seed()])?[0][0])
+}
+
+/// How many of the levels that `cp` records the resumed search goes on
+/// from: all of them alone; across processes, the checkpoints must be one
+/// run's, each in its process's place, and all go on from the last level
+/// every one saved (a process may be one level ahead of another that died).
+pub(crate) fn resume_levels(peers: &dyn Peers, cp: &Checkpoint) -> Result<usize, Fault> {
+    let m = &cp.manifest;
+    let path = cp.dir.join(manifest::NAME);
+    let (me, n) = (peers.me(), peers.processes());
+    if m.levels.is_empty() {
+        return Err(SpillError::Damaged {
+            path,
+            what: "it names no level".into(),
+        }
+        .into());
+    }
+    if (m.process as usize, m.processes as usize) != (me, n) && n == 1 {
+        return Err(SpillError::Foreign {
+            path,
+            what: format!(
+                "it is process {} of a run on {} processes: resume the run's directory on as many ranks, `mpiexec -n {} reach resume {}` (a build with --features mpi)",
+                m.process,
+                m.processes,
+                m.processes,
+                cp.dir.parent().unwrap_or(&cp.dir).display()
+            ),
+        }
+        .into());
+    }
+    if n == 1 {
+        return Ok(m.levels.len());
+    }
+    let run = u64::from_str_radix(&m.run, 16).unwrap_or(0);
+    let mine = [
+        run,
+        u64::from(m.process),
+        u64::from(m.processes),
+        m.levels.len() as u64,
+    ];
+    let all = peers.all_gather(&mine)?;
+    for (q, theirs) in all.iter().enumerate() {
+        let what = if theirs[2] != n as u64 {
+            format!(
+                "process {q}'s checkpoint is of a run on {} processes, this run has {n}",
+                theirs[2]
+            )
+        } else if theirs[1] != q as u64 {
+            format!(
+                "process {q}'s directory holds process {}'s checkpoint",
+                theirs[1]
+            )
+        } else if theirs[0] != all[0][0] {
+            format!("process {q}'s checkpoint is of another run than process 0's")
+        } else {
+            continue;
+        };
+        return Err(SpillError::Foreign {
+            path,
+            what: format!(
+                "{what}\n  help: resume with the same processes and the directories of one run"
+            ),
+        }
+        .into());
+    }
+    Ok(all.iter().map(|v| v[3]).min().unwrap_or(1) as usize)
+}
+
+/// The reason every process stops for: the first process's that has one
+/// (each process checks its own memory and signals).
+pub(crate) fn reason(
+    peers: &dyn Peers,
+    mine: Option<StopReason>,
+) -> Result<Option<StopReason>, Fault> {
+    if peers.processes() == 1 {
+        return Ok(mine);
+    }
+    Ok(peers
+        .all_gather(&encode(&mine))?
+        .iter()
+        .find_map(|words| decode(words)))
+}
+
+/// The next level's width in all processes, from this one's `share`, and
+/// the strongest signal any process saw while settling it (0: none; 1: an
+/// interruption; 2: a termination).
+pub(crate) fn width(peers: &dyn Peers, share: u64, signal: u64) -> Result<(u64, u64), Fault> {
+    if peers.processes() == 1 {
+        return Ok((share, signal));
+    }
+    let all = peers.all_gather(&[share, signal])?;
+    Ok((
+        all.iter().map(|v| v[0]).sum(),
+        all.iter().map(|v| v[1]).max().unwrap_or(0),
+    ))
+}
+
+/// Every process's `keys`, one after another in process order.
+pub(crate) fn gather(peers: &dyn Peers, keys: Vec<u64>) -> Result<Vec<u64>, Fault> {
+    if peers.processes() == 1 {
+        return Ok(keys);
+    }
+    Ok(peers.all_gather(&keys)?.concat())
+}
+
+/// The sum of every process's `value`.
+pub(crate) fn sum(peers: &dyn Peers, value: u64) -> Result<u64, Fault> {
+    if peers.processes() == 1 {
+        return Ok(value);
+    }
+    Ok(peers.sum(value)?)
+}
+
+/// The smallest of every process's `value`.
+pub(crate) fn min(peers: &dyn Peers, value: Option<u64>) -> Result<Option<u64>, Fault> {
+    if peers.processes() == 1 {
+        return Ok(value);
+    }
+    Ok(peers.min(value)?)
+}
+
+/// A reason to stop before a level, as words that processes exchange.
+fn encode(reason: &Option<StopReason>) -> [u64; 4] {
+    match reason {
+        None => [0; 4],
+        Some(StopReason::Interrupted) => [1, 0, 0, 0],
+        Some(StopReason::Terminated) => [5, 0, 0, 0],
+        Some(StopReason::MaxDepth(d)) => [2, u64::from(*d), 0, 0],
+        Some(StopReason::MemoryLimit { limit, needed }) => [3, *limit, *needed, 0],
+        Some(StopReason::MemoryAvailable {
+            available,
+            needed,
+            bound,
+        }) => [4, *available, *needed, bound.code()],
+        // Not decided before a level.
+        Some(_) => [0; 4],
+    }
+}
+
+fn decode(words: &[u64]) -> Option<StopReason> {
+    match *words {
+        [1, ..] => Some(StopReason::Interrupted),
+        [5, ..] => Some(StopReason::Terminated),
+        [2, d, ..] => Some(StopReason::MaxDepth(d as u32)),
+        [3, limit, needed, _] => Some(StopReason::MemoryLimit { limit, needed }),
+        [4, available, needed, bound] => Some(StopReason::MemoryAvailable {
+            available,
+            needed,
+            bound: Bound::from_code(bound),
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::peers::Peers;
+    use crate::engine::peers::threads::Hub;
+    use crate::engine::{Search, Spill, VisitedKind, reference};
+    use crate::puzzles::builtin;
+    use crate::puzzles::tiles::Tiles;
+
+    /// `run` as each of `n` processes (threads of this test), their
+    /// answers in process order.
+    fn on<R: Send>(n: usize, run: impl Fn(&dyn Peers) -> R + Sync) -> Vec<R> {
+        let hub = Hub::new(n);
+        std::thread::scope(|s| {
+            let (hub, run) = (&hub, &run);
+            let handles: Vec<_> = (0..n)
+                .map(|me| s.spawn(move || run(&hub.process(me))))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        })
+    }
+
+    /// A directory of this test's own, removed when it ends.
+    struct Scratch(std::path::PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let dir =
+                std::env::temp_dir().join(format!("reach-agree-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn every_store_counts_alike_on_two_and_three_processes() {
+        let klotski = builtin::sliding("klotski").unwrap();
+        let tiles = Tiles::new(2, 5).unwrap();
+        let expected = reference::level_sizes(&klotski);
+        let tiles_levels = Search::new(&tiles).threads(1).count().unwrap().levels;
+        assert_eq!(tiles_levels.iter().sum::<u64>(), 1_814_400);
+        let scratch = Scratch::new("count");
+        for n in [2, 3] {
+            for kind in [
+                VisitedKind::Frontier,
+                VisitedKind::Bitmap,
+                VisitedKind::DashMap,
+                VisitedKind::Dense,
+            ] {
+                let counts = on(n, |peers| {
+                    let search = Search::new(&klotski).threads(1).visited(kind);
+                    search.peers(peers).count().unwrap()
+                });
+                for report in counts {
+                    assert_eq!(report.levels, expected, "{kind:?} on {n}");
+                    assert!(report.is_complete());
+                }
+            }
+            // On disk, with buffers so small that a wide level's exchange
+            // takes rounds and its received keys several files.
+            let dir = scratch.0.join(format!("frontier-{n}"));
+            let counts = on(n, |peers| {
+                let spill = Spill::new(&dir).candidate_budget(Some(1));
+                let search = Search::new(&tiles)
+                    .threads(2)
+                    .visited(VisitedKind::Frontier);
+                search.spill(spill).peers(peers).count().unwrap()
+            });
+            for report in counts {
+                assert_eq!(report.levels, tiles_levels, "tiles on disk on {n}");
+            }
+            assert!(!dir.exists(), "the processes' directories are removed");
+            // The dense array, each process's share in memory, then on disk
+            // in segments of one block.
+            for segment in [None, Some(32768)] {
+                let dir = scratch.0.join(format!("dense-{n}"));
+                let counts = on(n, |peers| {
+                    let search = Search::new(&tiles)
+                        .threads(1)
+                        .visited(VisitedKind::Dense)
+                        .dense_segment_bytes(segment);
+                    let search = match segment {
+                        Some(_) => search.spill(Spill::new(&dir)),
+                        None => search,
+                    };
+                    search.peers(peers).count().unwrap()
+                });
+                for report in counts {
+                    assert_eq!(report.levels, tiles_levels, "dense {segment:?} on {n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hardest_and_solve_on_several_processes_are_those_of_one() {
+        let klotski = builtin::sliding("klotski").unwrap();
+        let scratch = Scratch::new("solve");
+        for kind in [VisitedKind::Frontier, VisitedKind::Dense] {
+            let one = Search::new(&klotski)
+                .threads(1)
+                .visited(kind)
+                .hardest()
+                .unwrap();
+            assert_eq!(
+                (
+                    one.component,
+                    one.goal_states,
+                    one.distance,
+                    one.start_distance
+                ),
+                (25955, 964, 126, Some(116))
+            );
+            for n in [2, 3] {
+                let all = on(n, |peers| {
+                    let search = Search::new(&klotski).threads(1).visited(kind);
+                    search.peers(peers).hardest().unwrap()
+                });
+                for h in all {
+                    let what = format!("{kind:?} on {n}");
+                    assert_eq!(h.component, one.component, "{what}");
+                    assert_eq!(h.goal_states, one.goal_states, "{what}");
+                    assert_eq!(h.start_distance, one.start_distance, "{what}");
+                    assert_eq!(h.distance, one.distance, "{what}");
+                    assert_eq!(h.positions, one.positions, "{what}");
+                    assert_eq!(h.report.levels, one.report.levels, "{what}");
+                }
+            }
+        }
+        let one = Search::new(&klotski).threads(1).solve().unwrap();
+        let path = one.path.clone().expect("klotski is solvable");
+        assert_eq!(path.len(), 117);
+        for n in [2, 3] {
+            for on_disk in [false, true] {
+                let dir = scratch.0.join(format!("solve-{n}"));
+                let all = on(n, |peers| {
+                    let search = Search::new(&klotski).threads(2);
+                    let search = match on_disk {
+                        true => search.spill(Spill::new(&dir)),
+                        false => search,
+                    };
+                    search.peers(peers).solve().unwrap()
+                });
+                for s in all {
+                    assert_eq!(s.path.as_ref(), Some(&path), "on disk {on_disk}, {n}");
+                    assert_eq!(s.report.levels, one.report.levels);
+                }
+            }
+        }
+    }
+}

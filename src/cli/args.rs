@@ -15,7 +15,7 @@ Exit codes:
        fault (--spill, --checkpoint: full disk, I/O error); the report is partial
   4    the output could not be written (stdout, or a --plot, --html or --svg file:
        checked before the search, written whole after the report)
-  5    cluster (--cluster, --local-processes): a process was lost, stopped answering, never came up, or runs another search
+  5    cluster (MPI ranks, --local-processes): a rank was lost, stopped answering, or runs another search
   101  internal error (a bug: please report it)
   130  interrupted by Ctrl-C (SIGINT); 143 terminated by SIGTERM; the report is partial";
 

@@ -304,6 +304,9 @@ impl<'a, M: Model> OnDisk<'a, M> {
             .or_else(|| memory_limit.map(|limit| limit.saturating_sub(rss) / 2))
             .or_else(|| crate::engine::memory::headroom().map(|(room, _)| room / 4))
             .unwrap_or(1 << 29);
+        // Across processes a fifth of it is the exchange's (a round's keys
+        // out and in, the transport's copies, the column received).
+        let budget = if cluster { budget / 5 * 4 } else { budget };
         let flush_at = ((budget / 8 / 2) as usize / threads).max(1 << 16);
         let workers = per_worker(threads, || Worker {
             state: model.new_state(),
@@ -957,11 +960,12 @@ impl<M: Model> OnDisk<'_, M> {
         // A round's keys out and in, the transport's copies of them and
         // the column held come to about half a worker's buffer: the
         // workers' buffers keep their memory through the exchange, and
-        // all of it fits the budget they were sized by. `count eleven
-        // --spill D --memory-limit 200M` on 2 ranks x 1 worker, peak RSS a
-        // rank: 421 MiB with one exchange a level, 231-235 MiB in rounds
-        // of half a buffer, 197-203 MiB in rounds of an eighth (alone:
-        // 118 MiB; an idle MPI rank: 22 MiB).
+        // all of it fits the fifth of the budget kept for it. `count
+        // eleven --spill D --memory-limit 200M` on 2 ranks x 1 worker,
+        // peak RSS a rank: 421 MiB with one exchange a level, 231-235 MiB
+        // in rounds of half a buffer, 197-203 MiB in rounds of an eighth,
+        // 187-188 MiB with the fifth kept (alone: 118 MiB; an idle MPI
+        // rank: 22 MiB).
         let round = (self.flush_at / 8 / (n - 1).max(1)).max(1 << 12);
         let sent = exchange
             .rounds(round, &mut post)

@@ -248,13 +248,14 @@ impl Settings {
         ))
     }
 
-    /// As [`Settings::spill`]; with `outputs` (files written after the
-    /// report), a checkpoint that completes stays until they are written
-    /// ([`Settings::outputs_written`] removes it), so that a failure to
-    /// write one loses nothing.
-    fn spill_for_outputs(&self, puzzle: &str, outputs: bool) -> Result<Option<Spill>> {
+    /// As [`Settings::spill`], but a checkpoint that completes stays until
+    /// the report is printed and the outputs written
+    /// ([`Settings::outputs_written`] removes it): a crash or a failed
+    /// output before then loses nothing, and `reach resume` prints the
+    /// answer again. (Across ranks each rank's store removes its own.)
+    fn spill_until_printed(&self, puzzle: &str) -> Result<Option<Spill>> {
         let spill = self.spill(puzzle)?;
-        let leave = outputs && self.peers.is_none();
+        let leave = self.peers.is_none();
         Ok(spill.map(|sp| sp.leave_checkpoint(leave)))
     }
 
@@ -277,10 +278,14 @@ impl Settings {
         }
     }
 
-    /// Every output is written: removes the checkpoint that
-    /// [`Settings::spill_for_outputs`] left of a completed search.
+    /// The report is printed and every output written: removes the
+    /// checkpoint that [`Settings::spill_until_printed`] left of a
+    /// completed search (its manifest first, so that a crash from here on
+    /// leaves no checkpoint rather than a broken one).
     fn outputs_written(&self, spill: &Option<Spill>, report: &Report) -> Result<()> {
         let Some(sp) = spill else { return Ok(()) };
+        // What was printed is out of the process before the checkpoint goes.
+        let _ = std::io::Write::flush(&mut std::io::stdout());
         if self.checkpointed() && report.is_complete() && Checkpoint::exists(sp.dir()) {
             Checkpoint::open(sp.dir())?.remove()?;
         }
@@ -848,7 +853,7 @@ fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     if let Some(file) = &a.options.plot {
         check_output(file)?;
     }
-    let spill = s.spill_for_outputs(&a.puzzle, a.options.plot.is_some())?;
+    let spill = s.spill_until_printed(&a.puzzle)?;
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose && s.process() == 0);
     let progress = |p: &reach::engine::Progress| line.update(p);
@@ -1236,7 +1241,7 @@ fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     }
     let metric = twisty::sliding_metric(a.metric, &a.moves, puzzle.name())?;
     let puzzle = puzzle.with_metric(metric);
-    let spill = s.spill_for_outputs(&a.puzzle, a.html.is_some() || a.svg.is_some())?;
+    let spill = s.spill_until_printed(&a.puzzle)?;
     let metric = puzzle.metric().name();
     let (path, report) =
         match solve_search(&puzzle, puzzle.raw_name(), metric, "the goal", &spill, s)? {

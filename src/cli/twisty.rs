@@ -107,7 +107,7 @@ pub(super) fn solve(def: Definition, a: &SolveArgs, s: &Settings) -> Result<Exit
             "no solution",
         );
     }
-    let spill = s.spill(&a.puzzle)?;
+    let spill = s.spill_until_printed(&a.puzzle)?;
     let (path, report) = match solve_search(
         &puzzle,
         puzzle.raw_name(),
@@ -145,6 +145,7 @@ pub(super) fn solve(def: Definition, a: &SolveArgs, s: &Settings) -> Result<Exit
         }
         stdout(&out)?;
     }
+    s.outputs_written(&spill, &report)?;
     Ok(ExitCode::SUCCESS)
 }
 

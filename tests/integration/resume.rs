@@ -362,3 +362,157 @@ fn a_spilled_count_keeps_its_peak_memory_under_the_limit() {
         assert!(peak <= bytes + (4 << 20), "{limit}: peak {peak} bytes");
     }
 }
+
+/// Whether strace can trace here (installed, and ptrace allowed).
+fn strace_works() -> bool {
+    StdCommand::new("strace")
+        .args(["-o", "/dev/null", "true"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// What of a report must not depend on where a run was killed.
+fn answer(v: &serde_json::Value) -> serde_json::Value {
+    serde_json::json!([v["states"], v["levels"], v["length"], v["moves"]])
+}
+
+/// `reach ARGS --json` under strace, killed (SIGKILL) at its `n`th file
+/// removal: the JSON it printed (if it printed any) and whether it ran
+/// to its end before the `n`th came.
+fn killed_at_removal(args: &[&str], n: usize) -> (Option<serde_json::Value>, bool) {
+    let out = StdCommand::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            "trace=unlink,unlinkat",
+        ])
+        .arg("-e")
+        .arg(format!("inject=unlink,unlinkat:signal=KILL:when={n}"))
+        .arg(assert_cmd::cargo::cargo_bin("reach"))
+        .args(args)
+        .arg("--json")
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    let printed = (!out.stdout.is_empty()).then(|| json(&out.stdout));
+    (printed, out.status.code() == Some(0))
+}
+
+#[test]
+fn a_kill_at_any_file_removal_loses_no_answer() {
+    if !strace_works() {
+        eprintln!("skipped: strace cannot trace here (apt-get install strace)");
+        return;
+    }
+    let dir = TempDir::new("unlinks");
+    // A resumed run too: from a checkpoint stopped at depth 10.
+    let base = dir.join("base");
+    reach()
+        .args(["count", "eight", "-j", "2", "--partitions", "1"])
+        .args(["--max-depth", "10", "--checkpoint"])
+        .arg(&base)
+        .assert()
+        .code(3);
+    // One partition: a file a level, so a few dozen removals a run.
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "count",
+            &[
+                "count",
+                "eight",
+                "-j",
+                "2",
+                "--partitions",
+                "1",
+                "--checkpoint",
+            ],
+        ),
+        (
+            "solve",
+            &[
+                "solve",
+                "rush-hour",
+                "--metric",
+                "slide",
+                "-j",
+                "2",
+                "--partitions",
+                "1",
+                "--checkpoint",
+            ],
+        ),
+        ("resume", &["resume", "--max-depth", "100"]),
+    ];
+    for (name, args) in cases {
+        let whole = if name == "resume" {
+            json(
+                &reach()
+                    .args(["count", "eight", "--json"])
+                    .output()
+                    .unwrap()
+                    .stdout,
+            )
+        } else {
+            json(
+                &reach()
+                    .args(&args[..args.len() - 1])
+                    .arg("--json")
+                    .output()
+                    .unwrap()
+                    .stdout,
+            )
+        };
+        let mut n = 1;
+        loop {
+            let ck = dir.join(&format!("{name}-{n}"));
+            if name == "resume" {
+                std::fs::create_dir(&ck).unwrap();
+                for entry in std::fs::read_dir(&base).unwrap() {
+                    let entry = entry.unwrap();
+                    std::fs::copy(entry.path(), ck.join(entry.file_name())).unwrap();
+                }
+            }
+            let ck_arg = ck.to_str().unwrap();
+            let argv: Vec<&str> = if name == "resume" {
+                [&["resume", ck_arg], &args[1..]].concat()
+            } else {
+                [args, &[ck_arg]].concat()
+            };
+            let (printed, finished) = killed_at_removal(&argv, n);
+            let what = format!("{name}, killed at removal {n}");
+            match printed {
+                Some(v) => assert_eq!(answer(&v), answer(&whole), "{what}: printed"),
+                None => {
+                    // Not printed: the checkpoint must be whole.
+                    let out = reach()
+                        .arg("resume")
+                        .arg(&ck)
+                        .arg("--json")
+                        .output()
+                        .unwrap();
+                    assert_eq!(
+                        out.status.code(),
+                        Some(0),
+                        "{what}: the resume failed: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                    assert_eq!(
+                        answer(&json(&out.stdout)),
+                        answer(&whole),
+                        "{what}: resumed"
+                    );
+                }
+            }
+            if finished {
+                break;
+            }
+            n += 1;
+            assert!(n < 500, "{name}: more removals than expected");
+        }
+        assert!(n > 2, "{name}: the run's own removals were reached ({n})");
+    }
+}

@@ -211,9 +211,15 @@ impl Checkpoint {
         Ok(Checkpoint { dir, manifest })
     }
 
-    /// Removes the checkpoint: the files its manifest names, the manifest,
-    /// and the directory if nothing else is left in it.
+    /// Removes the checkpoint: the manifest first (one unlink, made
+    /// durable: from then on there is no checkpoint, never one that names
+    /// missing files), then the files it named, and the directory if
+    /// nothing else is left in it.
     pub fn remove(self) -> Result<(), SpillError> {
+        let path = self.dir.join(NAME);
+        std::fs::remove_file(&path).map_err(|e| SpillError::io(&path, e))?;
+        // (A failed sync leaves at worst a manifest naming whole files.)
+        let _ = std::fs::File::open(&self.dir).and_then(|d| d.sync_all());
         for name in self.manifest.kept.iter().flat_map(|k| &k.files) {
             if name.contains('/') || name.contains("..") {
                 continue;
@@ -226,8 +232,6 @@ impl Checkpoint {
                 _ => {}
             }
         }
-        let path = self.dir.join(NAME);
-        std::fs::remove_file(&path).map_err(|e| SpillError::io(&path, e))?;
         let _ = std::fs::remove_dir(&self.dir);
         Ok(())
     }

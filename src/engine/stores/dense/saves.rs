@@ -345,6 +345,12 @@ impl Saves {
         } else if let Some(s) = self.syncing.take() {
             let _ = s.thread.join();
         }
+        if !keep {
+            // The manifest before the files it names: a crash between
+            // leaves no checkpoint rather than one whose files are gone.
+            let _ = std::fs::remove_file(self.spill.dir.join(manifest::NAME));
+            let _ = self.disk.sync_dir();
+        }
         let named: Vec<u32> = self.manifest.kept.iter().map(|k| k.depth).collect();
         for w in std::mem::take(&mut self.written) {
             if !keep || !named.contains(&w.depth) {
@@ -357,7 +363,6 @@ impl Saves {
         };
         self.disk.unlock();
         if !keep {
-            let _ = std::fs::remove_file(self.spill.dir.join(manifest::NAME));
             let _ = std::fs::remove_dir(&self.spill.dir);
         }
         usage

@@ -682,16 +682,23 @@ impl<M: Model> Store for OnDisk<'_, M> {
     fn finish(mut self, stopped: bool) -> Finished {
         self.discard();
         let disk = self.disk.usage();
-        self.disk.unlock();
         let keep_files =
             self.spill.keep || (self.spill.checkpoint && (stopped || self.spill.leave));
         if !keep_files {
+            // The manifest before the files it names: a crash between
+            // leaves no checkpoint rather than one whose files are gone.
+            if self.spill.checkpoint {
+                let _ = std::fs::remove_file(self.spill.dir.join(manifest::NAME));
+                let _ = self.disk.sync_dir();
+            }
             for level in std::mem::take(&mut self.kept) {
                 level.files.into_iter().for_each(|f| self.disk.remove(f));
             }
-            if self.spill.checkpoint {
-                let _ = std::fs::remove_file(self.spill.dir.join(manifest::NAME));
-            }
+        }
+        // The lock goes after the files, so that no other run takes the
+        // directory while they are being removed.
+        self.disk.unlock();
+        if !keep_files {
             // A directory this search made, or a checkpoint's, goes too if
             // nothing else is in it.
             if self.disk.created() || self.spill.checkpoint {

@@ -516,3 +516,38 @@ fn a_kill_at_any_file_removal_loses_no_answer() {
         assert!(n > 2, "{name}: the run's own removals were reached ({n})");
     }
 }
+
+#[test]
+fn links_planted_in_a_run_directory_are_never_written_through() {
+    let dir = TempDir::new("planted");
+    let victim = dir.join("victim");
+    for (name, how) in [
+        ("reach.lock", "link"),
+        ("checkpoint.toml.tmp", "link"),
+        ("reach.lock", "directory"),
+    ] {
+        std::fs::write(&victim, "precious\n").unwrap();
+        let run = dir.join(&format!("run-{}-{how}", name.replace('.', "-")));
+        std::fs::create_dir(&run).unwrap();
+        match how {
+            "link" => std::os::unix::fs::symlink(&victim, run.join(name)).unwrap(),
+            _ => std::fs::create_dir(run.join(name)).unwrap(),
+        }
+        let out = reach()
+            .args(["count", "eight", "-j", "1", "--checkpoint"])
+            .arg(&run)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name} {how}: {stderr}");
+        assert!(
+            stderr.contains(name) && stderr.contains("nothing is written through it"),
+            "{name} {how}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "precious\n",
+            "{name} {how}"
+        );
+    }
+}

@@ -81,7 +81,7 @@ impl Manifest {
         let io = |e| SpillError::io(&tmp, e);
         disk.charge(text.len() as u64).map_err(io)?;
         disk.refund(text.len() as u64);
-        let mut file = std::fs::File::create(&tmp).map_err(io)?;
+        let mut file = super::create_own(&tmp)?;
         file.write_all(text.as_bytes()).map_err(io)?;
         file.sync_all().map_err(io)?;
         drop(file);

@@ -238,6 +238,16 @@ pub enum SpillError {
         /// The path.
         path: PathBuf,
     },
+    /// A link, a directory or another file that is not a regular one
+    /// stands where the search writes a file of its own.
+    #[error(
+        "{} is a symbolic link or not a regular file, where the search writes a file of its own: nothing is written through it\n  help: remove it, or give the run a directory of its own",
+        path.display()
+    )]
+    Planted {
+        /// The path.
+        path: PathBuf,
+    },
 }
 
 /// The lock file in a spill or checkpoint directory: held (`flock`) for as
@@ -263,19 +273,62 @@ pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File, SpillError> {
     Ok(file)
 }
 
+/// Creates `path`, a file of the search's own (a temporary, or the dense
+/// array), anew for writing and reading. A regular file of the name (a
+/// temporary that a killed run left) is unlinked first; a link or anything
+/// else is refused, and the file is made with `O_EXCL | O_NOFOLLOW`, so
+/// nothing outside the run's directory is written through a link planted
+/// in it, even one planted in between.
+pub(crate) fn create_own(path: &Path) -> Result<std::fs::File, SpillError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let planted = || SpillError::Planted {
+        path: path.to_path_buf(),
+    };
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_file() => return Err(planted()),
+        Ok(_) => {
+            let _ = std::fs::remove_file(path);
+        }
+        Err(_) => {}
+    }
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::AlreadyExists => planted(),
+            _ if e.raw_os_error() == Some(libc::ELOOP) => planted(),
+            _ => SpillError::io(path, e),
+        })
+}
+
 /// Takes the lock of `dir`, or says who holds it.
 fn lock(dir: &Path) -> Result<std::fs::File, SpillError> {
     use std::io::{Read, Seek, Write};
     use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
     let path = dir.join(LOCK);
     let io = |e| SpillError::io(&path, e);
+    // Another run may hold the lock, so it is opened, not made anew: a
+    // link there is refused (`O_NOFOLLOW`), as is a FIFO or a directory
+    // (`O_NONBLOCK`, then checked).
+    let planted = || SpillError::Planted { path: path.clone() };
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(&path)
-        .map_err(io)?;
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP | libc::EISDIR | libc::ENXIO) => planted(),
+            _ => io(e),
+        })?;
+    if !file.metadata().map_err(io)?.is_file() {
+        return Err(planted());
+    }
     // SAFETY: flock takes a descriptor this function owns (it stays open
     // for the call) and flags; it touches no memory of ours.
     let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };

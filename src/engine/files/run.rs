@@ -563,13 +563,7 @@ impl<'d> RunWriter<'d> {
 
     fn spill_to_file(&mut self) -> Result<(), SpillError> {
         // Read back after the rename, so opened for both.
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&self.tmp)
-            .map_err(|e| SpillError::io(&self.tmp, e))?;
+        let file = super::create_own(&self.tmp)?;
         let mut out = BufWriter::with_capacity(
             1 << 16,
             Metered {

@@ -100,19 +100,18 @@ impl Segments {
     ) -> Result<Segments, SpillError> {
         let mut disk = Disk::new(spill)?;
         let path = disk.dir().join(NAME);
-        let file = match std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .and_then(|f| f.set_len(total_bytes as u64).map(|()| f))
-        {
+        let file = match crate::engine::files::create_own(&path).and_then(|f| {
+            f.set_len(total_bytes as u64)
+                .map(|()| f)
+                .map_err(|e| SpillError::io(&path, e))
+        }) {
             Ok(file) => file,
             Err(e) => {
-                let _ = std::fs::remove_file(&path);
+                if !matches!(e, SpillError::Planted { .. }) {
+                    let _ = std::fs::remove_file(&path);
+                }
                 disk.leave(cluster);
-                return Err(SpillError::io(&path, e));
+                return Err(e);
             }
         };
         let blocks = total_bytes.div_ceil(block_bytes).max(1);

@@ -194,6 +194,16 @@ pub(crate) fn run_seed() -> u64 {
         ^ u64::from(std::process::id()) << 32
 }
 
+/// Ends the checkpoint in `dir` before any file it names goes: its
+/// manifest is unlinked and the directory synced, so that a crash from
+/// here on leaves no checkpoint, never one that names missing files. (A
+/// failed sync leaves at worst the manifest, naming whole files.)
+pub(crate) fn retire(dir: &Path) -> std::io::Result<()> {
+    std::fs::remove_file(dir.join(NAME))?;
+    let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    Ok(())
+}
+
 /// A checkpoint on disk, opened to be resumed with
 /// [`Search::resume`](crate::engine::Search::resume).
 #[derive(Clone, Debug)]
@@ -211,15 +221,10 @@ impl Checkpoint {
         Ok(Checkpoint { dir, manifest })
     }
 
-    /// Removes the checkpoint: the manifest first (one unlink, made
-    /// durable: from then on there is no checkpoint, never one that names
-    /// missing files), then the files it named, and the directory if
-    /// nothing else is left in it.
+    /// Removes the checkpoint: the manifest first ([`retire`]), then the
+    /// files it named, and the directory if nothing else is left in it.
     pub fn remove(self) -> Result<(), SpillError> {
-        let path = self.dir.join(NAME);
-        std::fs::remove_file(&path).map_err(|e| SpillError::io(&path, e))?;
-        // (A failed sync leaves at worst a manifest naming whole files.)
-        let _ = std::fs::File::open(&self.dir).and_then(|d| d.sync_all());
+        retire(&self.dir).map_err(|e| SpillError::io(&self.dir.join(NAME), e))?;
         for name in self.manifest.kept.iter().flat_map(|k| &k.files) {
             if name.contains('/') || name.contains("..") {
                 continue;

@@ -329,142 +329,31 @@ pub(crate) fn run<S: Store>(
     start: Start,
     observe: &mut Observer<'_>,
 ) -> (Report, Option<Vec<u64>>) {
-    let started = Instant::now();
-    let seconds = |before: f64| before + started.elapsed().as_secs_f64();
     let Start {
         mut levels,
         seconds: before,
     } = start;
+    let turns = Turns {
+        peers,
+        limits,
+        exchange: Exchange::new(peers),
+        // Workers beyond the cores take turns.
+        running: threads.min(cores()),
+        started: Instant::now(),
+        before,
+    };
     let mut total: u64 = levels.iter().sum();
-    // Workers beyond the cores take turns; levels too thin to split run on
-    // the calling thread.
-    let running = threads.min(cores());
-    let threads_for = |width: u64| {
-        if width < SEQUENTIAL_BELOW as u64 {
-            1
-        } else {
-            running
+    // (`broken`: a peer was lost.)
+    let (mut outcome, broken) = loop {
+        match turns.turn(&mut store, &mut levels, &mut total, observe) {
+            Ok(None) => {}
+            Ok(Some(outcome)) => break (outcome, false),
+            Err(e) => {
+                let broken = matches!(e, Fault::Peer(_));
+                break (Outcome::Stopped(store.fault(e)), broken);
+            }
         }
     };
-    let exchange = Exchange::new(peers);
-    let mut outcome = Outcome::Complete;
-    let mut fault = None;
-    loop {
-        // The newest level is complete: look at it, then expand it.
-        let depth = levels.len() as u32 - 1;
-        let width = *levels.last().expect("level 0");
-        let threads_now = threads_for(width);
-        let at = &mut At {
-            store: &mut store,
-            peers,
-            threads: threads_now,
-        };
-        match observe(depth, at) {
-            Ok(Some(found)) => outcome = found,
-            Ok(None) => {}
-            Err(e) => {
-                fault = Some(e);
-                break;
-            }
-        }
-        limits.report_progress(&levels, total, seconds(before));
-        if outcome != Outcome::Complete {
-            break;
-        }
-        let mine = limits.stop_before_level(depth, &levels, store.bytes_per_new_key());
-        let reason = match agree::reason(peers, mine) {
-            Ok(reason) => reason,
-            Err(e) => {
-                fault = Some(e);
-                break;
-            }
-        };
-        if let Some(mut reason) = reason {
-            // A depth limit at the last level cuts nothing short: the
-            // search is complete if no state of the frontier has a new
-            // successor.
-            if matches!(reason, StopReason::MaxDepth(_)) {
-                let new = store
-                    .new_successors(depth, width, threads_now, &exchange)
-                    .and_then(|mine| agree::sum(peers, mine));
-                match new {
-                    Ok(n) if n > 0 => {}
-                    Ok(_) => {
-                        match agree::reason(peers, limits.stopped().then(|| limits.interruption()))
-                        {
-                            Ok(None) => break,
-                            Ok(Some(interrupted)) => reason = interrupted,
-                            Err(e) => {
-                                fault = Some(e);
-                                break;
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        fault = Some(e);
-                        break;
-                    }
-                }
-            }
-            outcome = Outcome::Stopped(reason);
-            break;
-        }
-        let share = match store.settle_next(depth, width, threads_now, &exchange) {
-            Ok(share) => share,
-            Err(e) => {
-                fault = Some(e);
-                break;
-            }
-        };
-        // Every process's share and whether a signal cut its level short
-        // (0: no; 1: an interruption; 2: a termination, which names the
-        // stop when any process had one).
-        let signal = |l: &Limits<'_>| match (l.stopped(), l.interruption()) {
-            (false, _) => 0,
-            (true, StopReason::Terminated) => 2,
-            (true, _) => 1,
-        };
-        let (width, stopped) = match agree::width(peers, share, signal(limits)) {
-            Ok(both) => both,
-            Err(e) => {
-                fault = Some(e);
-                break;
-            }
-        };
-        if stopped > 0 {
-            // The level may be cut short by the signal's timing (even to
-            // nothing, which must not pass for the end of the search).
-            store.discard();
-            outcome = Outcome::Stopped(if stopped == 2 {
-                StopReason::Terminated
-            } else {
-                StopReason::Interrupted
-            });
-            break;
-        }
-        if width == 0 {
-            store.discard();
-            break;
-        }
-        if let Some(max) = limits.max_states
-            && total + width > max
-        {
-            store.discard();
-            outcome = Outcome::Stopped(StopReason::MaxStates(max));
-            break;
-        }
-        levels.push(width);
-        total += width;
-        if let Err(e) = store.commit(&levels, seconds(before)) {
-            fault = Some(e);
-            break;
-        }
-    }
-    let mut broken = false;
-    if let Some(e) = fault {
-        broken = matches!(e, Fault::Peer(_));
-        outcome = Outcome::Stopped(store.fault(e));
-    }
     // A goal search has no use for its last level in order. After a lost
     // peer nothing more can be gathered.
     let width = *levels.last().expect("level 0");
@@ -497,13 +386,129 @@ pub(crate) fn run<S: Store>(
         levels,
         last_level,
         outcome,
-        seconds: seconds(before),
+        seconds: turns.seconds(),
         threads,
         visited: finished.visited,
         partitions: finished.partitions,
         disk: finished.disk,
     };
     (report, path)
+}
+
+/// What every turn of the level loop works with.
+struct Turns<'t> {
+    peers: &'t dyn Peers,
+    limits: &'t Limits<'t>,
+    exchange: Exchange<'t>,
+    /// Workers that run at once.
+    running: usize,
+    started: Instant,
+    /// Seconds searched before this run (by the run a resume goes on from).
+    before: f64,
+}
+
+impl Turns<'_> {
+    /// The search's seconds so far.
+    fn seconds(&self) -> f64 {
+        self.before + self.started.elapsed().as_secs_f64()
+    }
+
+    /// One turn of the loop: looks at the newest level (the last of
+    /// `levels`; `total` states in all), checks the limits, expands it and
+    /// settles the next, commits or discards it. `Some(outcome)` when the
+    /// search ends here.
+    fn turn<S: Store>(
+        &self,
+        store: &mut S,
+        levels: &mut Vec<u64>,
+        total: &mut u64,
+        observe: &mut Observer<'_>,
+    ) -> Result<Option<Outcome>, Fault> {
+        let (peers, limits) = (self.peers, self.limits);
+        let depth = levels.len() as u32 - 1;
+        let width = *levels.last().expect("level 0");
+        // Levels too thin to split run on the calling thread.
+        let threads = if width < SEQUENTIAL_BELOW as u64 {
+            1
+        } else {
+            self.running
+        };
+        let found = observe(
+            depth,
+            &mut At {
+                store,
+                peers,
+                threads,
+            },
+        )?;
+        limits.report_progress(levels, *total, self.seconds());
+        if let Some(found) = found.filter(|o| *o != Outcome::Complete) {
+            return Ok(Some(found));
+        }
+        let mine = limits.stop_before_level(depth, levels, store.bytes_per_new_key());
+        if let Some(reason) = agree::reason(peers, mine)? {
+            return self.stop_before(store, reason, depth, width, threads);
+        }
+        let share = store.settle_next(depth, width, threads, &self.exchange)?;
+        // Every process's share and whether a signal cut its level short
+        // (0: no; 1: an interruption; 2: a termination, which names the
+        // stop when any process had one).
+        let signal = match (limits.stopped(), limits.interruption()) {
+            (false, _) => 0,
+            (true, StopReason::Terminated) => 2,
+            (true, _) => 1,
+        };
+        let (width, stopped) = agree::width(peers, share, signal)?;
+        let end = if stopped > 0 {
+            // The level may be cut short by the signal's timing (even to
+            // nothing, which must not pass for the end of the search).
+            Some(Outcome::Stopped(if stopped == 2 {
+                StopReason::Terminated
+            } else {
+                StopReason::Interrupted
+            }))
+        } else if width == 0 {
+            Some(Outcome::Complete)
+        } else {
+            limits
+                .max_states
+                .filter(|&max| *total + width > max)
+                .map(|max| Outcome::Stopped(StopReason::MaxStates(max)))
+        };
+        if end.is_some() {
+            store.discard();
+            return Ok(end);
+        }
+        levels.push(width);
+        *total += width;
+        store.commit(levels, self.seconds())?;
+        Ok(None)
+    }
+
+    /// How the search ends when every process agreed to stop for `reason`
+    /// before expanding the level at `depth`. A depth limit at the last
+    /// level cuts nothing short: the search is complete if no state of the
+    /// frontier has a new successor (unless a signal came meanwhile).
+    fn stop_before<S: Store>(
+        &self,
+        store: &mut S,
+        reason: StopReason,
+        depth: u32,
+        width: u64,
+        threads: usize,
+    ) -> Result<Option<Outcome>, Fault> {
+        if matches!(reason, StopReason::MaxDepth(_)) {
+            let mine = store.new_successors(depth, width, threads, &self.exchange)?;
+            if agree::sum(self.peers, mine)? == 0 {
+                let signal = self.limits.stopped().then(|| self.limits.interruption());
+                return Ok(Some(match agree::reason(self.peers, signal)? {
+                    None => Outcome::Complete,
+                    Some(interrupted) => Outcome::Stopped(interrupted),
+                }));
+            }
+        }
+        Ok(Some(Outcome::Stopped(reason)))
+    }
 }
 
 /// Levels of at most this many states are gathered from every process

@@ -346,10 +346,7 @@ impl Saves {
             let _ = s.thread.join();
         }
         if !keep {
-            // The manifest before the files it names: a crash between
-            // leaves no checkpoint rather than one whose files are gone.
-            let _ = std::fs::remove_file(self.spill.dir.join(manifest::NAME));
-            let _ = self.disk.sync_dir();
+            let _ = manifest::retire(&self.spill.dir);
         }
         let named: Vec<u32> = self.manifest.kept.iter().map(|k| k.depth).collect();
         for w in std::mem::take(&mut self.written) {

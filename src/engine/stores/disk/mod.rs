@@ -685,11 +685,8 @@ impl<M: Model> Store for OnDisk<'_, M> {
         let keep_files =
             self.spill.keep || (self.spill.checkpoint && (stopped || self.spill.leave));
         if !keep_files {
-            // The manifest before the files it names: a crash between
-            // leaves no checkpoint rather than one whose files are gone.
             if self.spill.checkpoint {
-                let _ = std::fs::remove_file(self.spill.dir.join(manifest::NAME));
-                let _ = self.disk.sync_dir();
+                let _ = manifest::retire(&self.spill.dir);
             }
             for level in std::mem::take(&mut self.kept) {
                 level.files.into_iter().for_each(|f| self.disk.remove(f));

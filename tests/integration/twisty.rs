@@ -223,6 +223,7 @@ fn random_definition(rng: &mut Rng) -> Definition {
         name: "random".into(),
         format: Format::Tws,
         set_at: vec![(1, 1); sets.len()],
+        move_at: vec![(1, 1); moves.len()],
         sets,
         solved,
         scramble: None,
@@ -390,6 +391,57 @@ fn files_with_mistakes_are_located() {
     );
     let e = Twisty::parse(&json.replace("\"X\": {\"A\"", "\"X\": {\"B\""), "bad.json").unwrap_err();
     assert!(e.to_string().contains("unknown orbit \"B\""), "{e}");
+    // A key given twice, at any depth, is refused where it is, never read
+    // as one of the two (two moves named X would count 2 states, not 6).
+    let moves = "\"moves\": {\"X\": {\"A\": {\"permutation\": [1, 0, 2]}},\n\"X\": {\"A\": {\"permutation\": [0, 2, 1]}}}\n}\n";
+    let twice = json.split("\"moves\"").next().unwrap().to_string() + moves;
+    let e = Twisty::parse(&twice, "bad.json").unwrap_err();
+    assert_eq!(e.location, Some((5, 1)), "{e}");
+    assert!(
+        e.to_string().contains("the key \"X\" is given twice"),
+        "{e}"
+    );
+    let twice = twice.replace("[1, 0, 2]}},\n\"X\": {\"A\"", "[1, 0, 2]},\n\"A\"");
+    let e = Twisty::parse(&twice, "bad.json").unwrap_err();
+    assert!(
+        e.to_string().contains("the key \"A\" is given twice"),
+        "{e}"
+    );
+    assert_eq!(e.location, Some((5, 1)), "{e}");
+    let e = Twisty::parse(
+        &json.replace(
+            "{\n\"orbits\"",
+            "{\"name\": \"a\", \"name\": \"b\",\n\"orbits\"",
+        ),
+        "bad.json",
+    )
+    .unwrap_err();
+    assert_eq!(e.location, Some((1, 15)), "{e}");
+    // Negative numbers are called negative in both formats.
+    let e = Twisty::parse(&json.replace("[0, 0, 3]", "[0, -1, 0]"), "bad.json").unwrap_err();
+    assert!(e.to_string().contains("orientation -1 is negative"), "{e}");
+    assert_eq!(e.location.map(|l| l.0), Some(4), "{e}");
+    let (at, text) = error(&format!("{head}Move X\nA\n2 1 3 4\n0 -1 0 0\nEnd\n"));
+    assert_eq!(at, Some((10, 3)), "{text}");
+    assert!(
+        text.contains("orientation -1 of set A is negative"),
+        "{text}"
+    );
+    // A move of too high an order for the half-turn metric: where it is.
+    let order_67 = "Set A 1 67\nSolved\nA\n1\nEnd\nMove X\nA\n1\n1\nEnd\n";
+    let def = Twisty::parse(order_67, "o67.tws").unwrap();
+    let htm = Options {
+        metric: TwistyMetric::Htm,
+        moves: None,
+        scramble: None,
+    };
+    let e = Twisty::new(def, &htm).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("o67.tws:6:1: move X has an order over 64"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("--metric qtm"), "{e}");
     let e = Twisty::parse("{\n\"orbits\": [\n", "bad.json").unwrap_err();
     assert!(
         e.location.is_some() && e.to_string().contains("not valid JSON"),

@@ -73,12 +73,20 @@ pub struct Definition {
     pub origin: String,
     /// Where each set is declared (1-based line and column).
     pub set_at: Vec<(usize, usize)>,
+    /// Where each move is defined (1-based line and column).
+    pub move_at: Vec<(usize, usize)>,
 }
 
 impl Definition {
     /// `file:line:column` of set `s`'s declaration, for errors.
     pub fn place(&self, s: usize) -> String {
         let (line, col) = self.set_at[s];
+        format!("{}:{line}:{col}", self.origin)
+    }
+
+    /// `file:line:column` of move `m`'s definition, for errors.
+    pub fn move_place(&self, m: usize) -> String {
+        let (line, col) = self.move_at.get(m).copied().unwrap_or((1, 1));
         format!("{}:{line}:{col}", self.origin)
     }
 }

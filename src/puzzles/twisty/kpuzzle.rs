@@ -102,6 +102,11 @@ impl Doc<'_> {
                 format!("{what} {n} is out of range: it must be below {bound}"),
                 "pieces and positions count from 0; orientations from 0 to numOrientations - 1",
             )),
+            None if v.as_i64().is_some() => Err(self.error(
+                path,
+                format!("{what} {v} is negative"),
+                "pieces and positions count from 0; orientations from 0 to numOrientations - 1 (write an inverse twist as numOrientations - k)",
+            )),
             None => Err(self.error(
                 path,
                 format!("{what} {v} is not a whole number"),
@@ -156,11 +161,27 @@ impl Doc<'_> {
 /// Reads KPuzzle JSON; `origin` names it in errors.
 pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError> {
     let doc = Doc { text, origin };
-    let root: Value = serde_json::from_str(text).map_err(|e| PuzzleError {
+    let twice = std::cell::RefCell::new(None);
+    let root = read_json(text, &twice).map_err(|e| PuzzleError {
         origin: origin.to_string(),
-        location: (e.line() > 0).then(|| (e.line(), e.column().max(1))),
-        message: format!("not valid JSON: {e}"),
-        help: "a KPuzzle definition is a JSON object with orbits, defaultPattern and moves".into(),
+        location: match twice.borrow().as_ref() {
+            // serde_json stops just past the key: point at its opening quote.
+            Some(key) => {
+                let line_start: usize = text.split_inclusive('\n').take(e.line() - 1).map(str::len).sum();
+                let end = text.floor_char_boundary(line_start + e.column());
+                let quoted = format!("\"{key}\"");
+                text[..end].rfind(&quoted).map(|at| doc.line_col(at))
+            }
+            None => (e.line() > 0).then(|| (e.line(), e.column().max(1))),
+        },
+        message: match twice.borrow().as_ref() {
+            Some(key) => format!("the key \"{key}\" is given twice in one object"),
+            None => format!("not valid JSON: {e}"),
+        },
+        help: match twice.borrow().as_ref() {
+            Some(_) => "give each orbit, move and field once (a reader that keeps one of the two counts another puzzle)".into(),
+            None => "a KPuzzle definition is a JSON object with orbits, defaultPattern and moves".into(),
+        },
     })?;
     let Some(root) = root.as_object() else {
         return Err(doc.error(
@@ -331,6 +352,7 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
         ));
     }
     let mut moves = Vec::new();
+    let mut move_at = Vec::new();
     for (name, mv) in moves_v {
         let at = [Step::Key("moves"), Step::Key(name)];
         if name.is_empty()
@@ -405,6 +427,7 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
                 "give the move's permutation (and orientationDelta) for the orbits it changes, or remove it",
             ));
         }
+        move_at.push(doc.locate(&at).unwrap_or((1, 1)));
         moves.push(MoveDef {
             name: name.clone(),
             transform: t,
@@ -419,5 +442,87 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
         moves,
         origin: origin.to_string(),
         set_at,
+        move_at,
     })
+}
+
+/// JSON read into a [`Value`], refusing an object that names a key twice
+/// (serde_json alone keeps one of the two silently, and the count would be
+/// of a puzzle other than the file's): the key goes into `twice`, and the
+/// error is serde_json's, with the line and column of the second key.
+fn read_json(text: &str, twice: &std::cell::RefCell<Option<String>>) -> serde_json::Result<Value> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Unique(twice).deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// Reads a [`Value`] whose objects have distinct keys, at every depth.
+#[derive(Clone, Copy)]
+struct Unique<'a>(&'a std::cell::RefCell<Option<String>>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Unique<'_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Unique<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
+    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_string()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element_seed(self)? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                *self.0.borrow_mut() = Some(key);
+                return Err(serde::de::Error::custom("a key given twice"));
+            }
+            let v = map.next_value_seed(self)?;
+            object.insert(key, v);
+        }
+        Ok(Value::Object(object))
+    }
 }

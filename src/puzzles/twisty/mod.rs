@@ -700,7 +700,8 @@ fn generate(
                 let Some(k) = t.order(sets, MAX_HTM_ORDER) else {
                     return Err(option_error(
                         format!(
-                            "move {} has an order over {MAX_HTM_ORDER}: the half-turn metric would count each of its powers as one move",
+                            "{}: move {} has an order over {MAX_HTM_ORDER}: the half-turn metric would count each of its powers as one move",
+                            def.move_place(b),
                             m.name
                         ),
                         "use --metric qtm (the move and its inverse) or --metric moves",

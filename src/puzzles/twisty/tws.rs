@@ -112,6 +112,15 @@ impl<'a> Reader<'a> {
                         "pieces and positions count from 1 to the set's size"
                     },
                 )),
+                Err(_) if w.text.parse::<i64>().is_ok() => Err(self.error(
+                    Some(*w),
+                    format!("{what} {} of set {} is negative", w.text, set.name),
+                    if what == "orientation" {
+                        "orientations count from 0 to the set's orientations minus one: write a twist of -k as orientations - k"
+                    } else {
+                        "pieces and positions count from 1 to the set's size"
+                    },
+                )),
                 Err(_) => Err(self.error(
                     Some(*w),
                     format!("{:?} is not a number ({what} of set {})", w.text, set.name),
@@ -217,7 +226,8 @@ impl<'a> Reader<'a> {
                 }
             }
             let ori = match self.peek() {
-                Some(next) if next[0].text.parse::<u32>().is_ok() => {
+                // A line of numbers (a negative one too, refused as such).
+                Some(next) if next[0].text.parse::<i64>().is_ok() => {
                     let line = self.next().expect("peeked");
                     Some(self.numbers(&line, set, "orientation", 0, u32::from(set.orientations))?)
                 }
@@ -518,6 +528,7 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
         sets,
         solved,
         scramble,
+        move_at: moves.iter().map(|(w, _)| (w.line, w.col)).collect(),
         moves: moves.into_iter().map(|(_, m)| m).collect(),
         origin: origin.to_string(),
         set_at,

@@ -283,6 +283,15 @@ pub(super) fn fail(message: &str, code: u8) {
     let _ = code;
 }
 
+/// This process's rank in an MPI job (0 alone, or before MPI starts).
+pub(super) fn rank() -> usize {
+    #[cfg(feature = "mpi")]
+    if let Some(mpi) = MPI.get() {
+        return mpi.rank();
+    }
+    0
+}
+
 /// The exit code every rank ends with (the largest of theirs: MPICH's
 /// launcher ORs them), once MPI is finalised; `code` alone.
 pub(super) fn finish(code: u8) -> u8 {

@@ -43,11 +43,33 @@ const EXIT_LIMIT: u8 = 3;
 const EXIT_OUTPUT: u8 = 4;
 /// A cluster lost a process, never came up, or its processes disagree.
 const EXIT_CLUSTER: u8 = 5;
+/// A panic: a bug.
+const EXIT_INTERNAL: u8 = 101;
 const EXIT_SIGINT: u8 = 130;
 const EXIT_SIGTERM: u8 = 143;
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse_from(json_after_command(std::env::args_os().collect()));
+    let args = json_after_command(std::env::args_os().collect());
+    // With --json every exit prints one document on stdout: the report,
+    // or the error (checked on the raw words: the error may be clap's).
+    let json = args
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json");
+    if json {
+        output::json_errors(EXIT_INTERNAL);
+    }
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) if !json || !e.use_stderr() => e.exit(),
+        Err(e) => {
+            let text = e.render().to_string();
+            say!("{}", text.trim_end());
+            output::json_error(&text, EXIT_BAD_INPUT);
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
     let code = match run(cli) {
         Ok(code) => code_of(code),
         Err(e) => {
@@ -68,7 +90,23 @@ pub fn main() -> ExitCode {
             } else {
                 EXIT_BAD_INPUT
             };
-            cluster::fail(&format!("error: {}", chain(&e)), code);
+            let mut message = format!("error: {}", chain(&e));
+            // A failure of the system's says what to do about it.
+            let help = e
+                .chain()
+                .find_map(|c| match c.downcast_ref::<SearchError>() {
+                    Some(SearchError::Spill(s)) => s.help(),
+                    _ => c.downcast_ref::<reach::engine::SpillError>()?.help(),
+                });
+            if let Some(help) = help
+                && !message.contains("help:")
+            {
+                message.push_str(&format!("\n  help: {help}"));
+            }
+            if cluster::rank() == 0 {
+                output::json_error(&message, code);
+            }
+            cluster::fail(&message, code);
             code
         }
     };
@@ -298,8 +336,29 @@ impl Settings {
         if !report.is_complete()
             && let Some((dir, how, saved)) = self.resume_hint()
         {
+            // A limit holds in the resumed run too: the hint raises it.
+            let how = match &report.outcome {
+                Outcome::Stopped(StopReason::MaxDepth(d)) => {
+                    format!(
+                        "{how} --max-depth {}` (a depth above {d}",
+                        d.saturating_mul(2).max(d + 1)
+                    )
+                }
+                Outcome::Stopped(StopReason::MaxStates(n)) => {
+                    format!(
+                        "{how} --max-states {}` (a count above {n}",
+                        n.saturating_mul(2)
+                    )
+                }
+                Outcome::Stopped(StopReason::MemoryLimit { limit, .. }) => format!(
+                    "{how} --memory-limit {}M` (a budget above {}",
+                    (limit >> 20).saturating_mul(2).max(1),
+                    bytes(*limit)
+                ),
+                _ => format!("{how}` (the run as it was started"),
+            };
             say!(
-                "checkpoint: levels 0 to {saved} are saved in {}; continue with `{how}`",
+                "checkpoint: levels 0 to {saved} are saved in {}; continue with `{how})",
                 dir.display(),
             );
         }
@@ -424,7 +483,7 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         && max < cp.depth()
     {
         bail!(
-            "{} is already at depth {} (levels 0 to {} are saved): --max-depth {max} is below it\n  help: give a --max-depth above {}, or none to go on to the end",
+            "{} is already at depth {} (levels 0 to {} are saved): --max-depth {max} is below it\n  help: give --max-depth {} or more (without it, the run's own limits hold)",
             a.dir.display(),
             cp.depth(),
             cp.depth(),
@@ -446,6 +505,9 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
     let cli = Cli::try_parse_from(std::iter::once("reach".to_string()).chain(argv))
         .map_err(|e| anyhow!("the checkpoint's command line does not parse: {e}"))?;
     let json = json || cli.json;
+    if json {
+        output::json_errors(EXIT_INTERNAL);
+    }
     let command = cli.command.unwrap_or(Command::Count(CountArgs {
         puzzle: "pe766".into(),
         options: cli.bare,

@@ -4,6 +4,7 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use reach::engine::{Progress, memory};
@@ -105,14 +106,82 @@ pub fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), FileErro
     })
 }
 
+/// Whether anything was written to stdout: with `--json` it is the one
+/// document of the run, and an error after it goes to stderr alone.
+/// (One flag, read and set by swaps: no other memory hangs on it.)
+static PRINTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether an error ends with a JSON document on stdout (`--json`, given
+/// or recorded in the checkpoint a resume goes on from).
+static JSON: AtomicBool = AtomicBool::new(false);
+
 /// Writes `text` to stdout. A broken pipe is not an error: the reader has
 /// what it wanted.
 pub fn stdout(text: &str) -> Result<(), OutputError> {
+    PRINTED.store(true, Ordering::Relaxed);
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other.map_err(OutputError),
     }
+}
+
+/// The JSON document of an error (`--json`), unless stdout already holds
+/// the run's document: `{"error": {"message", "help", "exit"}}`, where
+/// `text` is the error as stderr shows it (`error: ...`, then `help:` or
+/// clap's `tip:` and usage lines).
+pub fn json_error(text: &str, exit: u8) {
+    if !JSON.load(Ordering::Relaxed) || PRINTED.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    let text = text.trim();
+    let text = text.strip_prefix("error: ").unwrap_or(text);
+    let (message, help) = match text.split_once("\n") {
+        Some((first, rest)) => (first.trim(), rest.trim()),
+        None => (text, ""),
+    };
+    let help: Vec<&str> = help
+        .lines()
+        .map(|l| {
+            l.trim()
+                .trim_start_matches("help: ")
+                .trim_start_matches("tip: ")
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
+    let doc = serde_json::json!({
+        "error": { "message": message, "help": help.join("\n"), "exit": exit }
+    });
+    let mut out = io::stdout().lock();
+    let _ = writeln!(out, "{doc}").and_then(|_| out.flush());
+}
+
+/// From here on every error ends with a JSON document on stdout
+/// ([`json_error`]); a panic too (after the usual message on stderr),
+/// named an internal error with exit code `exit`.
+pub fn json_errors(exit: u8) {
+    if JSON.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        previous(info);
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info
+            .location()
+            .map_or(String::new(), |l| format!(" at {l}"));
+        json_error(
+            &format!(
+                "internal error{at}: {what}\nhelp: this is a bug in reach: please report it with the command line"
+            ),
+            exit,
+        );
+    }));
 }
 
 /// Writes `text` to stderr, ignoring failures: a closed or full stderr

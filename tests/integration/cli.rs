@@ -545,6 +545,39 @@ fn every_command_speaks_json() {
 }
 
 #[test]
+fn with_json_every_exit_prints_one_document() {
+    let error = |args: &[&str], code: i32| {
+        let v = json_of(args, code);
+        let e = &v["error"];
+        assert_eq!(e["exit"], code, "{v}");
+        assert!(!e["message"].as_str().unwrap().is_empty(), "{v}");
+        assert!(!e["message"].as_str().unwrap().starts_with("error"), "{v}");
+        assert!(!e["help"].as_str().unwrap().is_empty(), "{v}");
+        e["message"].as_str().unwrap().to_string()
+    };
+    // Bad input, from the library and from the grammar; before the command too.
+    assert!(error(&["count", "no-such.tws", "--json"], 2).contains("no-such.tws"));
+    assert!(error(&["--json", "count", "no-such.tws"], 2).contains("no-such.tws"));
+    assert!(error(&["count", "eight", "--bogus", "--json"], 2).contains("--bogus"));
+    assert!(error(&["count", "eight", "-j", "x", "--json"], 2).contains("'x'"));
+    assert!(error(&["resume", "no-such-dir", "--json"], 2).contains("no-such-dir"));
+    // An output that cannot be written, found before the search.
+    assert!(
+        error(
+            &["count", "eight", "--plot", "/no/such/dir/p.svg", "--json"],
+            4
+        )
+        .contains("p.svg")
+    );
+    // A limit: the partial report is the document, with no error in it.
+    let v = json_of(&["count", "klotski", "--max-states", "100", "--json"], 3);
+    assert!(v.get("error").is_none() && v["complete"] == false, "{v}");
+    // Help and the version are text, as asked for.
+    let out = stdout_of(&["count", "--help", "--json"], 0);
+    assert!(out.contains("Usage"), "{out}");
+}
+
+#[test]
 fn the_summary_prints_a_short_profile() {
     let out = reach()
         .args(["count", "pe766"])

@@ -170,8 +170,27 @@ fn resume_says_how_and_refuses_what_it_cannot_trust() {
         .assert()
         .code(3)
         .stderr(predicates::str::contains(format!("reach resume {cp_s}")));
-    // The same limit is kept on resume; a larger one goes on to the end.
-    reach().args(["resume", cp_s]).assert().code(3);
+    // The same limit is kept on resume, so the hint raises it, and
+    // following it goes on; a depth below the saved one is refused.
+    reach()
+        .args(["resume", cp_s])
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains(format!(
+            "continue with `reach resume {cp_s} --max-depth 60` (a depth above 30)"
+        )));
+    reach()
+        .args(["resume", cp_s, "--max-depth", "60"])
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("levels 0 to 60 are saved"));
+    reach()
+        .args(["resume", cp_s, "--max-depth", "5"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "help: give --max-depth 60 or more (without it, the run's own limits hold)",
+        ));
     let resumed = json(
         &reach()
             .args(["resume", cp_s, "--max-depth", "1000", "--json"])
@@ -211,6 +230,29 @@ fn resume_says_how_and_refuses_what_it_cannot_trust() {
             level.file_name().unwrap().to_str().unwrap(),
         ))
         .stderr(predicates::str::contains("damaged"));
+
+    // Missing: exit 2 and its name, not a bare error of the system's.
+    std::fs::remove_file(&level).unwrap();
+    reach()
+        .args(["resume", cp_s])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(format!(
+            "{} is missing",
+            level.display()
+        )))
+        .stderr(predicates::str::contains("help:"));
+
+    // A checkpoint directory that is a link to itself.
+    let lp = dir.join("loop");
+    std::os::unix::fs::symlink(&lp, &lp).unwrap();
+    reach()
+        .args(["count", "eight", "--checkpoint", lp.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "a symbolic link that leads nowhere",
+        ));
 
     // No checkpoint at all.
     reach()
@@ -259,6 +301,15 @@ fn a_spilled_count_reports_its_disk_and_leaves_nothing_behind() {
     assert!(std::fs::read_dir(&spill).unwrap().count() > 0);
 }
 
+/// Unmounts its directory when dropped (a failed test's too).
+struct Unmount(PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = StdCommand::new("umount").arg(&self.0).status();
+    }
+}
+
 /// A filesystem of `size` mounted at `dir`, if this test may mount one.
 fn tmpfs(dir: &Path, size: &str) -> bool {
     StdCommand::new("mount")
@@ -278,12 +329,6 @@ fn a_full_filesystem_ends_with_exit_3_and_resumes_once_there_is_room() {
         eprintln!("skipped: cannot mount a tmpfs here");
         return;
     }
-    struct Unmount(PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = StdCommand::new("umount").arg(&self.0).status();
-        }
-    }
     let _unmount = Unmount(mount.clone());
     let cp = mount.join("cp");
     let cp_s = cp.to_str().unwrap();
@@ -296,7 +341,10 @@ fn a_full_filesystem_ends_with_exit_3_and_resumes_once_there_is_room() {
     let partial = json(&out.stdout);
     let reason = partial["stop_reason"].as_str().unwrap();
     assert!(reason.contains("No space left on device"), "{reason}");
-    assert!(reason.contains("reach resume"), "{reason}");
+    assert!(
+        reason.contains("is in place: continue with `reach resume"),
+        "{reason}"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("reach resume"), "{stderr}");
     assert!(partial["states"].as_u64().unwrap() < 2_613_742);
@@ -319,6 +367,31 @@ fn a_full_filesystem_ends_with_exit_3_and_resumes_once_there_is_room() {
     );
     assert_eq!(v["states"], 2_613_742);
     assert_eq!(v["depth"], 1368);
+}
+
+#[test]
+fn a_read_only_filesystem_is_said_with_what_to_do() {
+    let dir = TempDir::new("erofs");
+    let mount = dir.join("ro");
+    std::fs::create_dir_all(&mount).unwrap();
+    if !tmpfs(&mount, "64k,ro") {
+        eprintln!("skipped: cannot mount a tmpfs here");
+        return;
+    }
+    let _unmount = Unmount(mount.clone());
+    let out = reach()
+        .args(["count", "eight", "--checkpoint"])
+        .arg(mount.join("cp"))
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Read-only file system"), "{stderr}");
+    assert!(
+        stderr.contains("help: the file system is read-only"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -308,7 +308,10 @@ fn a_full_disk_ends_with_complete_levels_and_a_checkpoint_that_resumes() {
             panic!("{:?}", report.outcome)
         };
         assert!(what.contains("no space left"), "{what}");
-        assert!(what.contains("reach resume"), "{what}");
+        assert!(
+            what.contains("is in place: continue with `reach resume"),
+            "{what}"
+        );
         assert_eq!(
             report.levels[..],
             expected.levels[..report.levels.len()],
@@ -347,6 +350,29 @@ fn a_vanished_directory_ends_cleanly() {
     };
     assert!(what.contains(&*dir.path().to_string_lossy()), "{what}");
     assert_eq!(report.levels.len(), 21);
+    // A checkpoint's directory gone: the stop says it cannot be resumed,
+    // never that the checkpoint is in place (it was, before: "whole").
+    let dir = TempDir::new("vanish-checkpoint");
+    let path = dir.path().to_path_buf();
+    let remove = |progress: &reach::engine::Progress| {
+        if progress.depth == 20 {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    };
+    let report = Search::new(&p)
+        .threads(2)
+        .progress(&remove)
+        .spill(Spill::new(dir.path()).checkpoint(true))
+        .count()
+        .unwrap();
+    let Outcome::Stopped(StopReason::Storage(what)) = &report.outcome else {
+        panic!("{:?}", report.outcome)
+    };
+    assert!(
+        what.contains("is not whole") && what.contains("cannot be resumed"),
+        "{what}"
+    );
+    assert!(!what.contains("reach resume"), "{what}");
 }
 
 /// A checkpoint of klotski stopped after 2000 states, for the refusal tests.
@@ -409,12 +435,22 @@ fn damaged_checkpoints_are_refused() {
             "byte {at}: {err}"
         );
     }
-    // Truncated.
+    // Cut short, or with bytes added: said as what it may be.
     std::fs::write(&file, &bytes[..bytes.len() - 7]).unwrap();
-    assert!(resume_error(&dir).contains("truncated"));
-    // Missing.
+    assert!(resume_error(&dir).contains("cut short"));
+    std::fs::write(&file, [&bytes[..], b"more"].concat()).unwrap();
+    let err = resume_error(&dir);
+    assert!(
+        err.contains("bytes were added") && err.contains("help:"),
+        "{err}"
+    );
+    // Missing: named, as a damaged checkpoint (not a failure of the disk).
     std::fs::remove_file(&file).unwrap();
-    assert!(resume_error(&dir).contains("No such file"));
+    let err = resume_error(&dir);
+    assert!(
+        err.contains(&format!("{} is missing", file.display())),
+        "{err}"
+    );
 
     // The manifest: edited, truncated, gone.
     let dir = TempDir::new("manifest");

@@ -102,7 +102,7 @@ impl Manifest {
         }
         let file = match super::open_regular(&path) {
             Ok(f) => f,
-            Err(SpillError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Err(SpillError::Missing { .. }) => {
                 return Err(SpillError::NoCheckpoint {
                     path: dir.to_path_buf(),
                 });
@@ -125,7 +125,9 @@ impl Manifest {
             .trim()
             .strip_prefix("# crc32 ")
             .and_then(|h| u32::from_str_radix(h, 16).ok())
-            .ok_or_else(|| damaged("its checksum line is missing (truncated?)"))?;
+            .ok_or_else(|| {
+                damaged("its checksum line is missing: it was cut short, or bytes were added to it")
+            })?;
         if crc32fast::hash(body.as_bytes()) != crc {
             return Err(damaged("its checksum does not match"));
         }
@@ -202,6 +204,45 @@ pub(crate) fn retire(dir: &Path) -> std::io::Result<()> {
     std::fs::remove_file(dir.join(NAME))?;
     let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
     Ok(())
+}
+
+/// Why a run with its checkpoint in `dir` stopped at the storage fault
+/// `e`, on one line, and what it can say of the checkpoint.
+pub(crate) fn fault_text(e: &SpillError, dir: &Path) -> String {
+    let e = e.to_string();
+    format!(
+        "{}{}",
+        e.lines().next().unwrap_or_default(),
+        resume_hint(dir)
+    )
+}
+
+/// What a stopped run can say of its checkpoint in `dir`: that it is in
+/// place (its manifest reads, checksum and all, and every file it names is
+/// a regular file there; the files' own checksums are checked when it
+/// resumes), or that it is not, and why.
+pub(crate) fn resume_hint(dir: &Path) -> String {
+    let checked = Checkpoint::open(dir).and_then(|cp| {
+        for name in cp.manifest.kept.iter().flat_map(|k| &k.files) {
+            let path = dir.join(name);
+            if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+                return Err(SpillError::Missing { path });
+            }
+        }
+        Ok(cp)
+    });
+    match checked {
+        Ok(cp) => format!(
+            "; the checkpoint of levels 0 to {} is in place: continue with `reach resume {}` once the cause is fixed",
+            cp.depth(),
+            dir.display()
+        ),
+        Err(e) => format!(
+            "; the checkpoint in {} is not whole ({}): it cannot be resumed",
+            dir.display(),
+            e.to_string().lines().next().unwrap_or_default()
+        ),
+    }
 }
 
 /// A checkpoint on disk, opened to be resumed with

@@ -157,7 +157,7 @@ pub enum SpillError {
         source: io::Error,
     },
     /// The file is damaged: truncated, or its checksum does not match.
-    #[error("{} is damaged: {what}", path.display())]
+    #[error("{} is damaged: {what}\n  help: it changed after reach wrote it, so nothing of it is used: start the run again (in a new directory)", path.display())]
     Damaged {
         /// The file.
         path: PathBuf,
@@ -175,7 +175,7 @@ pub enum SpillError {
     },
     /// The file belongs to another search (another puzzle or metric, other
     /// partitions).
-    #[error("{} does not belong to this search: {what}", path.display())]
+    #[error("{} does not belong to this search: {what}\n  help: resume a checkpoint with the puzzle and options it was made with, or give this run another directory", path.display())]
     Foreign {
         /// The file.
         path: PathBuf,
@@ -183,7 +183,7 @@ pub enum SpillError {
         what: String,
     },
     /// The file was written by a newer version of reach.
-    #[error("{} was written by a newer reach (format {found}; this one reads format {supported} and older)", path.display())]
+    #[error("{} was written by a newer reach (format {found}; this one reads format {supported} and older)\n  help: resume it with the reach that wrote it", path.display())]
     Version {
         /// The file.
         path: PathBuf,
@@ -194,7 +194,7 @@ pub enum SpillError {
     },
     /// The directory holds no checkpoint.
     #[error(
-        "{} holds no checkpoint (no {}): a checkpointed run that finished removes it",
+        "{} holds no checkpoint (no {}): a checkpointed run that finished removes it\n  help: give the directory that the run's --checkpoint named; a run that finished printed its answer and left nothing to resume",
         path.display(),
         manifest::NAME
     )]
@@ -224,6 +224,19 @@ pub enum SpillError {
         path: PathBuf,
         /// The process that holds it, as its lock file says.
         pid: Option<u32>,
+    },
+    /// A file that the checkpoint names (or that the run wrote) is gone.
+    #[error("{} is missing: the run wrote it, and it was removed since\n  help: the checkpoint cannot go on without it: restore the file, or start the run again", path.display())]
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A path given as a directory is a symbolic link that leads nowhere
+    /// (a loop, or a missing target).
+    #[error("{} is a symbolic link that leads nowhere (to itself, or to nothing)\n  help: give a directory, or a path where one can be made", path.display())]
+    DanglingLink {
+        /// The path.
+        path: PathBuf,
     },
     /// A path given as a directory is something else.
     #[error("{} is not a directory\n  help: give a directory (it is created if it does not exist)", path.display())]
@@ -263,7 +276,12 @@ pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File, SpillError> {
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
-        .map_err(|e| SpillError::io(path, e))?;
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => SpillError::Missing {
+                path: path.to_path_buf(),
+            },
+            _ => SpillError::io(path, e),
+        })?;
     let meta = file.metadata().map_err(|e| SpillError::io(path, e))?;
     if !meta.is_file() {
         return Err(SpillError::NotRegular {
@@ -360,6 +378,32 @@ impl SpillError {
             source,
         }
     }
+
+    /// What to do about a failure of the system's ([`SpillError::Io`]):
+    /// the other kinds say it in their message.
+    pub fn help(&self) -> Option<&'static str> {
+        let SpillError::Io { source, .. } = self else {
+            return None;
+        };
+        Some(match source.raw_os_error() {
+            Some(libc::EROFS) => {
+                "the file system is read-only: give a directory on one that can be written"
+            }
+            Some(libc::EACCES | libc::EPERM) => {
+                "this user may not write there: give a directory of your own"
+            }
+            Some(libc::ENOSPC | libc::EDQUOT) => {
+                "the disk is full: free space there, or give a directory on a larger disk (--memory-limit does not bound disk use)"
+            }
+            Some(libc::ENOENT | libc::ENOTDIR) => {
+                "a directory above it does not exist: make it, or give a directory that does"
+            }
+            Some(libc::EMFILE | libc::ENFILE) => {
+                "too many open files: raise `ulimit -n`, or give fewer --partitions"
+            }
+            _ => "the disk or file system failed: check it (dmesg), then resume or start again",
+        })
+    }
 }
 
 /// How much disk a spilled search used.
@@ -402,6 +446,12 @@ pub(crate) struct Disk {
 
 impl Disk {
     pub(crate) fn new(spill: &Spill) -> Result<Disk, SpillError> {
+        let link = std::fs::symlink_metadata(&spill.dir).is_ok_and(|m| m.is_symlink());
+        if link && std::fs::metadata(&spill.dir).is_err() {
+            return Err(SpillError::DanglingLink {
+                path: spill.dir.clone(),
+            });
+        }
         if spill.dir.exists() && !spill.dir.is_dir() {
             return Err(SpillError::NotADirectory {
                 path: spill.dir.clone(),

@@ -125,7 +125,7 @@ impl RunFile {
         file.read_exact_at(&mut head, 0)
             .map_err(|_| SpillError::Damaged {
                 path: path.to_path_buf(),
-                what: "too short to be a run file (truncated?)".into(),
+                what: "too short to be a run file (cut short?)".into(),
             })?;
         Ok((u32_at(&head, 32) as usize, u32_at(&head, 36) as usize))
     }
@@ -158,7 +158,7 @@ impl RunFile {
             bytes,
         };
         if bytes < (HEADER + TRAILER) as u64 {
-            return Err(damaged("too short to be a run file (truncated?)"));
+            return Err(damaged("too short to be a run file (cut short?)"));
         }
         let mut head = [0u8; HEADER];
         file.read_at(&mut head, 0)?;
@@ -176,14 +176,18 @@ impl RunFile {
         let mut tail = [0u8; TRAILER];
         file.read_at(&mut tail, bytes - TRAILER as u64)?;
         if &tail[28..32] != END {
-            return Err(damaged("its end is missing (truncated?)"));
+            return Err(damaged(
+                "its last bytes are not a run file's end: it was cut short, or bytes were added to it",
+            ));
         }
         let index_offset = u64_at(&tail, 0);
         let index_len = u64_at(&tail, 8);
         if index_offset < HEADER as u64
             || index_offset.checked_add(index_len) != Some(bytes - TRAILER as u64)
         {
-            return Err(damaged("its index is out of place (truncated?)"));
+            return Err(damaged(
+                "its index is not where its end says: it was cut short, or bytes were added to it",
+            ));
         }
         let mut index = vec![0u8; index_len as usize];
         file.read_at(&mut index, index_offset)?;

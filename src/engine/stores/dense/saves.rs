@@ -314,10 +314,7 @@ impl Saves {
         if self.manifest.kept.is_empty() {
             return e.to_string();
         }
-        format!(
-            "{e}; the last checkpoint is whole: continue with `reach resume {}` once the cause is fixed",
-            self.spill.dir.display()
-        )
+        manifest::fault_text(e, &self.spill.dir)
     }
 
     /// Undoes a start that failed before level 0 was saved: its files go,

@@ -668,15 +668,11 @@ impl<M: Model> Store for OnDisk<'_, M> {
             Fault::Storage(e) => e,
             Fault::Peer(e) => return StopReason::Cluster(e.to_string()),
         };
-        let resume_hint = if self.spill.checkpoint {
-            format!(
-                "; the last checkpoint is whole: continue with `reach resume {}` once the cause is fixed",
-                self.spill.dir.display()
-            )
+        StopReason::Storage(if self.spill.checkpoint {
+            manifest::fault_text(&e, &self.spill.dir)
         } else {
-            String::new()
-        };
-        StopReason::Storage(format!("{e}{resume_hint}"))
+            e.to_string().lines().next().unwrap_or_default().to_string()
+        })
     }
 
     fn finish(mut self, stopped: bool) -> Finished {

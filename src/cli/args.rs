@@ -221,6 +221,12 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
 
+    /// Replace output files (the run's --plot, --html, --svg) that the run
+    /// did not write itself. They go where the run asked: relative paths
+    /// from the directory it was started in.
+    #[arg(long)]
+    pub force: bool,
+
     /// A checkpointed cluster's run goes on with the same processes: each
     /// process I resumes DIR/process-I.
     #[command(flatten)]

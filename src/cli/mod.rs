@@ -216,6 +216,9 @@ struct Settings {
     resume_dir: Option<PathBuf>,
     /// Whether `--local-processes` started this job's ranks.
     local: bool,
+    /// The mark that a checkpointed run's output files carry, so that its
+    /// resume knows them for its own (recorded in the checkpoint).
+    mark: String,
 }
 
 impl Settings {
@@ -243,6 +246,7 @@ impl Settings {
             peers: None,
             resume_dir: None,
             local: false,
+            mark: output::new_mark(),
         }
     }
 
@@ -273,6 +277,13 @@ impl Settings {
         if checkpoint {
             let argv: Vec<String> = std::env::args().skip(1).collect();
             record.insert("argv".to_string(), argv.join("\u{1f}"));
+            // Where relative output paths lead, for a resume from elsewhere.
+            if let Ok(cwd) = std::env::current_dir()
+                && let Some(cwd) = cwd.to_str()
+            {
+                record.insert("cwd".to_string(), cwd.to_string());
+            }
+            record.insert("outputs_mark".to_string(), self.mark.clone());
             if !is_built_in(puzzle) {
                 let text = read_bounded(Path::new(puzzle))?;
                 record.insert("puzzle_text".to_string(), text);
@@ -504,17 +515,23 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         .collect();
     let cli = Cli::try_parse_from(std::iter::once("reach".to_string()).chain(argv))
         .map_err(|e| anyhow!("the checkpoint's command line does not parse: {e}"))?;
-    let json = json || cli.json;
-    if json {
+    if cli.json {
         output::json_errors(EXIT_INTERNAL);
     }
+    let json = json || cli.json;
     let command = cli.command.unwrap_or(Command::Count(CountArgs {
         puzzle: "pe766".into(),
         options: cli.bare,
     }));
+    let mut command = command;
+    if ranks.as_ref().is_none_or(|r| r.rank() == 0) {
+        resumed_outputs(&mut command, cp.record(), a.force)?;
+    }
     let text = cp.record().get("puzzle_text").cloned();
+    let mark = cp.record().get("outputs_mark").cloned().unwrap_or_default();
     let settings = |run: &RunArgs, limits: &LimitArgs, storage: &StorageArgs| {
         let mut s = Settings::new(run, json);
+        s.mark = mark.clone();
         if a.run.threads.is_some() {
             s.threads = a.run.threads.unwrap_or(0);
         }
@@ -547,6 +564,50 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         }
         _ => bail!("{} holds no count or solve to resume", a.dir.display()),
     }
+}
+
+/// The output files of a resumed command: a relative path leads where it
+/// led for the run that made the checkpoint (from the directory it ran
+/// in), and is said; a file there that this run did not write (it carries
+/// the run's mark) is refused unless `force`.
+fn resumed_outputs(
+    command: &mut Command,
+    record: &std::collections::BTreeMap<String, String>,
+    force: bool,
+) -> Result<()> {
+    let outputs: Vec<(&str, &mut Option<PathBuf>)> = match command {
+        Command::Count(c) => vec![("--plot", &mut c.options.plot)],
+        Command::Solve(c) => vec![("--html", &mut c.html), ("--svg", &mut c.svg)],
+        _ => Vec::new(),
+    };
+    let cwd = record.get("cwd").map(PathBuf::from);
+    let mark = record.get("outputs_mark").map(String::as_str);
+    for (flag, path) in outputs {
+        let Some(path) = path else { continue };
+        if path.is_relative()
+            && let Some(cwd) = &cwd
+        {
+            *path = cwd.join(&*path);
+        }
+        let there = std::fs::symlink_metadata(&*path).is_ok();
+        let own = output::carries_mark(path, mark);
+        if there && !force && !own {
+            bail!(
+                "{} is there already, and the run that made this checkpoint did not write it: resuming would replace it with the run's {flag}\n  help: move it away, or give --force to replace it",
+                path.display()
+            );
+        }
+        say!(
+            "resume: {flag} goes to {}{}",
+            path.display(),
+            match (there, own) {
+                (false, _) => "",
+                (true, true) => ", replacing the run's own",
+                (true, false) => ", replacing what is there (--force)",
+            }
+        );
+    }
+    Ok(())
 }
 
 /// Every rank's checkpoint, each checked by its own rank and the verdicts
@@ -910,6 +971,9 @@ type Counted = (
 
 fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
+    if s.checkpointed() {
+        output::mark_outputs(&s.mark);
+    }
     let loaded = load_for(&a.puzzle, s)?;
     // Outputs before work: a typo in a path must not cost the search.
     if let Some(file) = &a.options.plot {
@@ -1259,6 +1323,9 @@ fn say_solved(name: &str, moves: usize, metric: &str, report: &Report) {
 
 fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
+    if s.checkpointed() {
+        output::mark_outputs(&s.mark);
+    }
     for file in [&a.html, &a.svg].into_iter().flatten() {
         check_output(file)?;
     }

@@ -74,7 +74,7 @@ pub fn check_output(path: &std::path::Path) -> Result<(), FileError> {
     }
     // A file made and removed at once says whether the directory takes one.
     let probe = dir.join(format!(".reach-probe-{}", std::process::id()));
-    std::fs::File::create(&probe).map_err(|e| fail(e.to_string()))?;
+    create_new(&probe).map_err(|e| fail(e.to_string()))?;
     let _ = std::fs::remove_file(&probe);
     if path.exists() {
         std::fs::OpenOptions::new()
@@ -94,8 +94,13 @@ pub fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), FileErro
         .file_name()
         .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
     let temp = directory_of(path).join(format!(".{name}.reach-{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&temp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
+    let mark = MARK.get().map(|m| mark_line(m, bytes)).unwrap_or_default();
+    let written = create_new(&temp)
+        .and_then(|mut f| {
+            f.write_all(bytes)
+                .and_then(|_| f.write_all(mark.as_bytes()))
+                .and_then(|_| f.sync_all())
+        })
         .and_then(|_| std::fs::rename(&temp, path));
     written.map_err(|e| {
         let _ = std::fs::remove_file(&temp);
@@ -114,6 +119,85 @@ static PRINTED: AtomicBool = AtomicBool::new(false);
 /// Whether an error ends with a JSON document on stdout (`--json`, given
 /// or recorded in the checkpoint a resume goes on from).
 static JSON: AtomicBool = AtomicBool::new(false);
+
+/// Makes `path` anew for writing: never through a link planted there
+/// (`O_NOFOLLOW`), never into a file that is there (`O_EXCL`). A regular
+/// file of the name (a temporary a killed run left) is removed first.
+fn create_new(path: &std::path::Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let open = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+    };
+    match open() {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+                std::fs::remove_file(path)?;
+                return open();
+            }
+            Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "a link or another file that is not a regular one is in the way of its temporary file",
+            ))
+        }
+        other => other,
+    }
+}
+
+/// The mark of the checkpointed run that this process is, once set: its
+/// output files end with it ([`write_output`]), so that a resume knows
+/// them for the run's own ([`carries_mark`]).
+static MARK: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// A mark no other run has (64 random bits, from the standard library's
+/// randomly keyed hasher).
+pub fn new_mark() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        h.write_u128(t.as_nanos());
+    }
+    format!("{:016x}", h.finish())
+}
+
+/// From here on output files end with `mark` (see [`MARK`]).
+pub fn mark_outputs(mark: &str) {
+    let _ = MARK.set(mark.to_string());
+}
+
+/// The last line of an output file of the run marked `mark`: a comment in
+/// the file's own syntax (SVG and HTML, or TOML).
+fn mark_line(mark: &str, bytes: &[u8]) -> String {
+    let text = format!("written by reach, checkpointed run {mark}");
+    if bytes.trim_ascii_start().starts_with(b"<") {
+        format!("<!-- {text} -->\n")
+    } else {
+        format!("# {text}\n")
+    }
+}
+
+/// Whether the regular file at `path` ends with the mark `mark`.
+pub fn carries_mark(path: &std::path::Path, mark: Option<&str>) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Some(mark) = mark.filter(|m| !m.is_empty()) else {
+        return false;
+    };
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut tail = Vec::new();
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        let len = f.metadata()?.len();
+        f.seek(SeekFrom::Start(len.saturating_sub(128)))?;
+        f.take(128).read_to_end(&mut tail)
+    });
+    let want = format!("checkpointed run {mark}");
+    read.is_ok() && String::from_utf8_lossy(&tail).contains(&want)
+}
 
 /// Writes `text` to stdout. A broken pipe is not an error: the reader has
 /// what it wanted.
@@ -292,4 +376,33 @@ fn duration(seconds: f64) -> String {
 /// `n` and its noun, singular or plural: "1 state", "2 states", "1 process".
 pub fn count_of(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporaries_are_never_written_through_a_link() {
+        let dir = std::env::temp_dir().join(format!("reach-output-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (victim, temp) = (dir.join("victim"), dir.join("temp"));
+        std::fs::write(&victim, "safe").unwrap();
+        std::os::unix::fs::symlink(&victim, &temp).unwrap();
+        assert!(create_new(&temp).is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "safe");
+        // A stale regular file of the name is replaced.
+        std::fs::remove_file(&temp).unwrap();
+        std::fs::write(&temp, "stale").unwrap();
+        create_new(&temp).unwrap().write_all(b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&temp).unwrap(), "new");
+        // A link at the output itself is replaced by the file, not followed.
+        let out = dir.join("out.svg");
+        std::os::unix::fs::symlink(&victim, &out).unwrap();
+        write_output(&out, b"<svg/>").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "safe");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "<svg/>");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -624,3 +624,70 @@ fn links_planted_in_a_run_directory_are_never_written_through() {
         );
     }
 }
+
+#[test]
+fn resume_writes_outputs_where_the_run_would_have_and_never_over_a_stranger() {
+    let dir = TempDir::new("outputs");
+    let (a, b, cp) = (dir.join("a"), dir.join("b"), dir.join("cp"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    // Started in a/ with a relative --plot; stopped by a depth limit.
+    reach()
+        .current_dir(&a)
+        .args(["count", "klotski", "--plot", "out.svg", "--max-depth", "10"])
+        .arg("--checkpoint")
+        .arg(&cp)
+        .assert()
+        .code(3);
+    assert!(a.join("out.svg").exists());
+    // Resumed from b/, which holds a file of that name: the run's plot is
+    // replaced in a/, and b/'s is not touched.
+    std::fs::write(b.join("out.svg"), "mine").unwrap();
+    let resume = |extra: &[&str]| {
+        let mut cmd = reach();
+        cmd.current_dir(&b).arg("resume").arg(&cp).args(extra);
+        cmd.assert()
+    };
+    resume(&["--max-depth", "20"])
+        .code(3)
+        .stderr(predicates::str::contains(format!(
+            "resume: --plot goes to {}, replacing the run's own",
+            a.join("out.svg").display()
+        )));
+    assert_eq!(std::fs::read_to_string(b.join("out.svg")).unwrap(), "mine");
+    let plot = std::fs::read_to_string(a.join("out.svg")).unwrap();
+    assert!(plot.contains("depth 20 (partial)"), "{plot}");
+    // A file the run did not write is refused (exit 2, nothing searched),
+    // and replaced with --force.
+    std::fs::write(a.join("out.svg"), "theirs").unwrap();
+    resume(&["--max-depth", "30"])
+        .code(2)
+        .stderr(predicates::str::contains("did not write it"))
+        .stderr(predicates::str::contains("--force"));
+    assert_eq!(
+        std::fs::read_to_string(a.join("out.svg")).unwrap(),
+        "theirs"
+    );
+    assert_eq!(
+        reach::engine::Checkpoint::open(&cp).unwrap().depth(),
+        20,
+        "the refused resume searched nothing"
+    );
+    resume(&["--max-depth", "30", "--force"])
+        .code(3)
+        .stderr(predicates::str::contains(
+            "replacing what is there (--force)",
+        ));
+    assert!(
+        std::fs::read_to_string(a.join("out.svg"))
+            .unwrap()
+            .contains("depth 30")
+    );
+    resume(&["--max-depth", "1000"]).code(0);
+    assert!(
+        std::fs::read_to_string(a.join("out.svg"))
+            .unwrap()
+            .contains("25955 states")
+    );
+    assert!(!cp.exists(), "the finished run's checkpoint is gone");
+}

@@ -38,6 +38,20 @@ pub enum SearchError {
         /// The model's key space.
         key_space: u64,
     },
+    /// A resumed search would hold more than its memory limit before its
+    /// first level: its visited set, rebuilt from the checkpoint.
+    #[error(
+        "resuming needs about {} MiB before its first level ({what}), over the memory limit of {} MiB\n  help: give it room for a level's work too: a memory limit of {}M or more (reach resume DIR --memory-limit {}M)",
+        need >> 20, limit >> 20, roomy(*need), roomy(*need)
+    )]
+    ResumeTooLarge {
+        /// Bytes the process would hold: what it holds now, and the set.
+        need: u64,
+        /// The limit, in bytes.
+        limit: u64,
+        /// What it holds.
+        what: String,
+    },
     /// The memory for the dense visited set could not be mapped.
     #[error("could not map {mib} MiB for the dense visited set: {source}")]
     DenseMap {
@@ -99,4 +113,10 @@ impl From<crate::engine::levels::Fault> for SearchError {
             crate::engine::levels::Fault::Peer(e) => SearchError::Peer(e),
         }
     }
+}
+
+/// MiB to suggest for a search that holds `need` bytes before it starts:
+/// a quarter more, and at least 16 MiB more, for a level's work.
+fn roomy(need: u64) -> u64 {
+    (need + (need / 4).max(16 << 20)).div_ceil(1 << 20)
 }

@@ -163,10 +163,41 @@ impl<'a, M: Model> Search<'a, M> {
         };
         let peers = self.connect(&format!("resume {}", mode.name()))?;
         let levels = agree::resume_levels(peers, checkpoint)?;
+        self.resume_fits(peers)?;
         let observe = &mut levels::observer(mode);
         let begin = Begin::Resume(checkpoint, levels);
         let (report, path) = self.run_with(mode, peers, begin, observe)?;
         Ok(Solution { report, path })
+    }
+
+    /// Refuses a resume whose visited set, rebuilt before the first level,
+    /// would take the process over its memory limit (a bitmap of the key
+    /// space, or the dense array, which a new search takes within three
+    /// quarters of the memory left): the limit is checked before anything
+    /// is loaded, and every process refuses if one must.
+    fn resume_fits(&self, peers: &dyn Peers) -> Result<(), SearchError> {
+        let Some(limit) = self.memory_limit else {
+            return Ok(());
+        };
+        let key_space = self.model.key_space();
+        let (holds, what) = match self.visited {
+            VisitedKind::Bitmap => (
+                key_space.div_ceil(64).saturating_mul(8),
+                format!("a bitmap of {key_space} keys"),
+            ),
+            VisitedKind::Dense => (
+                dense::bytes_for(key_space).div_ceil(peers.processes() as u64) / 3 * 4,
+                format!("two bits for each of {key_space} keys, with a quarter to spare"),
+            ),
+            _ => return Ok(()),
+        };
+        let rss = crate::engine::levels::memory::current_rss_bytes().unwrap_or(0);
+        let need = rss.saturating_add(holds);
+        let over = u64::from(need > limit);
+        if agree::sum(peers, over)? > 0 {
+            return Err(SearchError::ResumeTooLarge { need, limit, what });
+        }
+        Ok(())
     }
 
     /// Runs the search as one of `peers` (the engine's tests: processes

@@ -691,3 +691,68 @@ fn resume_writes_outputs_where_the_run_would_have_and_never_over_a_stranger() {
     );
     assert!(!cp.exists(), "the finished run's checkpoint is gone");
 }
+
+#[test]
+fn resume_holds_its_memory_limit_while_it_loads() {
+    // eleven's checkpoint at depth 28 (14 million states on disk): its
+    // resume rebuilds a bitmap of 479 million keys (57 MiB) from them.
+    let dir = TempDir::new("load");
+    let cp = dir.join("cp");
+    reach()
+        .args([
+            "count",
+            "eleven",
+            "--max-depth",
+            "28",
+            "-j",
+            "2",
+            "--checkpoint",
+        ])
+        .arg(&cp)
+        .assert()
+        .code(3);
+    // Too small: refused before anything is loaded, with what it needs.
+    let out = reach()
+        .args(["resume", "--memory-limit", "16M", "--json"])
+        .arg(&cp)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let v = json(&out.stdout);
+    let e = v["error"]["message"].as_str().unwrap();
+    assert!(
+        e.contains("resuming needs about") && e.contains("bitmap"),
+        "{v}"
+    );
+    assert!(
+        v["error"]["help"]
+            .as_str()
+            .unwrap()
+            .contains("--memory-limit"),
+        "{v}"
+    );
+    // Enough: the load stays within it (it read each level whole before,
+    // beside the bitmap: 129 MiB here).
+    let limit = 80u64 << 20;
+    let v = json(
+        &reach()
+            .args([
+                "resume",
+                "--memory-limit",
+                "80M",
+                "--max-depth",
+                "29",
+                "--json",
+            ])
+            .arg(&cp)
+            .assert()
+            .code(3)
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(v["levels"].as_array().unwrap().len(), 30, "{v}");
+    assert_eq!(v["levels"][29], 7_647_872);
+    let peak = v["peak_rss_bytes"].as_u64().unwrap();
+    assert!(peak <= limit, "peak {} MiB over 80", peak >> 20);
+}

@@ -167,6 +167,15 @@ impl Visited {
         }
     }
 
+    /// The bytes a bitmap takes once its pages are written (none for the
+    /// other kinds, which grow with the keys).
+    pub(crate) fn bytes(&self) -> u64 {
+        match self {
+            Visited::Bitmap(words, _) => words.len() as u64 * 8,
+            _ => 0,
+        }
+    }
+
     /// The kind actually in use.
     pub(crate) fn kind(&self) -> VisitedKind {
         match self {

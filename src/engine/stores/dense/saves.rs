@@ -298,8 +298,18 @@ impl Saves {
     fn name(&mut self, manifest: Manifest) -> Result<(), Fault> {
         self.disk.sync_dir()?;
         // On failure the old manifest still names the older files: they
-        // stay.
-        manifest.write(&self.disk)?;
+        // stay. So do the new ones: the rename may have gone through before
+        // the failure (a failed sync of the directory after it), and then
+        // the manifest there names them (scripts/faults.sh, EIO at the 7th
+        // fsync of a tiles-2x5 count, found the new pair removed under it).
+        if let Err(e) = manifest.write(&self.disk) {
+            for k in manifest.kept {
+                if !self.manifest.kept.iter().any(|old| old.depth == k.depth) {
+                    self.manifest.kept.push(k);
+                }
+            }
+            return Err(e.into());
+        }
         let first = manifest.kept.first().map_or(0, |k| k.depth);
         self.manifest = manifest;
         while self.written.front().is_some_and(|w| w.depth < first) {
@@ -320,6 +330,12 @@ impl Saves {
     /// Undoes a start that failed before level 0 was saved: its files go,
     /// and the directory if the run made it.
     pub(crate) fn abandon(mut self) {
+        // The manifest first, if it went in before the failure (a failed
+        // sync of the directory after its rename left it naming level 0,
+        // whose file went next: found by scripts/faults.sh, EIO at the 4th
+        // fsync). It is this run's own: a new run refuses a directory that
+        // holds a checkpoint.
+        let _ = manifest::retire(&self.spill.dir);
         for w in std::mem::take(&mut self.written) {
             w.files.into_iter().for_each(|f| self.disk.remove(f));
         }

@@ -385,12 +385,15 @@ impl<'a, M: Model> OnDisk<'a, M> {
     /// files it wrote go, and so does the directory if the run made it.
     /// Nothing was saved that a resume could use.
     fn abandon(mut self) {
+        // The manifest first (a new run's own: it refuses a directory that
+        // holds one), as every removal does: a crash between leaves no
+        // checkpoint, never one that names removed files.
+        if self.spill.checkpoint {
+            let _ = manifest::retire(&self.spill.dir);
+            let _ = std::fs::remove_file(self.spill.dir.join(format!("{}.tmp", manifest::NAME)));
+        }
         for level in std::mem::take(&mut self.kept) {
             level.files.into_iter().for_each(|f| self.disk.remove(f));
-        }
-        if self.spill.checkpoint {
-            let _ = std::fs::remove_file(self.spill.dir.join(manifest::NAME));
-            let _ = std::fs::remove_file(self.spill.dir.join(format!("{}.tmp", manifest::NAME)));
         }
         remove_own_temporaries(&self.spill.dir);
         self.disk.unlock();

@@ -623,6 +623,32 @@ fn links_planted_in_a_run_directory_are_never_written_through() {
             "{name} {how}"
         );
     }
+    // A link at a run file's name: the file is renamed over the link (which
+    // goes), never written through it; the run goes on.
+    let run = dir.join("run-file");
+    std::fs::create_dir(&run).unwrap();
+    std::os::unix::fs::symlink(&victim, run.join("L000000-p00000.run")).unwrap();
+    reach()
+        .args([
+            "count",
+            "eight",
+            "-j",
+            "1",
+            "--partitions",
+            "1",
+            "--max-depth",
+            "3",
+        ])
+        .arg("--checkpoint")
+        .arg(&run)
+        .assert()
+        .code(3);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(
+        std::fs::symlink_metadata(run.join("L000000-p00000.run"))
+            .unwrap()
+            .is_file()
+    );
 }
 
 #[test]

@@ -641,3 +641,52 @@ fn checkpointed_counts_resume_to_the_same_table() {
     let v = json_out(reach().args(["resume", cp, "--max-depth", "1000", "--json"]));
     assert_eq!(v["levels"], serde_json::json!(CUBE2_HTM));
 }
+
+#[test]
+fn slice_moves_may_start_with_a_digit() {
+    // twsearch names slice moves 2R, 3Rw: the 2x2x2 with three moves so
+    // named is the same puzzle, in every metric, from the same scramble.
+    let text = std::fs::read_to_string(data("cube2.tws")).unwrap();
+    let sliced = text
+        .replace("Move U\n", "Move 2U\n")
+        .replace("Move F\n", "Move 3Fw\n")
+        .replace("Move R\n", "Move 2R\n");
+    let plain = Twisty::parse(&text, "cube2.tws").unwrap();
+    let named = Twisty::parse(&sliced, "sliced.tws").unwrap();
+    for metric in [TwistyMetric::Htm, TwistyMetric::Qtm, TwistyMetric::Moves] {
+        for (scramble, same) in [(None, None), (Some("2U2 3Fw' 2R"), Some("U2 F' R"))] {
+            let options = |moves: &str, scramble: Option<&str>| Options {
+                metric,
+                moves: Some(moves.split(',').map(String::from).collect()),
+                scramble: scramble.map(String::from),
+            };
+            let a = Twisty::new(plain.clone(), &options("U,F,R", same)).unwrap();
+            let b = Twisty::new(named.clone(), &options("2U,3Fw,2R", scramble)).unwrap();
+            assert_eq!(
+                count(&a, 2, VisitedKind::Auto),
+                count(&b, 2, VisitedKind::Auto),
+                "{metric:?}"
+            );
+            if scramble.is_some() {
+                // The moves of a solution carry the names, powers after them.
+                let path = Search::new(&b).threads(2).solve().unwrap().path.unwrap();
+                let names: Vec<String> = b.path_moves(&path);
+                assert!(
+                    !names.is_empty()
+                        && names
+                            .iter()
+                            .all(|n| ["2U", "3Fw", "2R"].iter().any(|m| n.starts_with(m))),
+                    "{names:?}"
+                );
+            }
+        }
+    }
+    // KPuzzle files take the same names.
+    let json = std::fs::read_to_string(data("cube2.kpuzzle.json")).unwrap();
+    assert!(json.contains("\"U\":"));
+    let def = Twisty::parse(&json.replacen("\"U\":", "\"2U\":", 1), "sliced.json").unwrap();
+    assert!(def.moves.iter().any(|m| m.name == "2U"));
+    // A name with ' is still refused, where it is.
+    let e = Twisty::parse(&text.replace("Move U\n", "Move U'\n"), "bad.tws").unwrap_err();
+    assert!(e.to_string().contains("' marks an inverse"), "{e}");
+}

@@ -355,14 +355,12 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
     let mut move_at = Vec::new();
     for (name, mv) in moves_v {
         let at = [Step::Key("moves"), Step::Key(name)];
-        if name.is_empty()
-            || name.contains(['\'', ' '])
-            || name.starts_with(|c: char| c.is_ascii_digit())
-        {
+        // A leading digit is a slice (`2R`), as in .tws files.
+        if name.is_empty() || name.contains(['\'', ' ']) {
             return Err(doc.error(
                 &at,
-                format!("a move cannot be called {name:?}: ' marks an inverse, spaces separate moves, and a name must not start with a digit"),
-                "name moves with letters, e.g. U, R, Rw",
+                format!("a move cannot be called {name:?}: ' marks an inverse, and spaces separate moves"),
+                "name moves without ' or spaces, e.g. U, R, 2R, Rw",
             ));
         }
         let Some(mv) = mv.as_object() else {

@@ -426,11 +426,13 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
                         "give each move a name of its own",
                     ));
                 }
-                if move_name.contains('\'') || move_name.starts_with(|c: char| c.is_ascii_digit()) {
+                // A leading digit is a slice (twsearch's `2R`): its powers
+                // are suffixes (`2R2`, `2R'`), so only ' is kept out.
+                if move_name.contains('\'') {
                     return Err(r.error(
                         Some(line[1]),
-                        format!("a move cannot be called {move_name:?}: ' marks an inverse, and a name must not start with a digit"),
-                        "name moves with letters, e.g. U, R, Rw, ABDE",
+                        format!("a move cannot be called {move_name:?}: ' marks an inverse"),
+                        "name moves without ', e.g. U, R, 2R, Rw, ABDE",
                     ));
                 }
                 if sets.is_empty() {

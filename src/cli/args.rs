@@ -437,7 +437,8 @@ pub enum VisitedArg {
     /// dashmap's sharded concurrent hash set.
     Dashmap,
     /// Two bits for every possible key, no level kept as keys: for puzzles
-    /// with dense keys (tiles-RxC), counted in memory on one process.
+    /// with dense keys (tiles-RxC); counts and hardest, in memory or with
+    /// --spill on disk, checkpointed, or on MPI ranks.
     Dense,
 }
 

@@ -23,7 +23,7 @@ pub enum SearchError {
     },
     /// The dense visited set was asked for where it cannot serve.
     #[error(
-        "the dense visited set (two bits a key) counts in memory on one process; it keeps no level to {0}\n  help: leave out --visited (the automatic choice)"
+        "the dense visited set (two bits a key) keeps no level as keys, so it cannot {0}\n  help: leave out --visited (the automatic choice)"
     )]
     DenseUnsupported(&'static str),
     /// The dense visited set does not fit in memory.

@@ -605,15 +605,15 @@ impl<'a, M: Model> Search<'a, M> {
             .as_ref()
             .is_some_and(|s| !s.checkpoint && !s.keep);
         let usable = if mode == Mode::Solve {
-            Err("rebuild a path from (solve)")
+            Err("rebuild a path (solve)")
         } else if self.spill.as_ref().is_some_and(|s| s.keep) {
             Err("keep every level on disk (--keep)")
         } else if self.spill.is_some() && !on_disk && !self.model.reversible() {
-            Err("checkpoint for a model whose moves are not all reversible")
+            Err("be checkpointed for a model whose moves are not all reversible")
         } else if processes > 1
             && (mode != Mode::Count || self.spill.as_ref().is_some_and(|s| s.checkpoint))
         {
-            Err("share between processes, but to count without a checkpoint")
+            Err("be shared between processes but to count without a checkpoint")
         } else {
             Ok(())
         };

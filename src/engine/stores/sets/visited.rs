@@ -35,8 +35,9 @@ pub enum VisitedKind {
     /// A sharded concurrent hash set of exact keys.
     DashMap,
     /// Two bits for every possible key, and no level kept as keys (see
-    /// `dense.rs`): for models whose keys are dense, counted in memory on
-    /// one process.
+    /// `stores/dense/`): for models whose keys are dense; a count or
+    /// `hardest`, in memory or on disk, checkpointed on one process or
+    /// shared out between processes.
     Dense,
 }
 

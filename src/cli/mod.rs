@@ -519,11 +519,10 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         output::json_errors(EXIT_INTERNAL);
     }
     let json = json || cli.json;
-    let command = cli.command.unwrap_or(Command::Count(CountArgs {
+    let mut command = cli.command.unwrap_or(Command::Count(CountArgs {
         puzzle: "pe766".into(),
         options: cli.bare,
     }));
-    let mut command = command;
     if ranks.as_ref().is_none_or(|r| r.rank() == 0) {
         resumed_outputs(&mut command, cp.record(), a.force)?;
     }

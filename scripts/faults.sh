@@ -5,7 +5,7 @@
 # `reach resume` until the answer is in: every answer must equal the
 # uninterrupted run's. Prints a table of tries and how each ended.
 #
-#   scripts/faults.sh            every case and pe766, more tries (about 15 minutes)
+#   scripts/faults.sh            every case and pe766, more tries (about 10 minutes)
 #   scripts/faults.sh --quick    no pe766, fewer tries (CI, about 3 minutes)
 #   SEED=42 scripts/faults.sh    the same kill moments again
 set -euo pipefail

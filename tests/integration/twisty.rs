@@ -369,7 +369,21 @@ fn files_with_mistakes_are_located() {
         ("Illegal\n", (7, 1), "does not read"),
         ("Move X\nA\n2 1 x 4\nEnd\n", (9, 5), "\"x\" is not a number"),
     ];
-    for (tail, at, message) in cases {
+    let cases: Vec<_> = cases
+        .iter()
+        .copied()
+        .chain([
+            // twsearch features reach does not read say so, where they are.
+            ("MoveTransformation X\n", (7, 1), "MoveTransformation is a twsearch feature"),
+            (
+                "Move X\nA\n2 1 3 4\n? 0 0 0\nEnd\n",
+                (10, 1),
+                "\"?\" (twsearch's wildcard: this piece's orientation does not matter) is a twsearch feature",
+            ),
+            ("Move X\nA\n2 1 ? 4\nEnd\n", (9, 5), "twsearch's wildcard stands for an orientation only"),
+        ])
+        .collect();
+    for (tail, at, message) in &cases {
         let (location, text) = error(&format!("{head}{tail}"));
         assert_eq!(location, Some(*at), "{text}");
         assert!(text.contains(message), "{text}");

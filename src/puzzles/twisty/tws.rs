@@ -51,6 +51,7 @@ const UNSUPPORTED: &[&str] = &[
     "MoveSequence",
     "MoveAlias",
     "MovePruneAlias",
+    "MoveTransformation",
 ];
 
 impl<'a> Reader<'a> {
@@ -111,6 +112,16 @@ impl<'a> Reader<'a> {
                     } else {
                         "pieces and positions count from 1 to the set's size"
                     },
+                )),
+                Err(_) if w.text == "?" && what == "orientation" => Err(self.error(
+                    Some(*w),
+                    "\"?\" (twsearch's wildcard: this piece's orientation does not matter) is a twsearch feature that reach does not read".into(),
+                    "give the orientation as a number: reach counts every orientation of every piece as its own",
+                )),
+                Err(_) if w.text == "?" => Err(self.error(
+                    Some(*w),
+                    format!("\"?\" is not a {what} of set {}: twsearch's wildcard stands for an orientation only", set.name),
+                    "pieces and positions count from 1 to the set's size",
                 )),
                 Err(_) if w.text.parse::<i64>().is_ok() => Err(self.error(
                     Some(*w),
@@ -226,8 +237,9 @@ impl<'a> Reader<'a> {
                 }
             }
             let ori = match self.peek() {
-                // A line of numbers (a negative one too, refused as such).
-                Some(next) if next[0].text.parse::<i64>().is_ok() => {
+                // A line of numbers (a negative one too, refused as such,
+                // and twsearch's `?` wildcard, refused by name).
+                Some(next) if next[0].text.parse::<i64>().is_ok() || next[0].text == "?" => {
                     let line = self.next().expect("peeked");
                     Some(self.numbers(&line, set, "orientation", 0, u32::from(set.orientations))?)
                 }

@@ -216,9 +216,6 @@ struct Settings {
     resume_dir: Option<PathBuf>,
     /// Whether `--local-processes` started this job's ranks.
     local: bool,
-    /// The mark that a checkpointed run's output files carry, so that its
-    /// resume knows them for its own (recorded in the checkpoint).
-    mark: String,
 }
 
 impl Settings {
@@ -246,7 +243,6 @@ impl Settings {
             peers: None,
             resume_dir: None,
             local: false,
-            mark: output::new_mark(),
         }
     }
 
@@ -283,7 +279,10 @@ impl Settings {
             {
                 record.insert("cwd".to_string(), cwd.to_string());
             }
-            record.insert("outputs_mark".to_string(), self.mark.clone());
+            // The mark its output files end with, that a resume knows them by.
+            let mark = output::new_mark();
+            output::mark_outputs(&mark);
+            record.insert("outputs_mark".to_string(), mark);
             if !is_built_in(puzzle) {
                 let text = read_bounded(Path::new(puzzle))?;
                 record.insert("puzzle_text".to_string(), text);
@@ -348,28 +347,26 @@ impl Settings {
             && let Some((dir, how, saved)) = self.resume_hint()
         {
             // A limit holds in the resumed run too: the hint raises it.
-            let how = match &report.outcome {
-                Outcome::Stopped(StopReason::MaxDepth(d)) => {
-                    format!(
-                        "{how} --max-depth {}` (a depth above {d}",
-                        d.saturating_mul(2).max(d + 1)
-                    )
-                }
-                Outcome::Stopped(StopReason::MaxStates(n)) => {
-                    format!(
-                        "{how} --max-states {}` (a count above {n}",
-                        n.saturating_mul(2)
-                    )
-                }
-                Outcome::Stopped(StopReason::MemoryLimit { limit, .. }) => format!(
-                    "{how} --memory-limit {}M` (a budget above {}",
-                    (limit >> 20).saturating_mul(2).max(1),
-                    bytes(*limit)
+            let (raise, note) = match &report.outcome {
+                Outcome::Stopped(StopReason::MaxDepth(d)) => (
+                    format!(" --max-depth {}", d.saturating_mul(2).max(d + 1)),
+                    format!("a depth above {d}"),
                 ),
-                _ => format!("{how}` (the run as it was started"),
+                Outcome::Stopped(StopReason::MaxStates(n)) => (
+                    format!(" --max-states {}", n.saturating_mul(2)),
+                    format!("a count above {n}"),
+                ),
+                Outcome::Stopped(StopReason::MemoryLimit { limit, .. }) => (
+                    format!(
+                        " --memory-limit {}M",
+                        (limit >> 20).saturating_mul(2).max(1)
+                    ),
+                    format!("a budget above {}", bytes(*limit)),
+                ),
+                _ => (String::new(), "the run as it was started".to_string()),
             };
             say!(
-                "checkpoint: levels 0 to {saved} are saved in {}; continue with `{how})",
+                "checkpoint: levels 0 to {saved} are saved in {}; continue with `{how}{raise}` ({note})",
                 dir.display(),
             );
         }
@@ -526,11 +523,12 @@ fn resume_command(a: ResumeArgs, json: bool) -> Result<ExitCode> {
     if ranks.as_ref().is_none_or(|r| r.rank() == 0) {
         resumed_outputs(&mut command, cp.record(), a.force)?;
     }
+    if let Some(mark) = cp.record().get("outputs_mark") {
+        output::mark_outputs(mark);
+    }
     let text = cp.record().get("puzzle_text").cloned();
-    let mark = cp.record().get("outputs_mark").cloned().unwrap_or_default();
     let settings = |run: &RunArgs, limits: &LimitArgs, storage: &StorageArgs| {
         let mut s = Settings::new(run, json);
-        s.mark = mark.clone();
         if a.run.threads.is_some() {
             s.threads = a.run.threads.unwrap_or(0);
         }
@@ -970,9 +968,6 @@ type Counted = (
 
 fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
-    if s.checkpointed() {
-        output::mark_outputs(&s.mark);
-    }
     let loaded = load_for(&a.puzzle, s)?;
     // Outputs before work: a typo in a path must not cost the search.
     if let Some(file) = &a.options.plot {
@@ -1322,9 +1317,6 @@ fn say_solved(name: &str, moves: usize, metric: &str, report: &Report) {
 
 fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
-    if s.checkpointed() {
-        output::mark_outputs(&s.mark);
-    }
     for file in [&a.html, &a.svg].into_iter().flatten() {
         check_output(file)?;
     }

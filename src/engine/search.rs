@@ -16,7 +16,9 @@ use crate::engine::stores::dense::{self, Dense};
 use crate::engine::stores::disk::{Begin, OnDisk};
 use crate::engine::stores::memory::{InMemory, bitmap_partitions_for_cache};
 use crate::engine::stores::sets::partition::MAX_PARTITIONS;
-use crate::engine::stores::sets::visited::{BITMAP_HARD_MAX_KEYS, VisitedKind, resolve};
+use crate::engine::stores::sets::visited::{
+    BITMAP_HARD_MAX_KEYS, VisitedKind, bitmap_bytes, resolve,
+};
 use crate::engine::{Model, Progress, Report};
 
 /// A breadth-first search over a [`Model`], configured by a builder:
@@ -182,11 +184,11 @@ impl<'a, M: Model> Search<'a, M> {
         let key_space = self.model.key_space();
         let (holds, what) = match self.visited {
             VisitedKind::Bitmap => (
-                key_space.div_ceil(64).saturating_mul(8),
+                bitmap_bytes(key_space),
                 format!("a bitmap of {key_space} keys"),
             ),
             VisitedKind::Dense => (
-                dense::bytes_for(key_space).div_ceil(peers.processes() as u64) / 3 * 4,
+                dense::room_for(dense::bytes_for(key_space).div_ceil(peers.processes() as u64)),
                 format!("two bits for each of {key_space} keys, with a quarter to spare"),
             ),
             _ => return Ok(()),
@@ -632,7 +634,7 @@ impl<'a, M: Model> Search<'a, M> {
             None => crate::engine::levels::memory::headroom().map_or(u64::MAX, |(room, _)| room),
         };
         let segment = self.dense_segment.unwrap_or(room / 8 * 5);
-        if on_disk && (asked || self.dense_segment.is_some() || need > room / 4 * 3) {
+        if on_disk && (asked || self.dense_segment.is_some() || dense::room_for(need) > room) {
             return Ok(DenseFit::OnDisk(segment));
         }
         if on_disk {
@@ -640,7 +642,7 @@ impl<'a, M: Model> Search<'a, M> {
             // them there.
             return Ok(DenseFit::No);
         }
-        if need > room / 4 * 3 {
+        if dense::room_for(need) > room {
             if asked {
                 return Err(SearchError::DenseTooLarge {
                     need: need >> 20,

@@ -450,25 +450,26 @@ fn answer(v: &serde_json::Value) -> serde_json::Value {
     serde_json::json!([v["states"], v["levels"], v["length"], v["moves"]])
 }
 
+/// `reach ARGS` under strace, with `fault` (`signal=KILL`, `error=EIO`)
+/// injected at the `n`th of the system `calls` (`unlink,unlinkat`).
+fn reach_with_fault(calls: &str, fault: &str, n: usize) -> StdCommand {
+    let mut cmd = StdCommand::new("strace");
+    cmd.args(["-f", "-qq", "-o", "/dev/null", "-e"])
+        .arg(format!("trace={calls}"))
+        .arg("-e")
+        .arg(format!("inject={calls}:{fault}:when={n}"))
+        .arg(assert_cmd::cargo::cargo_bin("reach"))
+        .stderr(Stdio::null());
+    cmd
+}
+
 /// `reach ARGS --json` under strace, killed (SIGKILL) at its `n`th file
 /// removal: the JSON it printed (if it printed any) and whether it ran
 /// to its end before the `n`th came.
 fn killed_at_removal(args: &[&str], n: usize) -> (Option<serde_json::Value>, bool) {
-    let out = StdCommand::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            "trace=unlink,unlinkat",
-        ])
-        .arg("-e")
-        .arg(format!("inject=unlink,unlinkat:signal=KILL:when={n}"))
-        .arg(assert_cmd::cargo::cargo_bin("reach"))
+    let out = reach_with_fault("unlink,unlinkat", "signal=KILL", n)
         .args(args)
         .arg("--json")
-        .stderr(Stdio::null())
         .output()
         .unwrap();
     let printed = (!out.stdout.is_empty()).then(|| json(&out.stdout));
@@ -805,30 +806,10 @@ fn a_failed_sync_at_any_moment_leaves_a_checkpoint_that_resumes_or_none() {
         );
         for n in 1..=10 {
             let cp = dir.join(&format!("{puzzle}-{n}"));
-            let out = StdCommand::new("strace")
-                .args([
-                    "-f",
-                    "-qq",
-                    "-o",
-                    "/dev/null",
-                    "-e",
-                    "trace=fsync,fdatasync",
-                    "-e",
-                ])
-                .arg(format!("inject=fsync,fdatasync:error=EIO:when={n}"))
-                .arg(assert_cmd::cargo::cargo_bin("reach"))
-                .args([
-                    "count",
-                    puzzle,
-                    "-j",
-                    "2",
-                    "--visited",
-                    visited,
-                    "--json",
-                    "--checkpoint",
-                ])
+            let out = reach_with_fault("fsync,fdatasync", "error=EIO", n)
+                .args(["count", puzzle, "-j", "2", "--visited", visited])
+                .args(["--json", "--checkpoint"])
                 .arg(&cp)
-                .stderr(Stdio::null())
                 .output()
                 .unwrap();
             if out.status.code() == Some(0) {

@@ -206,15 +206,16 @@ pub(crate) fn retire(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Why a run with its checkpoint in `dir` stopped at the storage fault
-/// `e`, on one line, and what it can say of the checkpoint.
-pub(crate) fn fault_text(e: &SpillError, dir: &Path) -> String {
+/// Why a run stopped at the storage fault `e`, on one line (a stop
+/// reason), and, for a run with a checkpoint in `checkpoint`, what it can
+/// say of that checkpoint.
+pub(crate) fn fault_text(e: &SpillError, checkpoint: Option<&Path>) -> String {
     let e = e.to_string();
-    format!(
-        "{}{}",
-        e.lines().next().unwrap_or_default(),
-        resume_hint(dir)
-    )
+    let first = e.lines().next().unwrap_or_default();
+    match checkpoint {
+        Some(dir) => format!("{first}{}", resume_hint(dir)),
+        None => first.to_string(),
+    }
 }
 
 /// What a stopped run can say of its checkpoint in `dir`: that it is in

@@ -149,6 +149,13 @@ pub(crate) fn bytes_for(key_space: u64) -> u64 {
     key_space.div_ceil(KEYS_PER_WORD) * 8
 }
 
+/// The memory a search needs left for a two-bit array of `bytes` in
+/// memory: a third more, so that the array takes at most three quarters
+/// of it and the level's work has the rest.
+pub(crate) fn room_for(bytes: u64) -> u64 {
+    bytes.saturating_add(bytes / 3)
+}
+
 /// The two-bit array: anonymous memory, zero until touched, asked for in
 /// huge pages (a big key space is looked up at random, and with 4 KiB pages
 /// every lookup would also miss the TLB).

@@ -321,10 +321,8 @@ impl Saves {
 
     /// Why the search stopped at the storage fault `e`, and how to go on.
     pub(crate) fn fault(&self, e: &SpillError) -> String {
-        if self.manifest.kept.is_empty() {
-            return e.to_string();
-        }
-        manifest::fault_text(e, &self.spill.dir)
+        let saved = !self.manifest.kept.is_empty();
+        manifest::fault_text(e, saved.then_some(self.spill.dir.as_path()))
     }
 
     /// Undoes a start that failed before level 0 was saved: its files go,

@@ -71,6 +71,20 @@ impl Level {
     fn names(&self) -> Vec<String> {
         self.files.iter().map(RunFile::name).collect()
     }
+
+    /// Hands `f` the keys of every block in order, one block in memory at
+    /// a time.
+    fn each_block(&self, mut f: impl FnMut(&[u64])) -> Result<(), SpillError> {
+        let (mut scratch, mut keys) = (Vec::new(), Vec::new());
+        for file in &self.files {
+            for b in 0..file.block_count() {
+                keys.clear();
+                file.read_block(b, &mut scratch, &mut keys)?;
+                f(&keys);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The first storage failure of a parallel step; once one is recorded the
@@ -515,15 +529,12 @@ impl<'a, M: Model> OnDisk<'a, M> {
         // at once would hold its keys beside the bitmap: 197 MiB to resume
         // eleven at depth 30, where the bitmap is 57).
         if !self.frontier {
-            let (mut scratch, mut keys) = (Vec::new(), Vec::new());
-            for file in self.kept.iter().flat_map(|level| &level.files) {
-                for b in 0..file.block_count() {
-                    keys.clear();
-                    file.read_block(b, &mut scratch, &mut keys)?;
-                    for &key in &keys {
+            for level in &self.kept {
+                level.each_block(|keys| {
+                    for &key in keys {
                         self.visited.insert(key);
                     }
-                }
+                })?;
             }
         }
         Ok(Start {
@@ -682,11 +693,8 @@ impl<M: Model> Store for OnDisk<'_, M> {
             Fault::Storage(e) => e,
             Fault::Peer(e) => return StopReason::Cluster(e.to_string()),
         };
-        StopReason::Storage(if self.spill.checkpoint {
-            manifest::fault_text(&e, &self.spill.dir)
-        } else {
-            e.to_string().lines().next().unwrap_or_default().to_string()
-        })
+        let checkpoint = self.spill.checkpoint.then_some(self.spill.dir.as_path());
+        StopReason::Storage(manifest::fault_text(&e, checkpoint))
     }
 
     fn finish(mut self, stopped: bool) -> Finished {
@@ -923,14 +931,9 @@ impl<M: Model> OnDisk<'_, M> {
 
     /// Every key of `level`, in partition order.
     fn read_all(&self, level: &Level) -> Result<Vec<u64>, SpillError> {
-        let mut keys = Vec::new();
-        let mut scratch = Vec::new();
-        for file in &level.files {
-            for b in 0..file.block_count() {
-                file.read_block(b, &mut scratch, &mut keys)?;
-            }
-        }
-        Ok(keys)
+        let mut all = Vec::new();
+        level.each_block(|keys| all.extend_from_slice(keys))?;
+        Ok(all)
     }
 
     /// Sends the candidates for other processes' partitions (in the

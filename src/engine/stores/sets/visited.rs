@@ -123,6 +123,11 @@ impl Hasher for MixHasher {
 /// map with unit values stands in for it (which is what `DashSet` wraps).
 type DashKeys = DashMap<u64, (), BuildHasherDefault<MixHasher>>;
 
+/// The bytes a bitmap of `key_space` keys takes: a bit a key, in words.
+pub(crate) fn bitmap_bytes(key_space: u64) -> u64 {
+    key_space.div_ceil(64).saturating_mul(8)
+}
+
 /// A visited set built for one search.
 pub(crate) enum Visited {
     /// The words, and whether several workers share them.
@@ -146,7 +151,7 @@ impl Visited {
     ) -> Visited {
         let resolved = resolve(kind, key_space, reversible);
         if resolved == VisitedKind::Bitmap {
-            let words = key_space.div_ceil(64) as usize;
+            let words = (bitmap_bytes(key_space) / 8) as usize;
             // A zeroed vector comes from calloc, so untouched pages cost nothing.
             Visited::Bitmap((0..words).map(|_| AtomicU64::new(0)).collect(), threads > 1)
         } else if resolved == VisitedKind::Frontier {

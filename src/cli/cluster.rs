@@ -11,7 +11,7 @@ use anyhow::{Result, bail};
 
 use reach::engine::{Model, Outcome, Report, Search, StopReason};
 
-use super::Settings;
+use super::settings::Settings;
 use super::args::ClusterArgs;
 use super::output::say;
 

@@ -2,32 +2,44 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use serde_json::json;
 
-use reach::engine::Model;
-
-use super::args::HardestArgs;
-use super::output::{ProgressLine, count_of, say, stdout};
-use super::{Loaded, Settings, Signals, load, report_stopped, search, spilled, unsolvable};
+use reach::engine::{Model, Progress, Search};
+use reach::puzzles::builtin;
 use reach::puzzles::sliding::SlidingPuzzle;
 
+use super::args::HardestArgs;
+use super::output::{ProgressLine, check_output, count_of, say, stdout, write_output};
+use super::puzzle::{Loaded, Prepared, Puzzle, Shape};
+use super::settings::{Settings, Signals, check_memory_limit, search, spilled};
+use super::summary::{report_stopped, unsolvable};
+use super::{cluster, exit, watch};
+
 pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
-    super::check_memory_limit(s)?;
+    check_memory_limit(s)?;
     // Outputs before work.
     for file in [&a.toml, &a.html].into_iter().flatten() {
-        super::output::check_output(file)?;
+        check_output(file)?;
     }
-    let puzzle = match load(&a.puzzle)? {
-        Loaded::Sliding(p) => p,
-        Loaded::Twisty(def) => {
-            if a.toml.is_some() || a.html.is_some() {
-                bail!(
-                    "--toml and --html write sliding-block puzzles; {} is a twisty puzzle\n  help: `reach count FILE --antipodes` prints its farthest positions as patterns",
-                    def.name
-                );
-            }
-            let t = super::twisty::build(*def, a.metric, &a.moves, &None)?;
+    let puzzle = Puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
+    if let Loaded::Twisty(def) = &puzzle.loaded
+        && (a.toml.is_some() || a.html.is_some())
+    {
+        bail!(
+            "--toml and --html write sliding-block puzzles; {} is a twisty puzzle\n  help: `reach count FILE --antipodes` prints its farthest positions as patterns",
+            def.name
+        );
+    }
+    let shape = Shape {
+        metric: a.metric,
+        moves: &a.moves,
+        scramble: &None,
+    };
+    let text = puzzle.file_text.as_deref();
+    match puzzle.loaded.prepare(shape)? {
+        Prepared::Sliding(p) => sliding(&p, a, s, text),
+        Prepared::Twisty(t) => {
             if !t.reversible() {
                 bail!(
                     "{} under --metric {} has a move whose inverse is not a move: the distance to the solved state is not the distance from it\n  help: use --metric htm or qtm",
@@ -35,26 +47,35 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
                     t.metric().name()
                 );
             }
-            return hardest_of(
-                &t,
-                (t.name(), t.raw_name()),
-                t.metric().name(),
-                t.goal_impossible(),
-                &|k| t.render(k),
-                a,
-                s,
-            )
-            .map(|(code, _)| code);
+            let named = Named {
+                name: t.name(),
+                raw_name: t.raw_name(),
+                metric: t.metric().name(),
+                impossible: t.goal_impossible(),
+                render: &|k| t.render(k),
+                file_text: text,
+            };
+            Ok(hardest_of(&*t, &named, a, s)?.0)
         }
-        Loaded::Clocks(_) => bail!(
+        Prepared::Clocks(_) => bail!(
             "the clocks have no goal position to measure from\n  help: `reach count clocks` gives the depth from all at 12"
         ),
-        Loaded::Tiles(t) => bail!(
+        Prepared::Tiles(t) => bail!(
             "{} is counted from its solved position, and `reach count {}` names the hardest positions (its antipodes) when they are few",
             t.name(),
             t.name()
         ),
-    };
+    }
+}
+
+/// `hardest` of a sliding-block puzzle with a goal, and the file and page
+/// of its first hardest position (`--toml`, `--html`).
+fn sliding(
+    puzzle: &SlidingPuzzle,
+    a: &HardestArgs,
+    s: &Settings,
+    file_text: Option<&str>,
+) -> Result<ExitCode> {
     if !puzzle.goal_given() {
         bail!(
             "{} has no goal to measure from\n  help: give a puzzle file with a goal = \"\"\"...\"\"\" board (`reach show {}` prints a built-in's board to copy)",
@@ -62,40 +83,34 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
             a.puzzle
         );
     }
-    let metric = super::twisty::sliding_metric(a.metric, &a.moves, puzzle.name())?;
-    let puzzle = puzzle.with_metric(metric);
     let metric_name = puzzle.metric().name();
-    let (code, first) = hardest_of(
-        &puzzle,
-        (puzzle.name(), puzzle.raw_name()),
-        metric_name,
-        puzzle.goal_impossible(),
-        &|k| puzzle.render(k),
-        a,
-        s,
-    )?;
-    if let Some(key) = first {
-        let text = hardest_file(&a.puzzle, s, &puzzle.render(key), puzzle.raw_name())?;
-        if let Some(file) = &a.toml {
-            super::output::write_output(file, text.as_bytes())?;
-        }
-        if let Some(file) = &a.html {
-            let name = a
-                .toml
-                .as_ref()
-                .map_or("hardest.toml".into(), |f| f.display().to_string());
-            let hard = SlidingPuzzle::from_toml(&text, &name)?.with_metric(metric);
-            let solution = reach::engine::Search::new(&hard)
-                .threads(s.threads)
-                .solve()?;
-            let path = solution
-                .path
-                .ok_or_else(|| anyhow::anyhow!("the hardest position has no solution: a bug"))?;
-            let steps = hard.steps(&path);
-            let page =
-                super::watch::solution_page(&hard, metric_name, &hard.render(path[0]), &steps);
-            super::output::write_output(file, page.as_bytes())?;
-        }
+    let named = Named {
+        name: puzzle.name(),
+        raw_name: puzzle.raw_name(),
+        metric: metric_name,
+        impossible: puzzle.goal_impossible(),
+        render: &|k| puzzle.render(k),
+        file_text,
+    };
+    let (code, first) = hardest_of(puzzle, &named, a, s)?;
+    let Some(key) = first else { return Ok(code) };
+    let text = hardest_file(&a.puzzle, file_text, &puzzle.render(key), puzzle.raw_name())?;
+    if let Some(file) = &a.toml {
+        write_output(file, text.as_bytes())?;
+    }
+    if let Some(file) = &a.html {
+        let name = a
+            .toml
+            .as_ref()
+            .map_or("hardest.toml".into(), |f| f.display().to_string());
+        let hard = SlidingPuzzle::from_toml(&text, &name)?.with_metric(puzzle.metric());
+        let solution = Search::new(&hard).threads(s.threads).solve()?;
+        let path = solution
+            .path
+            .ok_or_else(|| anyhow!("the hardest position has no solution: a bug"))?;
+        let steps = hard.steps(&path);
+        let page = watch::solution_page(&hard, metric_name, &hard.render(path[0]), &steps);
+        write_output(file, page.as_bytes())?;
     }
     Ok(code)
 }
@@ -103,14 +118,14 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
 /// The puzzle file of the hardest position: the original file (its rails,
 /// colours, `distinct`, goal) with the board replaced by `board` and the
 /// name marked "(hardest)".
-fn hardest_file(puzzle: &str, s: &Settings, board: &str, name: &str) -> Result<String> {
-    let text = match (reach::puzzles::builtin::find(puzzle), &s.puzzle_text) {
+fn hardest_file(puzzle: &str, file_text: Option<&str>, board: &str, name: &str) -> Result<String> {
+    let text = match (builtin::find(puzzle), file_text) {
         (Some(b), _) => match b.kind {
-            reach::puzzles::builtin::Kind::Sliding(text) => text.to_string(),
-            reach::puzzles::builtin::Kind::Clocks => bail!("the clocks have no board"),
+            builtin::Kind::Sliding(text) => text,
+            builtin::Kind::Clocks => bail!("the clocks have no board"),
         },
-        (None, Some(text)) => text.clone(),
-        (None, None) => reach::puzzles::sliding::read_puzzle_text(std::path::Path::new(puzzle))?,
+        (None, Some(text)) => text,
+        (None, None) => bail!("{puzzle} is not a puzzle file: it has no board to rewrite"),
     };
     let mut table: toml::Table = text.parse()?;
     table.insert(
@@ -123,18 +138,36 @@ fn hardest_file(puzzle: &str, s: &Settings, board: &str, name: &str) -> Result<S
     Ok(out)
 }
 
-/// `hardest` of any model with a goal and reversible moves.
-/// `names`: for terminals, and as the file gives it (for JSON). Returns
-/// the exit code and, when found, the first hardest position's key.
+/// A puzzle whose hardest positions are sought, as the answer names it.
+struct Named<'a> {
+    /// For terminals.
+    name: &'a str,
+    /// As the file gives it (for JSON).
+    raw_name: &'a str,
+    metric: &'a str,
+    /// Why no goal position can be reached, when that is known up front.
+    impossible: Option<&'a str>,
+    render: &'a dyn Fn(u64) -> String,
+    /// The puzzle file's text, for the spill's record.
+    file_text: Option<&'a str>,
+}
+
+/// `hardest` of any model with a goal and reversible moves. Returns the
+/// exit code and, when found, the first hardest position's key.
 fn hardest_of<M: Model>(
     puzzle: &M,
-    (name, raw_name): (&str, &str),
-    metric: &str,
-    impossible: Option<&str>,
-    render: &dyn Fn(u64) -> String,
+    named: &Named,
     a: &HardestArgs,
     s: &Settings,
 ) -> Result<(ExitCode, Option<u64>)> {
+    let Named {
+        name,
+        raw_name,
+        metric,
+        impossible,
+        render,
+        file_text,
+    } = *named;
     if let Some(reason) = impossible {
         return Ok((
             unsolvable(
@@ -148,16 +181,13 @@ fn hardest_of<M: Model>(
     }
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose && s.process() == 0);
-    let progress = |p: &reach::engine::Progress| line.update(p);
-    let spill = s.spill(&a.puzzle)?;
+    let progress = |p: &Progress| line.update(p);
+    let spill = s.spill(file_text)?;
     let found = spilled(search(puzzle, s, &signals, &progress), &spill).hardest()?;
     line.finish();
-    super::cluster::check(&found.report, s)?;
+    cluster::check(&found.report, s)?;
     if s.process() != 0 {
-        return Ok((
-            super::follower_code(&found.report, found.goal_states > 0),
-            None,
-        ));
+        return Ok((exit::follower(&found.report, found.goal_states > 0), None));
     }
     let report = &found.report;
     if let Some(code) = report_stopped(report, s, raw_name, metric, "so no distance is known")? {

@@ -1,5 +1,5 @@
-//! Twisty puzzles (`.tws` and KPuzzle files) on the command line: the
-//! options that only they take, and `solve`'s move sequences.
+//! Twisty puzzles (`.tws` and KPuzzle files) on the command line: what
+//! `solve` checks and prints of them, and `show --json`.
 
 use std::process::ExitCode;
 
@@ -7,81 +7,17 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use reach::engine::Model;
-use reach::puzzles::sliding::Metric;
-use reach::puzzles::twisty::{Definition, Options, Twisty, TwistyMetric};
+use reach::puzzles::twisty::{Definition, Twisty};
 
-use super::args::{MetricArg, SolveArgs};
+use super::args::SolveArgs;
 use super::output::stdout;
-use super::{Settings, Solved, say_solved, solve_search, unsolvable};
+use super::settings::Settings;
+use super::solve::{Solved, solve_search};
+use super::summary::{say_solved, unsolvable};
 
-/// The twisty puzzle `def` under the command line's options.
-pub(super) fn build(
-    def: Definition,
-    metric: Option<MetricArg>,
-    moves: &Option<Vec<String>>,
-    scramble: &Option<String>,
-) -> Result<Twisty> {
-    let metric = match metric {
-        None => TwistyMetric::Htm,
-        Some(m) => match m.twisty() {
-            Some(t) => t,
-            None => bail!(
-                "--metric {} is a sliding-block metric; {} is a twisty puzzle\n  help: give --metric htm (each move and its powers, the default), qtm (each move and its inverse) or moves (the moves as written)",
-                m.name(),
-                def.name
-            ),
-        },
-    };
-    let options = Options {
-        metric,
-        moves: moves.clone(),
-        scramble: scramble.clone(),
-    };
-    Ok(Twisty::new(def, &options)?)
-}
-
-/// The sliding-block metric the command line asks for, refusing the
-/// options that only twisty puzzles take.
-pub(super) fn sliding_metric(
-    metric: Option<MetricArg>,
-    moves: &Option<Vec<String>>,
-    name: &str,
-) -> Result<Metric> {
-    if moves.is_some() {
-        bail!(
-            "--moves chooses a twisty puzzle's generators; {name} is not a twisty puzzle (.tws or KPuzzle file)"
-        );
-    }
-    match metric {
-        None => Ok(Metric::Step),
-        Some(m) => match m.metric() {
-            Some(m) => Ok(m),
-            None => bail!(
-                "--metric {} is a twisty puzzle's metric; {name} is a sliding-block puzzle\n  help: give --metric step, slide or piece",
-                m.name()
-            ),
-        },
-    }
-}
-
-/// Refuses `--metric` and `--moves` for puzzles with one kind of move.
-pub(super) fn no_metric(
-    metric: Option<MetricArg>,
-    moves: &Option<Vec<String>>,
-    what: &str,
-) -> Result<()> {
-    if metric.is_some() {
-        bail!("--metric applies to sliding-block and twisty puzzles; {what}");
-    }
-    if moves.is_some() {
-        bail!("--moves applies to twisty puzzles (.tws or KPuzzle files); {what}");
-    }
-    Ok(())
-}
-
-/// `reach solve` on a twisty puzzle: the shortest move sequence from the
-/// start (the file's ScrambleState or `--scramble`) to the solved state.
-pub(super) fn solve(def: Definition, a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
+/// Refuses a twisty `solve` that has nothing to solve or asks for a
+/// sliding-block puzzle's pictures.
+pub(super) fn check_solvable(def: &Definition, a: &SolveArgs) -> Result<()> {
     if a.html.is_some() || a.svg.is_some() {
         bail!(
             "--html and --svg draw sliding-block boards; {} is a twisty puzzle\n  help: drop them: the solution prints as a move sequence",
@@ -94,8 +30,18 @@ pub(super) fn solve(def: Definition, a: &SolveArgs, s: &Settings) -> Result<Exit
             def.name
         );
     }
+    Ok(())
+}
+
+/// `reach solve` on a twisty puzzle: the shortest move sequence from the
+/// start (the file's ScrambleState or `--scramble`) to the solved state.
+pub(super) fn solve(
+    puzzle: &Twisty,
+    a: &SolveArgs,
+    s: &Settings,
+    file_text: Option<&str>,
+) -> Result<ExitCode> {
     let json = s.json;
-    let puzzle = build(def, a.metric, &a.moves, &a.scramble)?;
     let metric = puzzle.metric().name();
     if let Some(reason) = puzzle.goal_impossible() {
         return unsolvable(
@@ -107,9 +53,9 @@ pub(super) fn solve(def: Definition, a: &SolveArgs, s: &Settings) -> Result<Exit
             "no solution",
         );
     }
-    let spill = s.spill_until_printed(&a.puzzle)?;
+    let spill = s.spill_until_printed(file_text)?;
     let (path, report) = match solve_search(
-        &puzzle,
+        puzzle,
         puzzle.raw_name(),
         metric,
         "the solved state",

@@ -1,0 +1,120 @@
+//! `reach count` (and the bare `reach`): the states reachable from the
+//! start, level by level.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use reach::engine::{Model, Outcome, Progress, Report, Spill};
+use reach::puzzles::clocks;
+
+use super::args::CountArgs;
+use super::output::{ProgressLine, check_output};
+use super::puzzle::{Prepared, Puzzle, Shape};
+use super::settings::{Settings, Signals, check_memory_limit, run_count, search, spilled};
+use super::summary::{Counted, print_count};
+use super::{cluster, exit, plot};
+
+pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
+    check_memory_limit(s)?;
+    let o = &a.options;
+    let puzzle = Puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
+    let shape = Shape {
+        metric: o.metric,
+        moves: &o.moves,
+        scramble: &None,
+    };
+    let prepared = puzzle.loaded.prepare(shape)?;
+    // Outputs before work: a typo in a path must not cost the search.
+    if let Some(file) = &o.plot {
+        check_output(file)?;
+    }
+    let spill = s.spill_until_printed(puzzle.file_text.as_deref())?;
+    let signals = Signals::install();
+    let line = ProgressLine::new(s.verbose && s.process() == 0);
+    let progress = |p: &Progress| line.update(p);
+    let counted = |name: String, raw_name: String, metric, report, render| Counted {
+        name,
+        raw_name,
+        metric,
+        report,
+        render,
+    };
+    // The goal's depth, for the plot: a search that stops at the goal.
+    let mut goal_depth = None;
+    let c = match prepared {
+        Prepared::Sliding(p) => {
+            let report = counting(&*p, s, &signals, &progress, &spill)?;
+            if o.plot.is_some()
+                && p.goal_given()
+                && p.goal_impossible().is_none()
+                && s.peers.is_none()
+            {
+                let found = search(&*p, s, &signals, &progress).find_goal()?;
+                if let Outcome::Goal { depth, .. } = found.outcome {
+                    goal_depth = Some(depth);
+                }
+            }
+            let (name, raw) = (p.name().to_string(), p.raw_name().to_string());
+            let metric = Some(p.metric().name());
+            counted(name, raw, metric, report, Box::new(move |k| p.render(k)))
+        }
+        Prepared::Twisty(t) => {
+            let report = counting(&*t, s, &signals, &progress, &spill)?;
+            let (name, raw) = (t.name().to_string(), t.raw_name().to_string());
+            let metric = Some(t.metric().name());
+            counted(name, raw, metric, report, Box::new(move |k| t.render(k)))
+        }
+        Prepared::Clocks(c) => {
+            let report = counting(&c, s, &signals, &progress, &spill)?;
+            let name = "clocks".to_string();
+            counted(name.clone(), name, None, report, Box::new(clocks_board))
+        }
+        Prepared::Tiles(t) => {
+            let report = counting(&*t, s, &signals, &progress, &spill)?;
+            counted(
+                t.name(),
+                t.name(),
+                None,
+                report,
+                Box::new(move |k| t.render(k)),
+            )
+        }
+    };
+    line.finish();
+    cluster::check(&c.report, s)?;
+    if s.process() != 0 {
+        return Ok(exit::of_report(&c.report));
+    }
+    // Results before outputs: the report is on stdout before a picture
+    // can fail.
+    print_count(&c, o.antipodes, s)?;
+    if let Some(file) = &o.plot {
+        plot::profile(file, &c.name, c.metric, &c.report, goal_depth)
+            .inspect_err(|_| s.outputs_failed(&spill))?;
+    }
+    s.outputs_written(&spill, &c.report)?;
+    s.checkpoint_hint(&c.report);
+    Ok(exit::of_report(&c.report))
+}
+
+/// The count of `model` (or the resumed count of it), its levels on disk
+/// where `spill` says.
+fn counting<M: Model>(
+    model: &M,
+    s: &Settings,
+    signals: &Signals,
+    progress: &(dyn Fn(&Progress) + Sync),
+    spill: &Option<Spill>,
+) -> Result<Report> {
+    run_count(spilled(search(model, s, signals, progress), spill), s)
+}
+
+/// The nine clocks of a key, as hours, three to a line.
+fn clocks_board(key: u64) -> String {
+    let hours = clocks::decode(key).map(|t| if t == 0 { 12 } else { 3 * t });
+    hours
+        .chunks(3)
+        .map(|r| format!("{} {} {}\n", r[0], r[1], r[2]))
+        .collect()
+}

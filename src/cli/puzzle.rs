@@ -1,0 +1,232 @@
+//! The one registry the commands load a puzzle through: a built-in name,
+//! `tiles-RxC`, or a puzzle file (sliding-block TOML, `.tws` or KPuzzle
+//! JSON), each interpreted once; then the command line's `--metric`,
+//! `--moves` and `--scramble`, checked once for every kind of puzzle.
+//! Also the bounded reading of stdin for `clocks` and `sawtooth`.
+
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+use reach::puzzles::builtin::{self, Kind};
+use reach::puzzles::clocks::Clocks;
+use reach::puzzles::sliding::{self, Metric, SlidingPuzzle};
+use reach::puzzles::tiles::Tiles;
+use reach::puzzles::twisty::{self as tw, Definition, Options, Twisty, TwistyMetric};
+
+use super::args::MetricArg;
+
+/// What `reach list` says of the tile puzzles.
+pub(super) const TILES_SUMMARY: &str = "R x C sliding tiles from solved, dense keys, up to 16 cells: tiles-2x7 has 43589145600 states, depth 108 (a count of a quarter of an hour)";
+
+/// A puzzle as its name or file describes it, before the command's options.
+pub(super) enum Loaded {
+    Sliding(Box<SlidingPuzzle>),
+    Clocks(Clocks),
+    Tiles(Box<Tiles>),
+    /// A twisty puzzle's definition: the command's options make the
+    /// search of it.
+    Twisty(Box<Definition>),
+}
+
+/// A loaded puzzle and where it came from.
+pub(super) struct Puzzle {
+    pub(super) loaded: Loaded,
+    /// The text of the puzzle file, as it was read (for a resumed run, as it
+    /// was when the run began); `None` for a built-in. A checkpoint records
+    /// it, and `hardest --toml` rewrites it.
+    pub(super) file_text: Option<String>,
+}
+
+impl Puzzle {
+    /// The puzzle `name` names: a built-in, else the file's text as a
+    /// resumed run `recorded` it, else `tiles-RxC` where no file has that
+    /// name, else a puzzle file.
+    pub(super) fn load(name: &str, recorded: Option<&str>) -> Result<Puzzle> {
+        if let Some(b) = builtin::find(name) {
+            let loaded = match b.kind {
+                Kind::Sliding(_) => Loaded::Sliding(Box::new(
+                    builtin::sliding(name).expect("a sliding built-in"),
+                )),
+                Kind::Clocks => Loaded::Clocks(Clocks::new([0; 9])),
+            };
+            return Ok(Puzzle {
+                loaded,
+                file_text: None,
+            });
+        }
+        let text = match recorded {
+            Some(text) => text.to_string(),
+            None => {
+                let path = Path::new(name);
+                if !path.exists()
+                    && let Some(tiles) = Tiles::from_name(name)
+                {
+                    return Ok(Puzzle {
+                        loaded: Loaded::Tiles(Box::new(tiles?)),
+                        file_text: None,
+                    });
+                }
+                if !path.exists() && !name.contains(['/', '.']) {
+                    let names: Vec<&str> = builtin::ALL.iter().map(|b| b.name).collect();
+                    bail!(
+                        "unknown puzzle {name:?}: not a built-in and no such file\n  help: built-ins are {}, tiles-RxC; or give the path of a puzzle file",
+                        names.join(", ")
+                    );
+                }
+                sliding::read_puzzle_text(path)?
+            }
+        };
+        // A twisty puzzle (`.tws` or KPuzzle JSON, by extension or
+        // content), or else a sliding-block puzzle (TOML).
+        let loaded = match tw::sniff(&text, name) {
+            Some(_) => Loaded::Twisty(Box::new(Twisty::parse(&text, name)?)),
+            None => Loaded::Sliding(Box::new(SlidingPuzzle::from_toml(&text, name)?)),
+        };
+        Ok(Puzzle {
+            loaded,
+            file_text: Some(text),
+        })
+    }
+}
+
+/// A puzzle under the command line's options: the metric a sliding-block
+/// or twisty puzzle searches in, the moves and start of a twisty one.
+pub(super) enum Prepared {
+    Sliding(Box<SlidingPuzzle>),
+    Clocks(Clocks),
+    Tiles(Box<Tiles>),
+    Twisty(Box<Twisty>),
+}
+
+/// The options that shape a puzzle's moves and start, as the command line
+/// gave them.
+#[derive(Clone, Copy)]
+pub(super) struct Shape<'a> {
+    pub(super) metric: Option<MetricArg>,
+    pub(super) moves: &'a Option<Vec<String>>,
+    pub(super) scramble: &'a Option<String>,
+}
+
+impl Loaded {
+    /// The puzzle under `shape`, each option refused where it does not
+    /// apply, with what the puzzle takes instead.
+    pub(super) fn prepare(self, shape: Shape) -> Result<Prepared> {
+        if shape.scramble.is_some() && !matches!(self, Loaded::Twisty(_)) {
+            bail!(
+                "--scramble applies to twisty puzzles (.tws or KPuzzle files); {} is not one\n  help: a sliding-block puzzle starts from the board in its file",
+                self.name()
+            );
+        }
+        Ok(match self {
+            Loaded::Sliding(p) => {
+                let metric = sliding_metric(shape.metric, shape.moves, p.name())?;
+                Prepared::Sliding(Box::new(p.with_metric(metric)))
+            }
+            Loaded::Twisty(def) => Prepared::Twisty(Box::new(twisty(*def, shape)?)),
+            Loaded::Clocks(c) => {
+                no_metric(
+                    shape,
+                    "the clocks have one kind of move (tests/data/clocks.tws has them as a twisty puzzle, with metrics)",
+                )?;
+                Prepared::Clocks(c)
+            }
+            Loaded::Tiles(t) => {
+                no_metric(
+                    shape,
+                    &format!("{} moves one tile a cell at a time", t.name()),
+                )?;
+                Prepared::Tiles(t)
+            }
+        })
+    }
+
+    /// The puzzle's name, for messages.
+    pub(super) fn name(&self) -> String {
+        match self {
+            Loaded::Sliding(p) => p.name().to_string(),
+            Loaded::Twisty(def) => def.name.clone(),
+            Loaded::Clocks(_) => "clocks".to_string(),
+            Loaded::Tiles(t) => t.name(),
+        }
+    }
+}
+
+/// The twisty puzzle `def` under the command line's options.
+fn twisty(def: Definition, shape: Shape) -> Result<Twisty> {
+    let metric = match shape.metric {
+        None => TwistyMetric::Htm,
+        Some(m) => match m.twisty() {
+            Some(t) => t,
+            None => bail!(
+                "--metric {} is a sliding-block metric; {} is a twisty puzzle\n  help: give --metric htm (each move and its powers, the default), qtm (each move and its inverse) or moves (the moves as written)",
+                m.name(),
+                def.name
+            ),
+        },
+    };
+    let options = Options {
+        metric,
+        moves: shape.moves.clone(),
+        scramble: shape.scramble.clone(),
+    };
+    Ok(Twisty::new(def, &options)?)
+}
+
+/// The sliding-block metric the command line asks for, refusing the
+/// options that only twisty puzzles take.
+fn sliding_metric(
+    metric: Option<MetricArg>,
+    moves: &Option<Vec<String>>,
+    name: &str,
+) -> Result<Metric> {
+    if moves.is_some() {
+        bail!(
+            "--moves chooses a twisty puzzle's generators; {name} is not a twisty puzzle (.tws or KPuzzle file)"
+        );
+    }
+    match metric {
+        None => Ok(Metric::Step),
+        Some(m) => match m.metric() {
+            Some(m) => Ok(m),
+            None => bail!(
+                "--metric {} is a twisty puzzle's metric; {name} is a sliding-block puzzle\n  help: give --metric step, slide or piece",
+                m.name()
+            ),
+        },
+    }
+}
+
+/// Refuses `--metric` and `--moves` for puzzles with one kind of move.
+fn no_metric(shape: Shape, what: &str) -> Result<()> {
+    if shape.metric.is_some() {
+        bail!("--metric applies to sliding-block and twisty puzzles; {what}");
+    }
+    if shape.moves.is_some() {
+        bail!("--moves applies to twisty puzzles (.tws or KPuzzle files); {what}");
+    }
+    Ok(())
+}
+
+/// The most that `clocks` and `sawtooth` read from stdin: 16 MiB, over
+/// a hundred times a judge's largest input (ZOJ 3814's T cases of 26+26+9
+/// short lines come to about 2 KiB a case).
+pub(super) const MAX_STDIN_BYTES: u64 = 16 << 20;
+
+/// Stdin as text, at most [`MAX_STDIN_BYTES`].
+pub(super) fn read_stdin() -> Result<String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_STDIN_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .context("cannot read stdin")?;
+    if bytes.len() as u64 > MAX_STDIN_BYTES {
+        bail!(
+            "stdin holds more than {} MiB; contest input is far smaller\n  help: check that the right file is redirected to stdin",
+            MAX_STDIN_BYTES >> 20
+        );
+    }
+    String::from_utf8(bytes).context("stdin is not UTF-8 text")
+}

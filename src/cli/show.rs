@@ -1,0 +1,101 @@
+//! `reach show`: the puzzle as the engine sees it (board, classes, moves,
+//! key space), as text or JSON.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use serde_json::json;
+
+use reach::engine::Model;
+use reach::puzzles::clocks;
+
+use super::args::MetricArg;
+use super::output::stdout;
+use super::puzzle::{Loaded, Prepared, Puzzle, Shape};
+use super::twisty;
+
+/// `reach show`: the puzzle as the engine sees it.
+pub(super) fn show(
+    name: &str,
+    metric: Option<MetricArg>,
+    moves: &Option<Vec<String>>,
+    json: bool,
+) -> Result<ExitCode> {
+    let loaded = Puzzle::load(name, None)?.loaded;
+    if !matches!(loaded, Loaded::Twisty(_)) && (metric.is_some() || moves.is_some()) {
+        bail!(
+            "show takes --metric and --moves for twisty puzzles (.tws or KPuzzle files), whose moves and key space they change"
+        );
+    }
+    match loaded {
+        Loaded::Sliding(p) if json => {
+            let classes: Vec<_> = p
+                .classes()
+                .iter()
+                .map(|c| {
+                    json!({
+                        "labels": c.labels.iter().collect::<String>(),
+                        "cells": c.shape.len(),
+                        "pieces": c.count(),
+                        "positions": c.ranked_over(),
+                        "radix": c.radix(),
+                        "colour": c.colour,
+                        "mobility": format!("{:?}", c.mobility).to_lowercase(),
+                        "distinct": c.distinct,
+                    })
+                })
+                .collect();
+            let v = json!({
+                "puzzle": p.raw_name(),
+                "rows": p.rows(),
+                "cols": p.cols(),
+                "board": p.render(p.start()),
+                "classes": classes,
+                "key_space": p.key_space(),
+                "goal": p.goal_board(),
+            });
+            stdout(&format!("{v}\n"))?;
+        }
+        Loaded::Sliding(p) => stdout(&p.describe())?,
+        Loaded::Twisty(def) => {
+            let shape = Shape {
+                metric,
+                moves,
+                scramble: &None,
+            };
+            let Prepared::Twisty(t) = Loaded::Twisty(def).prepare(shape)? else {
+                unreachable!("a twisty definition prepares as a twisty puzzle")
+            };
+            if json {
+                stdout(&format!("{}\n", twisty::show_json(&t)))?;
+            } else {
+                stdout(&t.describe())?;
+            }
+        }
+        Loaded::Clocks(_) if json => stdout(&format!(
+            "{}\n",
+            json!({"puzzle": "clocks", "clocks": 9, "key_space": 262_144,
+                   "moves": clocks::MOVES.iter().map(|m| m.iter().map(|&c| (b'A' + c as u8) as char).collect::<String>()).collect::<Vec<_>>()})
+        ))?,
+        Loaded::Tiles(t) if json => stdout(&format!(
+            "{}\n",
+            json!({"puzzle": t.name(), "rows": t.rows(), "cols": t.cols(),
+                   "board": t.render(t.start()), "key_space": t.key_space()})
+        ))?,
+        Loaded::Tiles(t) => stdout(&format!(
+            "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}key space: {}!/2 = {} (dense ranks: the sequence of tiles and the blank's cell; every key is reachable)\n",
+            t.name(),
+            t.rows(),
+            t.cols(),
+            t.render(t.start()),
+            t.rows() * t.cols(),
+            t.key_space()
+        ))?,
+        Loaded::Clocks(_) => stdout(
+            "puzzle: clocks\nnine clocks A-I in a 3x3 grid, each at 12, 3, 6 or 9 o'clock\n\
+             moves: 1 ABDE, 2 ABC, 3 BCEF, 4 ADG, 5 BDEFH, 6 CFI, 7 DEGH, 8 GHI, 9 EFHI\n\
+             key space: 4^9 = 262144 (two bits a clock)\n",
+        )?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,208 @@
+//! `reach solve`: a shortest solution from the start to the goal; here the
+//! command and a sliding-block puzzle's solution, and the search every
+//! puzzle's solve shares (`twisty.rs` prints a twisty puzzle's).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use serde_json::json;
+
+use reach::engine::{Model, Progress, Report, Spill};
+use reach::puzzles::builtin;
+use reach::puzzles::sliding::SlidingPuzzle;
+
+use super::args::SolveArgs;
+use super::output::{ProgressLine, check_output, stdout, write_output};
+use super::puzzle::{Loaded, Prepared, Puzzle, Shape};
+use super::settings::{Settings, Signals, check_memory_limit, run_solve, search, spilled};
+use super::summary::{report_stopped, say_solved, unsolvable};
+use super::{cluster, exit, twisty, watch};
+
+pub(super) fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
+    check_memory_limit(s)?;
+    for file in [&a.html, &a.svg].into_iter().flatten() {
+        check_output(file)?;
+    }
+    let puzzle = Puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
+    match &puzzle.loaded {
+        Loaded::Sliding(p) => has_goal(p, &a.puzzle)?,
+        Loaded::Twisty(def) => twisty::check_solvable(def, a)?,
+        Loaded::Clocks(_) | Loaded::Tiles(_) => {}
+    }
+    let shape = Shape {
+        metric: a.metric,
+        moves: &a.moves,
+        scramble: &a.scramble,
+    };
+    let file_text = puzzle.file_text.as_deref();
+    match puzzle.loaded.prepare(shape)? {
+        Prepared::Sliding(p) => sliding(&p, a, s, file_text),
+        Prepared::Twisty(t) => twisty::solve(&t, a, s, file_text),
+        Prepared::Clocks(_) => {
+            bail!("to solve the clocks, pipe the nine readings into `reach clocks`")
+        }
+        Prepared::Tiles(t) => bail!(
+            "{} is counted from its solved position and has no other goal\n  help: to solve a tile puzzle, give it as a puzzle file with a goal (`reach show eight` prints one)",
+            t.name()
+        ),
+    }
+}
+
+/// Refuses a sliding-block puzzle without a goal, saying how to give one.
+fn has_goal(puzzle: &SlidingPuzzle, name: &str) -> Result<()> {
+    if puzzle.goal_given() {
+        return Ok(());
+    }
+    if builtin::find(name).is_some() {
+        bail!(
+            "the built-in {name} has no goal to solve for\n  help: `reach show {name}` prints its board: copy it into a puzzle file and add a goal = \"\"\"...\"\"\" board marking the cells a piece must cover"
+        );
+    }
+    bail!(
+        "{} has no goal\n  help: add a goal to the puzzle file, e.g. goal = \"\"\"\\n...\\n.BB\\n\"\"\", marking the cells a piece must cover",
+        puzzle.name()
+    );
+}
+
+/// A sliding-block puzzle's solution: the moves (and boards), and the
+/// page and picture of `--html` and `--svg`.
+fn sliding(
+    puzzle: &SlidingPuzzle,
+    a: &SolveArgs,
+    s: &Settings,
+    file_text: Option<&str>,
+) -> Result<ExitCode> {
+    let json = s.json;
+    if let Some(reason) = puzzle.goal_impossible() {
+        return unsolvable(
+            json,
+            &format!("no solution: {reason}"),
+            json!({"puzzle": puzzle.raw_name(), "length": null, "moves": [], "reason": reason}),
+            "no solution",
+        );
+    }
+    let spill = s.spill_until_printed(file_text)?;
+    let metric = puzzle.metric().name();
+    let (path, report) =
+        match solve_search(puzzle, puzzle.raw_name(), metric, "the goal", &spill, s)? {
+            Solved::Path(path, report) => (path, report),
+            Solved::Exit(code) => return Ok(code),
+        };
+    let steps = puzzle.steps(&path);
+    let write =
+        |file: &Path, text: String| -> Result<()> { Ok(write_output(file, text.as_bytes())?) };
+    say_solved(puzzle.name(), steps.len(), metric, &report);
+    if s.json {
+        let moves: Vec<_> = steps
+            .iter()
+            .map(|st| {
+                let mut m = json!({
+                    "piece": st.mv.piece.to_string(),
+                    "path": st.mv.path.iter().map(|d| d.name()).collect::<Vec<_>>(),
+                });
+                if a.boards {
+                    m["board"] = json!(st.board);
+                }
+                m
+            })
+            .collect();
+        let v = json!({
+            "puzzle": puzzle.raw_name(),
+            "metric": metric,
+            "length": steps.len(),
+            "moves": moves,
+            "states": report.states(),
+            "threads": report.threads,
+            "seconds": report.seconds,
+        });
+        stdout(&format!("{v}\n"))?;
+    } else {
+        let mut out = format!("{}\n", steps.len());
+        // With boards, a blank line between one move's board and the
+        // next move: each move line, then the board it leaves.
+        if a.boards {
+            out.push_str(&puzzle.render(path[0]));
+        }
+        for st in &steps {
+            if a.boards {
+                out.push('\n');
+            }
+            let dirs: Vec<&str> = st.mv.path.iter().map(|d| d.name()).collect();
+            out.push_str(&format!("{} {}\n", st.mv.piece, dirs.join(" ")));
+            if a.boards {
+                out.push_str(&st.board);
+            }
+        }
+        stdout(&out)?;
+    }
+    let start_board = puzzle.render(path[0]);
+    let write = |file: &Path, text: String| -> Result<()> {
+        write(file, text).inspect_err(|_| s.outputs_failed(&spill))
+    };
+    if let Some(file) = &a.html {
+        write(
+            file,
+            watch::solution_page(puzzle, metric, &start_board, &steps),
+        )?;
+    }
+    if let Some(file) = &a.svg {
+        let goal = puzzle.goal_board();
+        write(
+            file,
+            watch::start_and_goal_svg(puzzle, &start_board, goal.as_deref()),
+        )?;
+    }
+    s.outputs_written(&spill, &report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How a solve's search ended, once the endings every puzzle shares are
+/// dealt with: a path to print, or the exit code already decided.
+pub(super) enum Solved {
+    Path(Vec<u64>, Report),
+    Exit(ExitCode),
+}
+
+/// Runs a solve (or resumes it) and deals with the endings every puzzle
+/// shares: a cluster follower's exit, the checkpoint hint, a stop by a
+/// limit or a signal, no solution (`goal` names what could not be reached).
+pub(super) fn solve_search<M: Model>(
+    model: &M,
+    raw_name: &str,
+    metric: &str,
+    goal: &str,
+    spill: &Option<Spill>,
+    s: &Settings,
+) -> Result<Solved> {
+    let signals = Signals::install();
+    let line = ProgressLine::new(s.verbose && s.process() == 0);
+    let progress = |p: &Progress| line.update(p);
+    let solution = run_solve(spilled(search(model, s, &signals, &progress), spill), s)?;
+    line.finish();
+    cluster::check(&solution.report, s)?;
+    if s.process() != 0 {
+        let found = solution.path.is_some();
+        return Ok(Solved::Exit(exit::follower(&solution.report, found)));
+    }
+    s.checkpoint_hint(&solution.report);
+    let report = solution.report;
+    let Some(path) = solution.path else {
+        if let Some(code) =
+            report_stopped(&report, s, raw_name, metric, "without reaching the goal")?
+        {
+            return Ok(Solved::Exit(code));
+        }
+        return Ok(Solved::Exit(unsolvable(
+            s.json,
+            &format!(
+                "no solution: {goal} cannot be reached ({} states searched, depth {})",
+                report.states(),
+                report.depth()
+            ),
+            json!({"puzzle": raw_name, "metric": metric, "length": null, "moves": [], "states": report.states()}),
+            "no solution",
+        )?));
+    };
+    Ok(Solved::Path(path, report))
+}

@@ -1,0 +1,277 @@
+//! What the commands print when a search ends: a count's summary (stderr)
+//! and answer (stdout) or JSON document, a solve's line, and the endings
+//! every command shares (a search cut short, no solution).
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use serde_json::json;
+
+use reach::engine::{Outcome, Report, StopReason, memory};
+
+use super::exit;
+use super::output::{self, bytes, count_of, say, stdout};
+use super::settings::Settings;
+
+/// A search that a limit or a signal cut short: says so on stderr (and in
+/// JSON on stdout, with the puzzle, metric and what is left unknown) and
+/// gives the exit code; `None` if the search was not cut short.
+pub(super) fn report_stopped(
+    report: &Report,
+    s: &Settings,
+    puzzle: &str,
+    metric: &str,
+    unknown: &str,
+) -> Result<Option<ExitCode>> {
+    let Some(code) = exit::stopped(report) else {
+        return Ok(None);
+    };
+    let reason = stop_text(report, s).unwrap_or_default();
+    say!(
+        "PARTIAL: stopped ({reason}) after {} states to depth {}, {unknown}",
+        report.states(),
+        report.depth()
+    );
+    if s.json {
+        stdout(&format!(
+            "{}\n",
+            json!({"puzzle": puzzle, "metric": metric, "complete": false,
+                   "stop_reason": reason, "states": report.states(), "depth": report.depth()})
+        ))?;
+    }
+    Ok(Some(ExitCode::from(code)))
+}
+
+/// No solution, or no goal to measure from: `message` on stderr, `value`
+/// (with `--json`) or the line `text` on stdout, exit code 1.
+pub(super) fn unsolvable(
+    json: bool,
+    message: &str,
+    value: serde_json::Value,
+    text: &str,
+) -> Result<ExitCode> {
+    say!("{message}");
+    if json {
+        stdout(&format!("{value}\n"))?;
+    } else {
+        stdout(&format!("{text}\n"))?;
+    }
+    Ok(ExitCode::from(exit::NO_SOLUTION))
+}
+
+/// The line on stderr that says a solve succeeded.
+pub(super) fn say_solved(name: &str, moves: usize, metric: &str, report: &Report) {
+    say!(
+        "solved {name} in {}: {} searched in {:.3} s, {}",
+        count_of(
+            moves as u64,
+            &format!("{metric} move"),
+            &format!("{metric} moves")
+        ),
+        count_of(report.states(), "state", "states"),
+        report.seconds,
+        count_of(report.threads as u64, "thread", "threads")
+    );
+}
+
+/// Why a search stopped early, in words: `terminated` after SIGTERM,
+/// `interrupted` after SIGINT, the limit otherwise; `None` if it did not.
+fn stop_text(report: &Report, s: &Settings) -> Option<String> {
+    // What this run could do about a memory stop: a run with its levels in
+    // memory can spill (every searching command takes --spill; a resumed
+    // run always has its levels on disk already).
+    let spilling = s.checkpointed() || s.storage.spill.is_some();
+    let hint = |available: bool| match (spilling, available) {
+        (false, false) => " (--spill DIR keeps the levels on disk instead)",
+        (false, true) => {
+            " (--spill DIR keeps the levels on disk instead; or set --memory-limit to override, at your own risk)"
+        }
+        (true, false) => " (give a larger --memory-limit)",
+        (true, true) => " (set --memory-limit to override, at your own risk)",
+    };
+    match &report.outcome {
+        Outcome::Stopped(r @ StopReason::MemoryLimit { .. }) => Some(format!("{r}{}", hint(false))),
+        Outcome::Stopped(r @ StopReason::MemoryAvailable { .. }) => {
+            Some(format!("{r}{}", hint(true)))
+        }
+        Outcome::Stopped(r) => Some(r.to_string()),
+        _ => None,
+    }
+}
+
+/// The level profile in a line a person can read: every level when there
+/// are few, else the first and last few and the widest (the full profile
+/// is in `--json` and `--verbose`).
+fn short_profile(levels: &[u64]) -> String {
+    let join = |ls: &[u64]| ls.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    if levels.len() <= 16 {
+        return join(levels);
+    }
+    let (widest_at, widest) = levels
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, &n)| (n, std::cmp::Reverse(i)))
+        .expect("levels");
+    format!(
+        "{},…,{} (widest: {widest} at depth {widest_at}; all {} with --json or --verbose)",
+        join(&levels[..8]),
+        join(&levels[levels.len() - 4..]),
+        levels.len()
+    )
+}
+
+/// A finished count: the puzzle's names (for terminals, and as the file
+/// gives it, for JSON), its metric, the report and a board renderer.
+pub(super) struct Counted {
+    pub(super) name: String,
+    pub(super) raw_name: String,
+    pub(super) metric: Option<&'static str>,
+    pub(super) report: Report,
+    pub(super) render: Box<dyn Fn(u64) -> String>,
+}
+
+/// A count's answer: the JSON document, or the summary on stderr and the
+/// number (after the antipodes' boards, with `antipodes`) on stdout.
+pub(super) fn print_count(c: &Counted, antipodes: bool, s: &Settings) -> Result<()> {
+    if s.json {
+        return Ok(stdout(&format!("{}\n", count_json(c, antipodes, s)))?);
+    }
+    output::stderr(&count_summary(c, s));
+    let mut out = String::new();
+    if antipodes {
+        for &k in &c.report.last_level {
+            out.push_str(&(c.render)(k));
+            out.push('\n');
+        }
+    }
+    match stop_text(&c.report, s) {
+        None => out.push_str(&format!("{}\n", c.report.states())),
+        Some(r) => out.push_str(&format!("{} (partial: {r})\n", c.report.states())),
+    }
+    Ok(stdout(&out)?)
+}
+
+/// `count --json`'s document.
+fn count_json(c: &Counted, antipodes: bool, s: &Settings) -> serde_json::Value {
+    let report = &c.report;
+    let mut v = json!({
+        "puzzle": c.raw_name,
+        "metric": c.metric,
+        "states": report.states(),
+        "depth": report.depth(),
+        "levels": report.levels,
+        "antipodes": report.last_level_states,
+        "complete": report.is_complete(),
+        "stop_reason": stop_text(report, s),
+        "threads": report.threads,
+        "seconds": report.seconds,
+        "states_per_second": report.states_per_second(),
+        "peak_rss_bytes": memory::peak_rss_bytes(),
+        "visited": report.visited.name(),
+        "partitions": report.partitions,
+    });
+    if let Some((processes, workers)) = s.cluster() {
+        v["processes"] = json!(processes);
+        v["workers_per_process"] = json!(workers);
+    }
+    if let Some(disk) = &report.disk {
+        v["disk_peak_bytes"] = json!(disk.peak_bytes);
+        v["disk_written_bytes"] = json!(disk.written_bytes);
+        // No figure a state when no level file was written.
+        v["disk_bytes_per_state"] = if disk.written_bytes == 0 || disk.bytes_per_key == 0.0 {
+            json!(null)
+        } else {
+            json!(disk.bytes_per_key)
+        };
+        if let Some(t) = disk.checkpoint_seconds {
+            v["checkpoint_seconds"] = json!(t);
+        }
+    }
+    if antipodes {
+        v["antipode_boards"] = json!(
+            report
+                .last_level
+                .iter()
+                .map(|&k| (c.render)(k))
+                .collect::<Vec<_>>()
+        );
+    }
+    v
+}
+
+/// A count's summary for a person, a figure a line.
+fn count_summary(c: &Counted, s: &Settings) -> String {
+    let report = &c.report;
+    let mut err = String::new();
+    err.push_str(&format!("puzzle      {}\n", c.name));
+    if let Some(m) = c.metric {
+        err.push_str(&format!("metric      {m}\n"));
+    }
+    if let Some(r) = stop_text(report, s) {
+        err.push_str(&format!(
+            "PARTIAL     stopped: {r}; the figures below cover complete levels only\n"
+        ));
+    }
+    err.push_str(&format!("states      {}\n", report.states()));
+    err.push_str(&format!(
+        "depth       {} ({}), {} at depth {}\n",
+        report.depth(),
+        count_of(report.levels.len() as u64, "level", "levels"),
+        count_of(report.last_level_states, "state", "states"),
+        report.depth()
+    ));
+    err.push_str(&format!("levels      {}\n", short_profile(&report.levels)));
+    err.push_str(&format!(
+        "time        {:.3} s, {:.2} M states/s, {}, {} visited set\n",
+        report.seconds,
+        report.states_per_second() / 1e6,
+        count_of(report.threads as u64, "thread", "threads"),
+        report.visited.name()
+    ));
+    if let Some(p) = memory::peak_rss_bytes() {
+        err.push_str(&format!("peak memory {}\n", bytes(p)));
+    }
+
+    if let Some((processes, workers)) = s.cluster() {
+        err.push_str(&format!(
+            "cluster     {} x {}; peak memory above is process 0's\n",
+            count_of(processes as u64, "process", "processes"),
+            count_of(workers as u64, "worker", "workers")
+        ));
+    }
+    if let Some(disk) = &report.disk {
+        // A resume's figures cover what it did, not the run before it.
+        let part = if s.resume.is_some() {
+            " by this resume"
+        } else {
+            ""
+        };
+        let saving = disk.checkpoint_seconds.map_or(String::new(), |t| {
+            format!(
+                "; checkpoint writes {t:.1} s ({:.1} % of the search)",
+                100.0 * t / report.seconds.max(1e-9)
+            )
+        });
+        if disk.written_bytes == 0 && disk.checkpoint_seconds.is_some() {
+            err.push_str(&format!("disk        nothing written{part}\n"));
+        } else if disk.written_bytes == 0 {
+            err.push_str(&format!(
+                "disk        nothing written{part}: every level stayed in memory (levels under 1 MiB do)\n"
+            ));
+        } else if disk.bytes_per_key == 0.0 {
+            err.push_str(&format!(
+                "disk        peak {}, {} written{part} (no level file)\n",
+                bytes(disk.peak_bytes),
+                bytes(disk.written_bytes),
+            ));
+        } else {
+            err.push_str(&format!(
+                "disk        peak {}, {} written{part}, {:.2} bytes a state in level files{saving}\n",
+                bytes(disk.peak_bytes),
+                bytes(disk.written_bytes),
+                disk.bytes_per_key
+            ));
+        }
+    }
+    err
+}

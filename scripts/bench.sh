@@ -6,6 +6,9 @@
 #   scripts/bench.sh              full run: adds `eleven` (240 million states)
 #   scripts/bench.sh --quick      no `eleven` (what CI runs)
 #   THREADS="1 2 16" scripts/bench.sh   choose the thread counts
+#
+# A full run appends its tables to docs/benchmarks.md (scripts/record.py;
+# NO_RECORD=1 does not).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,4 +27,11 @@ fi
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "mode: $mode; threads: $THREADS"
 echo
-exec python3 scripts/bench.py target/release/reach "$mode" $THREADS
+if [ "$mode" = quick ] || [ -n "${NO_RECORD:-}" ]; then
+  exec python3 scripts/bench.py target/release/reach "$mode" $THREADS
+fi
+# A full run that passes goes into docs/benchmarks.md's record.
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+python3 scripts/bench.py target/release/reach "$mode" $THREADS | tee "$out"
+python3 scripts/record.py "THREADS=\"$THREADS\" scripts/bench.sh $*" "$out"

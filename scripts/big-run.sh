@@ -15,12 +15,23 @@
 #                                     SIGKILL at level 69 and resumed: the
 #                                     result checked, each part timed
 #
-# Not part of .ci/run in full (too long); its quick form is.
+# Not part of .ci/run in full (too long); its quick form is. A full run
+# appends its table to docs/benchmarks.md (scripts/record.py; NO_RECORD=1
+# does not).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bin=target/release/reach
 if [[ " $* " == *" --processes "* ]]; then
     cargo build --release --quiet --features mpi --target-dir target/mpi
-    exec python3 scripts/big_run.py target/mpi/release/reach "$@"
+    bin=target/mpi/release/reach
+else
+    cargo build --release --quiet
 fi
-cargo build --release --quiet
-exec python3 scripts/big_run.py target/release/reach "$@"
+if [[ " $* " == *" --quick "* ]] || [ -n "${NO_RECORD:-}" ]; then
+    exec python3 scripts/big_run.py "$bin" "$@"
+fi
+# A full run that passes goes into docs/benchmarks.md's record.
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+python3 scripts/big_run.py "$bin" "$@" | tee "$out"
+python3 scripts/record.py "scripts/big-run.sh $*" "$out"

@@ -8,10 +8,20 @@
 #   scripts/cluster-bench.sh            pe766, then eleven (about 10 minutes)
 #   scripts/cluster-bench.sh --quick    pe766 only
 #
+# A full run appends its tables to docs/benchmarks.md (scripts/record.py;
+# NO_RECORD=1 does not).
+#
 # REACH_MPIEXEC names the launcher (default mpiexec). REACH_MESH_BIN, if
 # set, is a build of the TCP mesh that MPI replaced (any commit before
 # it): its runs go side by side with MPI's, for the before/after table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet --features mpi --target-dir target/mpi
-exec python3 scripts/cluster_bench.py target/mpi/release/reach "${1:-full}"
+if [ "${1:-}" = "--quick" ] || [ -n "${NO_RECORD:-}" ]; then
+    exec python3 scripts/cluster_bench.py target/mpi/release/reach "${1:-full}"
+fi
+# A full run that passes goes into docs/benchmarks.md's record.
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+python3 scripts/cluster_bench.py target/mpi/release/reach "${1:-full}" | tee "$out"
+python3 scripts/record.py "scripts/cluster-bench.sh $*" "$out"

@@ -11,9 +11,9 @@ use anyhow::{Result, bail};
 
 use reach::engine::{Model, Outcome, Report, Search, StopReason};
 
-use super::settings::Settings;
 use super::args::ClusterArgs;
 use super::output::say;
+use super::settings::Settings;
 
 /// A cluster that failed (a rank that broke the protocol, or ranks that
 /// disagree on the checkpoint they resume): exit code 5.

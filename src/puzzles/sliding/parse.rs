@@ -393,8 +393,77 @@ impl SlidingPuzzle {
     }
 }
 
+/// A puzzle file's parsed fields as a puzzle: the board's pieces, their
+/// classes and keys, the start and the goal. Each step is a function below.
 fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     let rows = grid_rows(src, &raw.board, "board")?;
+    let (height, width) = board_size(src, &rows)?;
+    let (walls, pieces, index) = board_pieces(src, &rows, width)?;
+    let grid = Grid {
+        height,
+        width,
+        walls,
+    };
+    let attrs = Attributes::read(src, &raw, &pieces, &index)?;
+    let (members, class_of_piece) = group_classes(&pieces, &attrs);
+    let (mut classes, sizes) = make_classes(&grid, &pieces, &members, &attrs);
+    let key_space = key_space(src, &rows, &classes, &sizes)?;
+    let mut weight = 1u64;
+    for class in &mut classes {
+        class.weight = weight;
+        weight = weight.wrapping_mul(class.radix);
+    }
+    let start_pos = start_positions(&grid, &pieces, &members, &mut classes);
+    let (goal, goal_impossible) = match &raw.goal {
+        None => (Vec::new(), None),
+        Some(g) => parse_goal(
+            src,
+            g,
+            &rows,
+            &pieces,
+            &index,
+            &class_of_piece,
+            &classes,
+            walls,
+        )?,
+    };
+    let raw_name = raw.name.unwrap_or_else(|| src.origin.to_string());
+    let mut puzzle = SlidingPuzzle {
+        slots: classes
+            .iter()
+            .enumerate()
+            .flat_map(|(ci, c)| (0..c.count()).map(move |i| (ci as u8, i as u8)))
+            .collect(),
+        floor: grid.floor(),
+        neighbour: grid.neighbours(),
+        name: printable(&raw_name),
+        raw_name,
+        rows: height,
+        cols: width,
+        walls,
+        pieces: start_pos.len(),
+        classes,
+        metric: super::Metric::Step,
+        goal,
+        goal_impossible,
+        key_space,
+        start: 0,
+        first_free: 0,
+        tile_groups: Vec::new(),
+        floor_cell: Vec::new(),
+        edge: grid.edges(),
+        slot_dirs: Vec::new(),
+        lone: None,
+        blanks: None,
+    };
+    derive_tables(&mut puzzle);
+    puzzle.start = puzzle.encode(&start_pos);
+    Ok(puzzle)
+}
+
+/// The board's height and width, refusing ragged rows and boards over
+/// [`MAX_CELLS`] cells.
+fn board_size(src: &Source, rows: &[Row]) -> Result<(usize, usize), PuzzleError> {
     let height = rows.len();
     let width = rows[0].cells.len();
     let longest = rows.iter().map(|r| r.cells.len()).max().unwrap_or(0);
@@ -407,7 +476,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             "reach keeps a board in one 64-bit mask; use a smaller board",
         ));
     }
-    for row in &rows {
+    for row in rows {
         if row.cells.len() != width {
             return Err(src.error(
                 Some(row.at),
@@ -429,8 +498,15 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             "reach keeps a board in one 64-bit mask; use a smaller board",
         ));
     }
+    Ok((height, width))
+}
 
-    // Pieces, in order of first appearance.
+/// The board's walls (a mask), its pieces in order of first appearance,
+/// and each label's piece.
+type BoardPieces = (u64, Vec<Piece>, HashMap<char, usize>);
+
+/// The board's [`BoardPieces`].
+fn board_pieces(src: &Source, rows: &[Row], width: usize) -> Result<BoardPieces, PuzzleError> {
     let mut walls = 0u64;
     let mut pieces: Vec<Piece> = Vec::new();
     let mut index: HashMap<char, usize> = HashMap::new();
@@ -466,394 +542,433 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
             "label each piece's cells with a character, e.g. 'A'",
         ));
     }
+    Ok((walls, pieces, index))
+}
 
-    // Per-label attributes.
-    let labels_in = |value: &Spanned<String>, key: &str| -> Result<Vec<char>, PuzzleError> {
-        let mut out = Vec::new();
-        for (ch, at) in src.chars_of(value) {
-            if ch.is_whitespace() || ch == ',' {
-                continue;
-            }
-            if !index.contains_key(&ch) {
-                return Err(src.error(
-                    Some(at),
-                    format!("{key} names {ch:?}, which is not a piece on the board"),
-                    "list only labels that appear on the board",
-                ));
-            }
-            out.push(ch);
-        }
-        Ok(out)
-    };
-    let mut distinct = vec![false; pieces.len()];
-    if let Some(d) = &raw.distinct {
-        if d.get_ref().trim() == "*" {
-            distinct.iter_mut().for_each(|x| *x = true);
+/// The board's size and walls, and the cells that follow from them.
+struct Grid {
+    height: usize,
+    width: usize,
+    walls: u64,
+}
+
+impl Grid {
+    /// The cell at row `r`, column `c`, if it is on the board.
+    fn cell(&self, r: i32, c: i32) -> Option<usize> {
+        let inside = r >= 0 && c >= 0 && (r as usize) < self.height && (c as usize) < self.width;
+        inside.then(|| r as usize * self.width + c as usize)
+    }
+
+    /// Whether the cell at `r`, `c` is on the board and no wall.
+    fn open(&self, r: i32, c: i32) -> bool {
+        self.cell(r, c).is_some_and(|i| self.walls & (1 << i) == 0)
+    }
+
+    fn cells(&self) -> usize {
+        self.height * self.width
+    }
+
+    /// The cells that are not walls, as a mask.
+    fn floor(&self) -> u64 {
+        let cells = self.cells();
+        (if cells == 64 {
+            u64::MAX
         } else {
-            for ch in labels_in(d, "distinct")? {
-                distinct[index[&ch]] = true;
-            }
-        }
-    }
-    let mut colour: Vec<Option<String>> = vec![None; pieces.len()];
-    for (name, value) in raw.colors.iter().flatten() {
-        for ch in labels_in(value, &format!("colour {name:?}"))? {
-            let i = index[&ch];
-            if let Some(other) = &colour[i] {
-                return Err(src.at(
-                    value.span().start,
-                    format!("{ch:?} is given two colours, {other:?} and {name:?}"),
-                    "give each piece at most one colour",
-                ));
-            }
-            colour[i] = Some(name.clone());
-        }
-    }
-    let mut mobility = vec![Mobility::Free; pieces.len()];
-    for (value, m, key) in [
-        (&raw.horizontal, Mobility::Horizontal, "horizontal"),
-        (&raw.vertical, Mobility::Vertical, "vertical"),
-    ] {
-        let Some(value) = value else { continue };
-        for ch in labels_in(value, key)? {
-            let i = index[&ch];
-            if mobility[i] != Mobility::Free {
-                return Err(src.at(
-                    value.span().start,
-                    format!("{ch:?} is listed both as horizontal and vertical"),
-                    "a piece that moves both ways is left out of both lists",
-                ));
-            }
-            mobility[i] = m;
-        }
+            (1u64 << cells) - 1
+        }) & !self.walls
     }
 
-    // Shapes: offsets from the anchor, the first cell in reading order.
-    let shape_of = |cells: &[(usize, usize)]| -> Vec<(i32, i32)> {
-        let (r0, c0) = cells[0];
-        cells
-            .iter()
-            .map(|&(r, c)| (r as i32 - r0 as i32, c as i32 - c0 as i32))
+    /// Each cell's neighbour in each direction, or [`super::NO_CELL`].
+    fn neighbours(&self) -> Vec<[u8; 4]> {
+        (0..self.cells())
+            .map(|cell| {
+                let (r, c) = ((cell / self.width) as i32, (cell % self.width) as i32);
+                Dir::ALL.map(|d| {
+                    let (dr, dc) = d.delta();
+                    self.cell(r + dr, c + dc)
+                        .map_or(super::NO_CELL, |n| n as u8)
+                })
+            })
             .collect()
-    };
+    }
 
-    // Classes: same shape, colour and mobility, unless distinct.
+    /// The cells on the board's edge in each direction: a piece covering
+    /// one cannot move that way.
+    fn edges(&self) -> [u64; 4] {
+        let (height, width) = (self.height, self.width);
+        let board = (0..self.cells()).fold(0u64, |m, c| m | 1 << c);
+        let first_row = (0..width).fold(0u64, |m, c| m | 1 << c);
+        let first_col = (0..height).fold(0u64, |m, r| m | 1 << (r * width));
+        Dir::ALL.map(|d| match d {
+            Dir::Up => first_row,
+            Dir::Down => first_row << ((height - 1) * width),
+            Dir::Left => first_col,
+            Dir::Right => first_col << (width - 1),
+        } & board)
+    }
+}
+
+/// What the file says of each piece beyond its cells: `distinct`, its
+/// colour, and its rail (`horizontal`, `vertical`).
+struct Attributes {
+    distinct: Vec<bool>,
+    colour: Vec<Option<String>>,
+    mobility: Vec<Mobility>,
+}
+
+impl Attributes {
+    fn read(
+        src: &Source,
+        raw: &RawFile,
+        pieces: &[Piece],
+        index: &HashMap<char, usize>,
+    ) -> Result<Attributes, PuzzleError> {
+        let labels_in = |value: &Spanned<String>, key: &str| -> Result<Vec<char>, PuzzleError> {
+            let mut out = Vec::new();
+            for (ch, at) in src.chars_of(value) {
+                if ch.is_whitespace() || ch == ',' {
+                    continue;
+                }
+                if !index.contains_key(&ch) {
+                    return Err(src.error(
+                        Some(at),
+                        format!("{key} names {ch:?}, which is not a piece on the board"),
+                        "list only labels that appear on the board",
+                    ));
+                }
+                out.push(ch);
+            }
+            Ok(out)
+        };
+        let mut distinct = vec![false; pieces.len()];
+        if let Some(d) = &raw.distinct {
+            if d.get_ref().trim() == "*" {
+                distinct.iter_mut().for_each(|x| *x = true);
+            } else {
+                for ch in labels_in(d, "distinct")? {
+                    distinct[index[&ch]] = true;
+                }
+            }
+        }
+        let mut colour: Vec<Option<String>> = vec![None; pieces.len()];
+        for (name, value) in raw.colors.iter().flatten() {
+            for ch in labels_in(value, &format!("colour {name:?}"))? {
+                let i = index[&ch];
+                if let Some(other) = &colour[i] {
+                    return Err(src.at(
+                        value.span().start,
+                        format!("{ch:?} is given two colours, {other:?} and {name:?}"),
+                        "give each piece at most one colour",
+                    ));
+                }
+                colour[i] = Some(name.clone());
+            }
+        }
+        let mut mobility = vec![Mobility::Free; pieces.len()];
+        for (value, m, key) in [
+            (&raw.horizontal, Mobility::Horizontal, "horizontal"),
+            (&raw.vertical, Mobility::Vertical, "vertical"),
+        ] {
+            let Some(value) = value else { continue };
+            for ch in labels_in(value, key)? {
+                let i = index[&ch];
+                if mobility[i] != Mobility::Free {
+                    return Err(src.at(
+                        value.span().start,
+                        format!("{ch:?} is listed both as horizontal and vertical"),
+                        "a piece that moves both ways is left out of both lists",
+                    ));
+                }
+                mobility[i] = m;
+            }
+        }
+        Ok(Attributes {
+            distinct,
+            colour,
+            mobility,
+        })
+    }
+}
+
+/// A piece's shape: offsets from its anchor, the first cell in reading
+/// order.
+fn shape_of(cells: &[(usize, usize)]) -> Vec<(i32, i32)> {
+    let (r0, c0) = cells[0];
+    cells
+        .iter()
+        .map(|&(r, c)| (r as i32 - r0 as i32, c as i32 - c0 as i32))
+        .collect()
+}
+
+/// Whether a class (its pieces, by index) is ranked among the free cells:
+/// a class of single cells (pe766's six squares, a sliding tile). Its key
+/// space shrinks to what the free cells allow (a tile puzzle's keys become
+/// dense, 12!/1 for `eleven` instead of 12^11, so that a bitmap of them
+/// fits in memory).
+fn free_ranked(pieces: &[Piece], members: &[usize]) -> bool {
+    pieces[members[0]].cells.len() == 1
+}
+
+/// The classes of interchangeable pieces (same shape, colour and rail,
+/// unless distinct), each its pieces' indices, those ranked among the free
+/// cells last and the others in order of appearance (see `mod.rs`); and
+/// each piece's class.
+fn group_classes(pieces: &[Piece], attrs: &Attributes) -> (Vec<Vec<usize>>, Vec<usize>) {
     type ClassKey = (Vec<(i32, i32)>, Option<String>, Mobility, Option<char>);
     let mut class_of_key: HashMap<ClassKey, usize> = HashMap::new();
     let mut members: Vec<Vec<usize>> = Vec::new();
-    let mut class_of_piece = vec![0; pieces.len()];
     for (i, p) in pieces.iter().enumerate() {
         let key = (
             shape_of(&p.cells),
-            colour[i].clone(),
-            mobility[i],
-            distinct[i].then_some(p.label),
+            attrs.colour[i].clone(),
+            attrs.mobility[i],
+            attrs.distinct[i].then_some(p.label),
         );
         let ci = *class_of_key.entry(key).or_insert_with(|| {
             members.push(Vec::new());
             members.len() - 1
         });
         members[ci].push(i);
-        class_of_piece[i] = ci;
     }
-
-    // Classes ranked among the free cells go last, in order of appearance
-    // (see `mod.rs`).
-    let mut order: Vec<usize> = (0..members.len()).collect();
-    // A class of single cells (pe766's six squares, a sliding tile) is
-    // ranked among the free cells: the key space shrinks to what the free
-    // cells allow (a tile puzzle's keys become dense, 12!/1 for `eleven`
-    // instead of 12^11, so that a bitmap of them fits in memory).
-    let free_ranked = |m: &Vec<usize>| pieces[m[0]].cells.len() == 1;
-    order.sort_by_key(|&ci| free_ranked(&members[ci]));
-    let members: Vec<Vec<usize>> = order.iter().map(|&ci| members[ci].clone()).collect();
+    // A stable sort: the order of appearance holds within each part.
+    members.sort_by_key(|m| free_ranked(pieces, m));
+    let mut class_of_piece = vec![0; pieces.len()];
     for (ci, m) in members.iter().enumerate() {
         for &i in m {
             class_of_piece[i] = ci;
         }
     }
+    (members, class_of_piece)
+}
+
+/// Each class's positions, tables and radix, in `members`' order, and the
+/// radixes as `C(n,k)` for an error that the key space is too large.
+fn make_classes(
+    grid: &Grid,
+    pieces: &[Piece],
+    members: &[Vec<usize>],
+    attrs: &Attributes,
+) -> (Vec<Class>, Vec<String>) {
     // Cells left to the classes ranked among free cells: every other piece
     // always covers as many cells as it has, so this is the same in every
     // state.
-    let floor_cells = height * width - walls.count_ones() as usize;
+    let floor_cells = grid.cells() - grid.walls.count_ones() as usize;
     let mut free_left = floor_cells
         - members
             .iter()
-            .filter(|m| !free_ranked(m))
+            .filter(|m| !free_ranked(pieces, m))
             .map(|m| m.len() * pieces[m[0]].cells.len())
             .sum::<usize>();
-
-    let cell_ok = |r: i32, c: i32| {
-        r >= 0
-            && c >= 0
-            && (r as usize) < height
-            && (c as usize) < width
-            && walls & (1 << (r as usize * width + c as usize)) == 0
-    };
     let mut classes = Vec::with_capacity(members.len());
-    let mut offset = 0;
-    let mut key_space: u128 = 1;
     let mut sizes = Vec::new();
-    for m in &members {
-        let first = &pieces[m[0]];
-        let shape = shape_of(&first.cells);
-        let fits =
-            |r: i32, c: i32| -> bool { shape.iter().all(|&(dr, dc)| cell_ok(r + dr, c + dc)) };
-        // A class's positions: where its pieces can get to from their start
-        // on the board without other pieces (its rails and the walls allow
-        // no more), or for a class ranked among the free cells, wherever
-        // its shape fits (its rank is over free cells, not positions). A
-        // car on a rail of a 6x6 board has 4 or 5 positions, not 24 or 30:
-        // keys of boards with many distinct cars then fit in 64 bits.
-        let mut reach = vec![false; height * width];
-        let mut stack: Vec<(i32, i32)> = m
-            .iter()
-            .map(|&i| (pieces[i].cells[0].0 as i32, pieces[i].cells[0].1 as i32))
-            .collect();
-        for &(r, c) in &stack {
-            reach[r as usize * width + c as usize] = true;
-        }
-        while let Some((r, c)) = stack.pop() {
-            for d in Dir::ALL {
-                let (dr, dc) = d.delta();
-                let (r2, c2) = (r + dr, c + dc);
-                if mobility[m[0]].allows(d) && fits(r2, c2) {
-                    let at = r2 as usize * width + c2 as usize;
-                    if !reach[at] {
-                        reach[at] = true;
-                        stack.push((r2, c2));
-                    }
-                }
-            }
-        }
-        // The anchors the pieces reach alone: where a goal can be met.
-        let reachable = (0..height * width)
-            .filter(|&i| reach[i])
-            .fold(0u64, |m, i| m | 1 << i);
-        if free_ranked(m) {
-            for r in 0..height as i32 {
-                for c in 0..width as i32 {
-                    reach[r as usize * width + c as usize] = fits(r, c);
-                }
-            }
-        }
-        let mut anchors = Vec::new();
-        let mut masks = Vec::new();
-        let mut anchor_index = vec![NONE; height * width];
-        for r in 0..height as i32 {
-            for c in 0..width as i32 {
-                if reach[r as usize * width + c as usize] {
-                    let mask = shape.iter().fold(0u64, |m, &(dr, dc)| {
-                        m | 1 << ((r + dr) as usize * width + (c + dc) as usize)
-                    });
-                    anchor_index[r as usize * width + c as usize] = anchors.len() as u16;
-                    anchors.push((r as usize * width + c as usize) as u8);
-                    masks.push(mask);
-                }
-            }
-        }
-        let step = anchors
-            .iter()
-            .map(|&a| {
-                let (r, c) = ((a as usize / width) as i32, (a as usize % width) as i32);
-                Dir::ALL.map(|d| {
-                    let (dr, dc) = d.delta();
-                    let (r2, c2) = (r + dr, c + dc);
-                    let inside =
-                        r2 >= 0 && c2 >= 0 && (r2 as usize) < height && (c2 as usize) < width;
-                    if inside {
-                        anchor_index[r2 as usize * width + c2 as usize]
-                    } else {
-                        NONE
-                    }
-                })
-            })
-            .collect();
+    let mut offset = 0;
+    for m in members {
+        let free = free_ranked(pieces, m);
         let count = m.len();
-        let free_ranked = free_ranked(m);
         // A single-cell class is ranked among the cells still free after
         // the classes before it, a larger one among its anchors.
-        let positions = if free_ranked {
+        let free_cells = free.then(|| {
             free_left -= count;
             free_left + count
-        } else {
-            anchors.len()
-        };
-        let radix = combinadic::binomial(positions, count);
-        let by_complement = free_ranked && positions - count < count;
-        // The size of the set the rank describes: the pieces' cells, or the
-        // free cells they leave.
-        let ranked = if by_complement {
-            positions - count
-        } else {
-            count
-        };
-        let labels: Vec<char> = m.iter().map(|&i| pieces[i].label).collect();
-        sizes.push(format!("C({positions},{count})"));
-        key_space = key_space.saturating_mul(radix as u128);
-        classes.push(Class {
-            labels,
-            shape,
-            colour: colour[m[0]].clone(),
-            mobility: mobility[m[0]],
-            distinct: distinct[m[0]],
-            anchors,
-            cells_at: masks
-                .iter()
-                .flat_map(|&m| {
-                    let mut cells: Vec<u8> = (0..64u8).filter(|&c| m >> c & 1 != 0).collect();
-                    cells.resize(cells.len().next_multiple_of(4), cells[0]);
-                    cells
-                })
-                .collect(),
-            masks,
-            step,
-            free_ranked,
-            reachable,
-            tile: free_ranked && count == 1 && !by_complement,
-            by_complement,
-            ranked_over: positions,
-            radix,
-            divisor: combinadic::Divisor::new(radix),
-            subsets: (count > 1 && ranked > 0 && radix <= combinadic::SUBSET_TABLE_MAX)
-                .then(|| combinadic::subsets_in_rank_order(positions, ranked)),
-            weight: 0,
-            offset,
         });
+        let class = make_class(grid, pieces, m, attrs, free_cells, offset);
+        sizes.push(format!("C({},{count})", class.ranked_over));
+        classes.push(class);
         offset += count;
     }
-    if key_space > u64::MAX as u128 {
-        // The product overflows even u128 for large boards: give its order
-        // of magnitude, and a short form of a long product.
-        let log10: f64 = classes.iter().map(|c| (c.radix as f64).log10()).sum();
-        let product = if sizes.len() > 8 {
-            format!(
-                "{}·…·{} ({} classes)",
-                sizes[..4].join("·"),
-                sizes[sizes.len() - 2..].join("·"),
-                sizes.len()
-            )
-        } else {
-            sizes.join("·")
-        };
-        return Err(src.error(
-            Some(rows[0].at),
-            format!("the key space is {product}, about 10^{log10:.1}, more than 2^64 - 1 (about 10^19.3)"),
-            "keys are 64-bit ranks; make more pieces interchangeable (drop `distinct` or `colors`) or use a smaller board",
-        ));
-    }
-    let mut weight = 1u64;
-    for class in &mut classes {
-        class.weight = weight;
-        weight = weight.wrapping_mul(class.radix);
-    }
+    (classes, sizes)
+}
 
-    // The start key.
+/// One class: `m` its pieces, `free_cells` the cells it is ranked among if
+/// it is ranked among the free cells, `offset` its first slot.
+fn make_class(
+    grid: &Grid,
+    pieces: &[Piece],
+    m: &[usize],
+    attrs: &Attributes,
+    free_cells: Option<usize>,
+    offset: usize,
+) -> Class {
+    let (height, width) = (grid.height as i32, grid.width as i32);
+    let shape = shape_of(&pieces[m[0]].cells);
+    let fits = |r: i32, c: i32| shape.iter().all(|&(dr, dc)| grid.open(r + dr, c + dc));
+    let mobility = attrs.mobility[m[0]];
+    // A class's positions: where its pieces can get to from their start on
+    // the board without other pieces (its rails and the walls allow no
+    // more), or for a class ranked among the free cells, wherever its shape
+    // fits (its rank is over free cells, not positions). A car on a rail of
+    // a 6x6 board has 4 or 5 positions, not 24 or 30: keys of boards with
+    // many distinct cars then fit in 64 bits.
+    let mut reach = vec![false; grid.cells()];
+    let mut stack: Vec<(i32, i32)> = m
+        .iter()
+        .map(|&i| (pieces[i].cells[0].0 as i32, pieces[i].cells[0].1 as i32))
+        .collect();
+    for &(r, c) in &stack {
+        reach[r as usize * grid.width + c as usize] = true;
+    }
+    while let Some((r, c)) = stack.pop() {
+        for d in Dir::ALL {
+            let (dr, dc) = d.delta();
+            let (r2, c2) = (r + dr, c + dc);
+            if mobility.allows(d) && fits(r2, c2) {
+                let at = r2 as usize * grid.width + c2 as usize;
+                if !reach[at] {
+                    reach[at] = true;
+                    stack.push((r2, c2));
+                }
+            }
+        }
+    }
+    // The anchors the pieces reach alone: where a goal can be met.
+    let reachable = (0..grid.cells())
+        .filter(|&i| reach[i])
+        .fold(0u64, |m, i| m | 1 << i);
+    if free_cells.is_some() {
+        for r in 0..height {
+            for c in 0..width {
+                reach[r as usize * grid.width + c as usize] = fits(r, c);
+            }
+        }
+    }
+    let mut anchors = Vec::new();
+    let mut masks = Vec::new();
+    let mut anchor_index = vec![NONE; grid.cells()];
+    for r in 0..height {
+        for c in 0..width {
+            let at = r as usize * grid.width + c as usize;
+            if reach[at] {
+                let mask = shape.iter().fold(0u64, |m, &(dr, dc)| {
+                    m | 1 << ((r + dr) as usize * grid.width + (c + dc) as usize)
+                });
+                anchor_index[at] = anchors.len() as u16;
+                anchors.push(at as u8);
+                masks.push(mask);
+            }
+        }
+    }
+    let step = anchors
+        .iter()
+        .map(|&a| {
+            let (r, c) = (
+                (a as usize / grid.width) as i32,
+                (a as usize % grid.width) as i32,
+            );
+            Dir::ALL.map(|d| {
+                let (dr, dc) = d.delta();
+                grid.cell(r + dr, c + dc).map_or(NONE, |n| anchor_index[n])
+            })
+        })
+        .collect();
+    let count = m.len();
+    let positions = free_cells.unwrap_or(anchors.len());
+    let radix = combinadic::binomial(positions, count);
+    let by_complement = free_cells.is_some() && positions - count < count;
+    // The size of the set the rank describes: the pieces' cells, or the
+    // free cells they leave.
+    let ranked = if by_complement {
+        positions - count
+    } else {
+        count
+    };
+    Class {
+        labels: m.iter().map(|&i| pieces[i].label).collect(),
+        shape,
+        colour: attrs.colour[m[0]].clone(),
+        mobility,
+        distinct: attrs.distinct[m[0]],
+        anchors,
+        cells_at: masks
+            .iter()
+            .flat_map(|&m| {
+                let mut cells: Vec<u8> = (0..64u8).filter(|&c| m >> c & 1 != 0).collect();
+                cells.resize(cells.len().next_multiple_of(4), cells[0]);
+                cells
+            })
+            .collect(),
+        masks,
+        step,
+        free_ranked: free_cells.is_some(),
+        reachable,
+        tile: free_cells.is_some() && count == 1 && !by_complement,
+        by_complement,
+        ranked_over: positions,
+        radix,
+        divisor: combinadic::Divisor::new(radix),
+        subsets: (count > 1 && ranked > 0 && radix <= combinadic::SUBSET_TABLE_MAX)
+            .then(|| combinadic::subsets_in_rank_order(positions, ranked)),
+        weight: 0,
+        offset,
+    }
+}
+
+/// The key space, the product of the classes' radixes, refused when it is
+/// over 2^64 - 1.
+fn key_space(
+    src: &Source,
+    rows: &[Row],
+    classes: &[Class],
+    sizes: &[String],
+) -> Result<u64, PuzzleError> {
+    let key_space = classes
+        .iter()
+        .fold(1u128, |k, c| k.saturating_mul(c.radix as u128));
+    if let Ok(k) = u64::try_from(key_space) {
+        return Ok(k);
+    }
+    // The product overflows even u128 for large boards: give its order of
+    // magnitude, and a short form of a long product.
+    let log10: f64 = classes.iter().map(|c| (c.radix as f64).log10()).sum();
+    let product = if sizes.len() > 8 {
+        format!(
+            "{}·…·{} ({} classes)",
+            sizes[..4].join("·"),
+            sizes[sizes.len() - 2..].join("·"),
+            sizes.len()
+        )
+    } else {
+        sizes.join("·")
+    };
+    Err(src.error(
+        Some(rows[0].at),
+        format!("the key space is {product}, about 10^{log10:.1}, more than 2^64 - 1 (about 10^19.3)"),
+        "keys are 64-bit ranks; make more pieces interchangeable (drop `distinct` or `colors`) or use a smaller board",
+    ))
+}
+
+/// The start's anchor indices, slot by slot; each class's labels are put
+/// in anchor order, so that rendering a state gives the start board back.
+fn start_positions(
+    grid: &Grid,
+    pieces: &[Piece],
+    members: &[Vec<usize>],
+    classes: &mut [Class],
+) -> Vec<u16> {
     let anchor_of = |class: &Class, cells: &[(usize, usize)]| -> u16 {
-        let cell = (cells[0].0 * width + cells[0].1) as u8;
+        let cell = (cells[0].0 * grid.width + cells[0].1) as u8;
         class
             .anchors
             .iter()
             .position(|&a| a == cell)
             .expect("a start piece sits at an admissible anchor") as u16
     };
-    let mut start_pos = Vec::with_capacity(offset);
-    for (ci, m) in members.iter().enumerate() {
-        let class = &classes[ci];
-        let mut set: Vec<u16> = m
-            .iter()
-            .map(|&i| anchor_of(class, &pieces[i].cells))
-            .collect();
-        set.sort_unstable();
-        start_pos.extend(set);
-    }
-    // Labels within a class follow anchor order, so that rendering a state
-    // gives the start board back.
-    for (ci, m) in members.iter().enumerate() {
-        let class = &classes[ci];
+    let mut start_pos = Vec::new();
+    for (class, m) in classes.iter_mut().zip(members) {
         let mut by_anchor: Vec<(u16, char)> = m
             .iter()
             .map(|&i| (anchor_of(class, &pieces[i].cells), pieces[i].label))
             .collect();
         by_anchor.sort_unstable();
-        classes[ci].labels = by_anchor.into_iter().map(|(_, l)| l).collect();
+        start_pos.extend(by_anchor.iter().map(|&(a, _)| a));
+        class.labels = by_anchor.into_iter().map(|(_, l)| l).collect();
     }
+    start_pos
+}
 
-    let (goal, goal_impossible) = match &raw.goal {
-        None => (Vec::new(), None),
-        Some(g) => parse_goal(
-            src,
-            g,
-            &rows,
-            &pieces,
-            &index,
-            &class_of_piece,
-            &classes,
-            walls,
-        )?,
-    };
-
-    let slots = classes
-        .iter()
-        .enumerate()
-        .flat_map(|(ci, c)| (0..c.count()).map(move |i| (ci as u8, i as u8)))
-        .collect();
-    let cells = height * width;
-    let floor = (if cells == 64 {
-        u64::MAX
-    } else {
-        (1u64 << cells) - 1
-    }) & !walls;
-    let neighbour = (0..cells)
-        .map(|cell| {
-            let (r, c) = ((cell / width) as i32, (cell % width) as i32);
-            Dir::ALL.map(|d| {
-                let (dr, dc) = d.delta();
-                let (r2, c2) = (r + dr, c + dc);
-                if r2 >= 0 && c2 >= 0 && (r2 as usize) < height && (c2 as usize) < width {
-                    (r2 as usize * width + c2 as usize) as u8
-                } else {
-                    super::NO_CELL
-                }
-            })
-        })
-        .collect();
-    let raw_name = raw.name.unwrap_or_else(|| src.origin.to_string());
-    let mut puzzle = SlidingPuzzle {
-        slots,
-        floor,
-        neighbour,
-        name: printable(&raw_name),
-        raw_name,
-        rows: height,
-        cols: width,
-        walls,
-        pieces: offset,
-        classes,
-        metric: super::Metric::Step,
-        goal,
-        goal_impossible,
-        key_space: key_space as u64,
-        start: 0,
-        first_free: 0,
-        tile_groups: Vec::new(),
-        floor_cell: Vec::new(),
-        edge: [0; 4],
-        slot_dirs: Vec::new(),
-        lone: None,
-        blanks: None,
-    };
-    // The cells on the board's edge in each direction: a piece covering
-    // one cannot move that way.
-    let board = (0..cells).fold(0u64, |m, c| m | 1 << c);
-    let first_row = (0..width).fold(0u64, |m, c| m | 1 << c);
-    let first_col = (0..height).fold(0u64, |m, r| m | 1 << (r * width));
-    puzzle.edge = Dir::ALL.map(|d| match d {
-        Dir::Up => first_row,
-        Dir::Down => first_row << ((height - 1) * width),
-        Dir::Left => first_col,
-        Dir::Right => first_col << (width - 1),
-    } & board);
+/// The tables a puzzle derives from its classes: each slot's directions,
+/// the first class ranked among free cells, the floor's cells, the tile
+/// decoder's groups and the fast paths of one and few blanks.
+fn derive_tables(puzzle: &mut SlidingPuzzle) {
     puzzle.slot_dirs = puzzle
         .slots
         .iter()
@@ -881,10 +996,8 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     if tile_list {
         puzzle.tile_groups = super::TileGroup::split(free_classes);
     }
-    puzzle.lone = super::lone::LoneBlank::new(&puzzle);
-    puzzle.blanks = super::blanks::FewBlanks::new(&puzzle);
-    puzzle.start = puzzle.encode(&start_pos);
-    Ok(puzzle)
+    puzzle.lone = super::lone::LoneBlank::new(puzzle);
+    puzzle.blanks = super::blanks::FewBlanks::new(puzzle);
 }
 
 /// The goal's pieces as (class, anchor index), and why no position can

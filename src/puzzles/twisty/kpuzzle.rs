@@ -161,6 +161,30 @@ impl Doc<'_> {
 /// Reads KPuzzle JSON; `origin` names it in errors.
 pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError> {
     let doc = Doc { text, origin };
+    let root = root(&doc)?;
+    let name = match root.get("name") {
+        Some(Value::String(s)) => s.clone(),
+        _ => stem(origin),
+    };
+    let (sets, set_at) = orbits(&doc, &root)?;
+    let solved = solved(&doc, &root, &sets)?;
+    let (moves, move_at) = moves(&doc, &root, &sets)?;
+    Ok(Definition {
+        name,
+        format: Format::KPuzzle,
+        sets,
+        solved,
+        scramble: None,
+        moves,
+        origin: origin.to_string(),
+        set_at,
+        move_at,
+    })
+}
+
+/// The file's JSON object, each key of each object given once.
+fn root(doc: &Doc) -> Result<serde_json::Map<String, Value>, PuzzleError> {
+    let (text, origin) = (doc.text, doc.origin);
     let twice = std::cell::RefCell::new(None);
     let root = read_json(text, &twice).map_err(|e| PuzzleError {
         origin: origin.to_string(),
@@ -183,18 +207,22 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
             None => "a KPuzzle definition is a JSON object with orbits, defaultPattern and moves".into(),
         },
     })?;
-    let Some(root) = root.as_object() else {
+    let Value::Object(root) = root else {
         return Err(doc.error(
             &[],
             "the file is JSON but not an object".into(),
             "a KPuzzle definition is a JSON object with orbits, defaultPattern and moves",
         ));
     };
-    let name = match root.get("name") {
-        Some(Value::String(s)) => s.clone(),
-        _ => stem(origin),
-    };
-    // The orbits: an array (cubing.js today) or an object (older files).
+    Ok(root)
+}
+
+/// Things of the file, each with the line and column it is given at.
+type Located<T> = (Vec<T>, Vec<(usize, usize)>);
+
+/// The orbits, and where each is declared: an array (cubing.js today) or
+/// an object (older files).
+fn orbits(doc: &Doc, root: &serde_json::Map<String, Value>) -> Result<Located<Set>, PuzzleError> {
     let mut sets = Vec::new();
     let mut set_at = Vec::new();
     let orbit = |name: &str, v: &Value, path: &[Step<'_>]| -> Result<Set, PuzzleError> {
@@ -267,23 +295,44 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
             "give at least one orbit",
         ));
     }
-    let unknown =
-        |map: &serde_json::Map<String, Value>, at: &[Step<'_>]| -> Result<(), PuzzleError> {
-            for k in map.keys() {
-                if !sets.iter().any(|s| s.name == *k) {
-                    let mut path = at.to_vec();
-                    path.push(Step::Key(k));
-                    let names: Vec<&str> = sets.iter().map(|s| s.name.as_str()).collect();
-                    return Err(doc.error(
-                        &path,
-                        format!("unknown orbit {k:?}"),
-                        &format!("the orbits are {}", names.join(", ")),
-                    ));
-                }
-            }
-            Ok(())
-        };
-    // The solved pattern.
+    if sets.is_empty() {
+        return Err(doc.error(
+            &[Step::Key("orbits")],
+            "no orbits".into(),
+            "give at least one orbit",
+        ));
+    }
+    Ok((sets, set_at))
+}
+
+/// Refuses a key of `map` (at `at`) that names no orbit.
+fn known_orbits(
+    doc: &Doc,
+    sets: &[Set],
+    map: &serde_json::Map<String, Value>,
+    at: &[Step<'_>],
+) -> Result<(), PuzzleError> {
+    for k in map.keys() {
+        if !sets.iter().any(|s| s.name == *k) {
+            let mut path = at.to_vec();
+            path.push(Step::Key(k));
+            let names: Vec<&str> = sets.iter().map(|s| s.name.as_str()).collect();
+            return Err(doc.error(
+                &path,
+                format!("unknown orbit {k:?}"),
+                &format!("the orbits are {}", names.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The solved pattern (`defaultPattern`, or an older file's name for it).
+fn solved(
+    doc: &Doc,
+    root: &serde_json::Map<String, Value>,
+    sets: &[Set],
+) -> Result<Pattern, PuzzleError> {
     let pattern_key = ["defaultPattern", "startStateData", "startPieces"]
         .into_iter()
         .find(|k| root.contains_key(*k));
@@ -301,7 +350,7 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
             "map each orbit's name to its pieces and orientation",
         ));
     };
-    unknown(pattern, &[Step::Key(pattern_key)])?;
+    known_orbits(doc, sets, pattern, &[Step::Key(pattern_key)])?;
     let mut solved = Pattern {
         pieces: sets.iter().map(|s| (0..s.size as u16).collect()).collect(),
         ori: sets.iter().map(|s| vec![0; s.size]).collect(),
@@ -336,7 +385,15 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
             solved.ori[s] = o.iter().map(|&x| x as u8).collect();
         }
     }
-    // The moves.
+    Ok(solved)
+}
+
+/// The moves, and where each is defined.
+fn moves(
+    doc: &Doc,
+    root: &serde_json::Map<String, Value>,
+    sets: &[Set],
+) -> Result<Located<MoveDef>, PuzzleError> {
     let Some(moves_v) = root.get("moves").and_then(Value::as_object) else {
         return Err(doc.error(
             &[],
@@ -370,54 +427,7 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
                 "map each orbit the move changes to its permutation and orientationDelta",
             ));
         };
-        unknown(mv, &at)?;
-        let mut t = Transform::identity(&sets);
-        for (s, set) in sets.iter().enumerate() {
-            let Some(v) = mv.get(&set.name) else {
-                continue;
-            };
-            let mut path = at.to_vec();
-            path.push(Step::Key(&set.name));
-            let mut perm_path = path.clone();
-            perm_path.push(Step::Key("permutation"));
-            if let Some(p) = doc.numbers(
-                v.get("permutation"),
-                &perm_path,
-                set,
-                "position",
-                set.size as u64,
-            )? {
-                let mut seen = vec![false; set.size];
-                for (i, &x) in p.iter().enumerate() {
-                    if std::mem::replace(&mut seen[x as usize], true) {
-                        let mut here = perm_path.clone();
-                        here.push(Step::Index(i));
-                        return Err(doc.error(
-                            &here,
-                            format!("{x} appears twice in move {name}'s permutation of orbit {}: this is not a permutation", set.name),
-                            "a move's permutation lists each position of the orbit exactly once",
-                        ));
-                    }
-                }
-                t.perm[s] = p.iter().map(|&x| x as u16).collect();
-            }
-            let key = if v.get("orientationDelta").is_some() {
-                "orientationDelta"
-            } else {
-                "orientation"
-            };
-            let mut ori_path = path.clone();
-            ori_path.push(Step::Key(key));
-            if let Some(o) = doc.numbers(
-                v.get(key),
-                &ori_path,
-                set,
-                "orientation",
-                u64::from(set.orientations),
-            )? {
-                t.ori[s] = o.iter().map(|&x| x as u8).collect();
-            }
-        }
+        let t = transform(doc, sets, name, mv, &at)?;
         if t.is_identity() {
             return Err(doc.error(
                 &at,
@@ -431,17 +441,66 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
             transform: t,
         });
     }
-    Ok(Definition {
-        name,
-        format: Format::KPuzzle,
-        sets,
-        solved,
-        scramble: None,
-        moves,
-        origin: origin.to_string(),
-        set_at,
-        move_at,
-    })
+    Ok((moves, move_at))
+}
+
+/// Move `name`'s transform, from its object `mv` (at `at`).
+fn transform(
+    doc: &Doc,
+    sets: &[Set],
+    name: &str,
+    mv: &serde_json::Map<String, Value>,
+    at: &[Step<'_>],
+) -> Result<Transform, PuzzleError> {
+    known_orbits(doc, sets, mv, at)?;
+    let mut t = Transform::identity(sets);
+    for (s, set) in sets.iter().enumerate() {
+        let Some(v) = mv.get(&set.name) else {
+            continue;
+        };
+        let mut path = at.to_vec();
+        path.push(Step::Key(&set.name));
+        let mut perm_path = path.clone();
+        perm_path.push(Step::Key("permutation"));
+        if let Some(p) = doc.numbers(
+            v.get("permutation"),
+            &perm_path,
+            set,
+            "position",
+            set.size as u64,
+        )? {
+            let mut seen = vec![false; set.size];
+            for (i, &x) in p.iter().enumerate() {
+                if std::mem::replace(&mut seen[x as usize], true) {
+                    let mut here = perm_path.clone();
+                    here.push(Step::Index(i));
+                    return Err(doc.error(
+                        &here,
+                        format!("{x} appears twice in move {name}'s permutation of orbit {}: this is not a permutation", set.name),
+                        "a move's permutation lists each position of the orbit exactly once",
+                    ));
+                }
+            }
+            t.perm[s] = p.iter().map(|&x| x as u16).collect();
+        }
+        let key = if v.get("orientationDelta").is_some() {
+            "orientationDelta"
+        } else {
+            "orientation"
+        };
+        let mut ori_path = path.clone();
+        ori_path.push(Step::Key(key));
+        if let Some(o) = doc.numbers(
+            v.get(key),
+            &ori_path,
+            set,
+            "orientation",
+            u64::from(set.orientations),
+        )? {
+            t.ori[s] = o.iter().map(|&x| x as u8).collect();
+        }
+    }
+    Ok(t)
 }
 
 /// JSON read into a [`Value`], refusing an object that names a key twice

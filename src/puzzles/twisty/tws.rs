@@ -252,231 +252,19 @@ impl<'a> Reader<'a> {
 
 /// Reads a `.tws` file's text; `origin` names it in errors.
 pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError> {
-    let lines: Vec<Vec<Word<'_>>> = text
-        .lines()
-        .enumerate()
-        .filter_map(|(i, line)| {
-            let code = line.split('#').next().unwrap_or("");
-            let mut words = Vec::new();
-            let mut col = 1;
-            let mut rest = code;
-            while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
-                col += rest[..start].chars().count();
-                rest = &rest[start..];
-                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-                words.push(Word {
-                    text: &rest[..end],
-                    line: i + 1,
-                    col,
-                });
-                col += rest[..end].chars().count();
-                rest = &rest[end..];
-            }
-            (!words.is_empty()).then_some(words)
-        })
-        .collect();
     let mut r = Reader {
         origin,
-        lines,
+        lines: words(text),
         at: 0,
     };
-    let mut name = None;
-    let mut sets: Vec<Set> = Vec::new();
-    let mut set_at: Vec<(usize, usize)> = Vec::new();
-    let mut solved: Option<(Word<'_>, Pattern)> = None;
-    let mut scramble: Option<(Word<'_>, Pattern)> = None;
-    let mut moves: Vec<(Word<'_>, MoveDef)> = Vec::new();
+    let mut parts = Parts::default();
     while let Some(line) = r.next() {
         let key = line[0];
         match key.text {
-            "Name" => {
-                if line.len() < 2 {
-                    return Err(r.error(
-                        Some(key),
-                        "Name without a name".into(),
-                        "write Name PUZZLE",
-                    ));
-                }
-                name = Some(
-                    line[1..]
-                        .iter()
-                        .map(|w| w.text)
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                );
-            }
-            "Set" => {
-                if !moves.is_empty() || solved.is_some() {
-                    return Err(r.error(
-                        Some(key),
-                        "a Set after a block".into(),
-                        "declare every set before Solved and the moves",
-                    ));
-                }
-                if line.len() != 4 {
-                    return Err(r.error(
-                        Some(key),
-                        format!("Set takes a name, a size and orientations; this line has {} word(s) after Set", line.len() - 1),
-                        "write e.g. Set CORNERS 8 3",
-                    ));
-                }
-                let set_name = line[1].text;
-                if set_name.parse::<u32>().is_ok() {
-                    return Err(r.error(
-                        Some(line[1]),
-                        format!("a set cannot be called {set_name:?}: a number"),
-                        "give the set a name that is not a number",
-                    ));
-                }
-                if let Some(i) = sets.iter().position(|s| s.name == set_name) {
-                    return Err(r.error(
-                        Some(line[1]),
-                        format!(
-                            "set {set_name} is declared twice (also on line {})",
-                            set_at[i].0
-                        ),
-                        "give each set a name of its own",
-                    ));
-                }
-                let size = match line[2].text.parse::<usize>() {
-                    Ok(n) if (1..=u16::MAX as usize).contains(&n) => n,
-                    _ => {
-                        return Err(r.error(
-                            Some(line[2]),
-                            format!(
-                                "set {set_name}'s size {:?} is not a number from 1 to 65535",
-                                line[2].text
-                            ),
-                            "give the number of pieces in the set",
-                        ));
-                    }
-                };
-                let orientations = match line[3].text.parse::<u8>() {
-                    Ok(n) if n >= 1 => n,
-                    _ => {
-                        return Err(r.error(
-                            Some(line[3]),
-                            format!(
-                                "set {set_name}'s orientations {:?} is not a number from 1 to 255",
-                                line[3].text
-                            ),
-                            "give how many ways a piece can be turned (1 when it does not matter)",
-                        ));
-                    }
-                };
-                sets.push(Set {
-                    name: set_name.to_string(),
-                    size,
-                    orientations,
-                });
-                set_at.push((key.line, key.col));
-            }
-            "Solved" | "StartState" | "ScrambleState" => {
-                let scr = key.text == "ScrambleState";
-                if line.len() > 1 + usize::from(scr) {
-                    return Err(r.error(
-                        Some(line[1]),
-                        format!("{:?} after {}", line[1].text, key.text),
-                        "the block's sets start on the next line",
-                    ));
-                }
-                let slot = if scr { &scramble } else { &solved };
-                if let Some((first, _)) = slot {
-                    return Err(r.error(
-                        Some(key),
-                        format!(
-                            "a second {} block (the first is on line {})",
-                            key.text, first.line
-                        ),
-                        if scr {
-                            "give one ScrambleState: the start of the search"
-                        } else {
-                            "give one Solved (or StartState) block"
-                        },
-                    ));
-                }
-                if sets.is_empty() {
-                    return Err(r.error(
-                        Some(key),
-                        format!("{} before any Set", key.text),
-                        "declare the sets first: Set NAME SIZE ORIENTATIONS",
-                    ));
-                }
-                let body = r.block(&sets, key, false)?;
-                let mut p = Pattern {
-                    pieces: sets.iter().map(|s| (0..s.size as u16).collect()).collect(),
-                    ori: sets.iter().map(|s| vec![0; s.size]).collect(),
-                };
-                for (s, _, perm, ori) in body {
-                    p.pieces[s] = perm.iter().map(|&v| (v - 1) as u16).collect();
-                    if let Some(ori) = ori {
-                        p.ori[s] = ori.iter().map(|&v| v as u8).collect();
-                    }
-                }
-                if scr {
-                    scramble = Some((key, p));
-                } else {
-                    solved = Some((key, p));
-                }
-            }
-            "Move" => {
-                if line.len() != 2 {
-                    return Err(r.error(
-                        Some(key),
-                        "Move takes one name".into(),
-                        "write e.g. Move U, then the sets it changes, then End",
-                    ));
-                }
-                let move_name = line[1].text;
-                if let Some((w, _)) = moves.iter().find(|(_, m)| m.name == move_name) {
-                    return Err(r.error(
-                        Some(line[1]),
-                        format!(
-                            "move {move_name} is defined twice (also on line {})",
-                            w.line
-                        ),
-                        "give each move a name of its own",
-                    ));
-                }
-                // A leading digit is a slice (twsearch's `2R`): its powers
-                // are suffixes (`2R2`, `2R'`), so only ' is kept out.
-                if move_name.contains('\'') {
-                    return Err(r.error(
-                        Some(line[1]),
-                        format!("a move cannot be called {move_name:?}: ' marks an inverse"),
-                        "name moves without ', e.g. U, R, 2R, Rw, ABDE",
-                    ));
-                }
-                if sets.is_empty() {
-                    return Err(r.error(
-                        Some(key),
-                        "Move before any Set".into(),
-                        "declare the sets first: Set NAME SIZE ORIENTATIONS",
-                    ));
-                }
-                let body = r.block(&sets, key, true)?;
-                let mut t = Transform::identity(&sets);
-                for (s, _, perm, ori) in body {
-                    t.perm[s] = perm.iter().map(|&v| (v - 1) as u16).collect();
-                    if let Some(ori) = ori {
-                        t.ori[s] = ori.iter().map(|&v| v as u8).collect();
-                    }
-                }
-                if t.is_identity() {
-                    return Err(r.error(
-                        Some(line[1]),
-                        format!("move {move_name} changes nothing"),
-                        "give the move's permutation (and twists) for the sets it changes, or remove it",
-                    ));
-                }
-                moves.push((
-                    key,
-                    MoveDef {
-                        name: move_name.to_string(),
-                        transform: t,
-                    },
-                ));
-            }
+            "Name" => parts.name(&r, &line)?,
+            "Set" => parts.set(&r, &line)?,
+            "Solved" | "StartState" | "ScrambleState" => parts.state(&mut r, &line)?,
+            "Move" => parts.move_block(&mut r, &line)?,
             "End" => {
                 return Err(r.error(
                     Some(key),
@@ -500,30 +288,279 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
             }
         }
     }
-    let Some((_, solved)) = solved else {
-        return Err(r.error(
-            None,
-            "no Solved block".into(),
-            "give the solved state: Solved, then each set's name, pieces and orientations, then End",
-        ));
-    };
-    if moves.is_empty() {
-        return Err(r.error(
-            None,
-            "no moves".into(),
-            "give each move as a block: Move NAME, the sets it changes, End",
-        ));
+    parts.definition(&r)
+}
+
+/// The file's non-empty lines as words, comments (`#` to the line's end)
+/// removed.
+fn words(text: &str) -> Vec<Vec<Word<'_>>> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let code = line.split('#').next().unwrap_or("");
+            let mut words = Vec::new();
+            let mut col = 1;
+            let mut rest = code;
+            while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+                col += rest[..start].chars().count();
+                rest = &rest[start..];
+                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                words.push(Word {
+                    text: &rest[..end],
+                    line: i + 1,
+                    col,
+                });
+                col += rest[..end].chars().count();
+                rest = &rest[end..];
+            }
+            (!words.is_empty()).then_some(words)
+        })
+        .collect()
+}
+
+/// What a file has said so far, a line or block at a time.
+#[derive(Default)]
+struct Parts<'a> {
+    name: Option<String>,
+    sets: Vec<Set>,
+    set_at: Vec<(usize, usize)>,
+    solved: Option<(Word<'a>, Pattern)>,
+    scramble: Option<(Word<'a>, Pattern)>,
+    moves: Vec<(Word<'a>, MoveDef)>,
+}
+
+impl<'a> Parts<'a> {
+    /// `Name PUZZLE`.
+    fn name(&mut self, r: &Reader, line: &[Word<'a>]) -> Result<(), PuzzleError> {
+        if line.len() < 2 {
+            return Err(r.error(
+                Some(line[0]),
+                "Name without a name".into(),
+                "write Name PUZZLE",
+            ));
+        }
+        let words: Vec<&str> = line[1..].iter().map(|w| w.text).collect();
+        self.name = Some(words.join(" "));
+        Ok(())
     }
-    let scramble = match scramble {
-        Some((at, p)) => {
-            for (s, set) in sets.iter().enumerate() {
+
+    /// `Set NAME SIZE ORIENTATIONS`.
+    fn set(&mut self, r: &Reader, line: &[Word<'a>]) -> Result<(), PuzzleError> {
+        let key = line[0];
+        if !self.moves.is_empty() || self.solved.is_some() {
+            return Err(r.error(
+                Some(key),
+                "a Set after a block".into(),
+                "declare every set before Solved and the moves",
+            ));
+        }
+        if line.len() != 4 {
+            return Err(r.error(
+                Some(key),
+                format!(
+                    "Set takes a name, a size and orientations; this line has {} word(s) after Set",
+                    line.len() - 1
+                ),
+                "write e.g. Set CORNERS 8 3",
+            ));
+        }
+        let set_name = line[1].text;
+        if set_name.parse::<u32>().is_ok() {
+            return Err(r.error(
+                Some(line[1]),
+                format!("a set cannot be called {set_name:?}: a number"),
+                "give the set a name that is not a number",
+            ));
+        }
+        if let Some(i) = self.sets.iter().position(|s| s.name == set_name) {
+            return Err(r.error(
+                Some(line[1]),
+                format!(
+                    "set {set_name} is declared twice (also on line {})",
+                    self.set_at[i].0
+                ),
+                "give each set a name of its own",
+            ));
+        }
+        let size = match line[2].text.parse::<usize>() {
+            Ok(n) if (1..=u16::MAX as usize).contains(&n) => n,
+            _ => {
+                return Err(r.error(
+                    Some(line[2]),
+                    format!(
+                        "set {set_name}'s size {:?} is not a number from 1 to 65535",
+                        line[2].text
+                    ),
+                    "give the number of pieces in the set",
+                ));
+            }
+        };
+        let orientations = match line[3].text.parse::<u8>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return Err(r.error(
+                    Some(line[3]),
+                    format!(
+                        "set {set_name}'s orientations {:?} is not a number from 1 to 255",
+                        line[3].text
+                    ),
+                    "give how many ways a piece can be turned (1 when it does not matter)",
+                ));
+            }
+        };
+        self.sets.push(Set {
+            name: set_name.to_string(),
+            size,
+            orientations,
+        });
+        self.set_at.push((key.line, key.col));
+        Ok(())
+    }
+
+    /// A `Solved`, `StartState` or `ScrambleState` block.
+    fn state(&mut self, r: &mut Reader<'a>, line: &[Word<'a>]) -> Result<(), PuzzleError> {
+        let key = line[0];
+        let scr = key.text == "ScrambleState";
+        if line.len() > 1 + usize::from(scr) {
+            return Err(r.error(
+                Some(line[1]),
+                format!("{:?} after {}", line[1].text, key.text),
+                "the block's sets start on the next line",
+            ));
+        }
+        let slot = if scr { &self.scramble } else { &self.solved };
+        if let Some((first, _)) = slot {
+            return Err(r.error(
+                Some(key),
+                format!(
+                    "a second {} block (the first is on line {})",
+                    key.text, first.line
+                ),
+                if scr {
+                    "give one ScrambleState: the start of the search"
+                } else {
+                    "give one Solved (or StartState) block"
+                },
+            ));
+        }
+        if self.sets.is_empty() {
+            return Err(r.error(
+                Some(key),
+                format!("{} before any Set", key.text),
+                "declare the sets first: Set NAME SIZE ORIENTATIONS",
+            ));
+        }
+        let body = r.block(&self.sets, key, false)?;
+        let mut p = Pattern {
+            pieces: self
+                .sets
+                .iter()
+                .map(|s| (0..s.size as u16).collect())
+                .collect(),
+            ori: self.sets.iter().map(|s| vec![0; s.size]).collect(),
+        };
+        for (s, _, perm, ori) in body {
+            p.pieces[s] = perm.iter().map(|&v| (v - 1) as u16).collect();
+            if let Some(ori) = ori {
+                p.ori[s] = ori.iter().map(|&v| v as u8).collect();
+            }
+        }
+        if scr {
+            self.scramble = Some((key, p));
+        } else {
+            self.solved = Some((key, p));
+        }
+        Ok(())
+    }
+
+    /// A `Move NAME` block.
+    fn move_block(&mut self, r: &mut Reader<'a>, line: &[Word<'a>]) -> Result<(), PuzzleError> {
+        let key = line[0];
+        if line.len() != 2 {
+            return Err(r.error(
+                Some(key),
+                "Move takes one name".into(),
+                "write e.g. Move U, then the sets it changes, then End",
+            ));
+        }
+        let move_name = line[1].text;
+        if let Some((w, _)) = self.moves.iter().find(|(_, m)| m.name == move_name) {
+            return Err(r.error(
+                Some(line[1]),
+                format!(
+                    "move {move_name} is defined twice (also on line {})",
+                    w.line
+                ),
+                "give each move a name of its own",
+            ));
+        }
+        // A leading digit is a slice (twsearch's `2R`): its powers are
+        // suffixes (`2R2`, `2R'`), so only ' is kept out.
+        if move_name.contains('\'') {
+            return Err(r.error(
+                Some(line[1]),
+                format!("a move cannot be called {move_name:?}: ' marks an inverse"),
+                "name moves without ', e.g. U, R, 2R, Rw, ABDE",
+            ));
+        }
+        if self.sets.is_empty() {
+            return Err(r.error(
+                Some(key),
+                "Move before any Set".into(),
+                "declare the sets first: Set NAME SIZE ORIENTATIONS",
+            ));
+        }
+        let body = r.block(&self.sets, key, true)?;
+        let mut t = Transform::identity(&self.sets);
+        for (s, _, perm, ori) in body {
+            t.perm[s] = perm.iter().map(|&v| (v - 1) as u16).collect();
+            if let Some(ori) = ori {
+                t.ori[s] = ori.iter().map(|&v| v as u8).collect();
+            }
+        }
+        if t.is_identity() {
+            return Err(r.error(
+                Some(line[1]),
+                format!("move {move_name} changes nothing"),
+                "give the move's permutation (and twists) for the sets it changes, or remove it",
+            ));
+        }
+        self.moves.push((
+            key,
+            MoveDef {
+                name: move_name.to_string(),
+                transform: t,
+            },
+        ));
+        Ok(())
+    }
+
+    /// The whole file's definition, once it is read: a solved state and
+    /// moves are needed, and a scramble must hold the solved state's pieces.
+    fn definition(self, r: &Reader) -> Result<Definition, PuzzleError> {
+        let Some((_, solved)) = self.solved else {
+            return Err(r.error(
+                None,
+                "no Solved block".into(),
+                "give the solved state: Solved, then each set's name, pieces and orientations, then End",
+            ));
+        };
+        if self.moves.is_empty() {
+            return Err(r.error(
+                None,
+                "no moves".into(),
+                "give each move as a block: Move NAME, the sets it changes, End",
+            ));
+        }
+        if let Some((at, p)) = &self.scramble {
+            for (s, set) in self.sets.iter().enumerate() {
                 let mut a = p.pieces[s].clone();
                 let mut b = solved.pieces[s].clone();
                 a.sort_unstable();
                 b.sort_unstable();
                 if a != b {
                     return Err(r.error(
-                        Some(at),
+                        Some(*at),
                         format!(
                             "set {} holds other pieces here than in the solved state",
                             set.name
@@ -532,21 +569,19 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
                     ));
                 }
             }
-            Some(p)
         }
-        None => None,
-    };
-    Ok(Definition {
-        name: name.unwrap_or_else(|| stem(origin)),
-        format: Format::Tws,
-        sets,
-        solved,
-        scramble,
-        move_at: moves.iter().map(|(w, _)| (w.line, w.col)).collect(),
-        moves: moves.into_iter().map(|(_, m)| m).collect(),
-        origin: origin.to_string(),
-        set_at,
-    })
+        Ok(Definition {
+            name: self.name.unwrap_or_else(|| stem(r.origin)),
+            format: Format::Tws,
+            sets: self.sets,
+            solved,
+            scramble: self.scramble.map(|(_, p)| p),
+            move_at: self.moves.iter().map(|(w, _)| (w.line, w.col)).collect(),
+            moves: self.moves.into_iter().map(|(_, m)| m).collect(),
+            origin: r.origin.to_string(),
+            set_at: self.set_at,
+        })
+    }
 }
 
 /// A file's name without its directory and extension.

@@ -760,30 +760,16 @@ impl<'a, M: Model> Dense<'a, M> {
         settle: bool,
         depth: u32,
     ) -> Result<(), SpillError> {
-        let words = self.words();
-        let base = self.window.start;
+        let (words, base) = (self.words(), self.window.start);
         let (label, next) = (self.label, 3 - self.label);
         let model = self.model;
-        let stop = self.stop;
-        let segments = self.segments.as_ref();
-        let cut = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        let cut = || self.stop.is_some_and(|s| s.load(Ordering::Relaxed));
         let adjacent = self.adjacent.as_ref();
         // Levels told apart by colour, with far successors skipped where
         // they lead back (see the module notes).
         let colour = self.colour.zip(adjacent);
         let one_far = colour.is_some_and(|(_, a)| a.one_far);
-        // A successor's code: the one bit of the next label, or `01` (`11`
-        // for a far successor that is the key's only way back).
-        let (plain, far) = match (colour, one_far) {
-            (None, _) => (1 << (next - 1), 1 << (next - 1)),
-            (Some(_), false) => (1, 1),
-            (Some(_), true) => (1, 3),
-        };
-        // The bits of a far successor's code that end its lookup: either
-        // (the slot is not `00`); with marks, the high one only (`10`
-        // expanded, `11` marked), since a `01`, already in the next level,
-        // still gets its mark.
-        let seen = if one_far { 2 } else { 3 };
+        let Codes { plain, far, seen } = Codes::new(colour.is_some(), one_far, next);
         // Looks a successor up (a far one: its word was prefetched LAG
         // lookups ago).
         let look_up = |tally: &mut Tally, key: u64, far_move: bool| {
@@ -869,22 +855,11 @@ impl<'a, M: Model> Dense<'a, M> {
                             // still `00` given their code, in one
                             // compare-and-swap of the word as it is (other
                             // workers may be settling its other slots).
-                            let mut now = was;
-                            loop {
-                                let new = reached & !occupied(now);
-                                match word.compare_exchange_weak(
-                                    now,
-                                    (now ^ done) | (new * plain),
-                                    Ordering::Relaxed,
-                                    Ordering::Relaxed,
-                                ) {
-                                    Ok(_) => {
-                                        tally.settled_in(w, new);
-                                        break;
-                                    }
-                                    Err(actual) => now = actual,
-                                }
-                            }
+                            let new = |now: u64| reached & !occupied(now);
+                            let swap = |now: u64| Some((now ^ done) | (new(now) * plain));
+                            let (Ok(now) | Err(now)) =
+                                word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, swap);
+                            tally.settled_in(w, new(now));
                             done = 0;
                         }
                     }
@@ -894,13 +869,7 @@ impl<'a, M: Model> Dense<'a, M> {
                     while left != 0 {
                         let key = first + u64::from(left.trailing_zeros() / 2);
                         left &= left - 1;
-                        model.decode(key, state);
-                        successors.clear();
-                        if adjacent.is_some() {
-                            model.far_successors(state, successors);
-                        } else {
-                            model.successors(state, successors);
-                        }
+                        successors_of(model, adjacent.is_some(), key, state, successors);
                         for &s in successors.iter() {
                             lag(tally, s);
                         }
@@ -926,14 +895,20 @@ impl<'a, M: Model> Dense<'a, M> {
                 look_up(tally, key, true);
             }
         };
-        if threads <= 1 {
-            run(blocks);
-        } else {
-            // Small chunks even out the workers: blocks differ a lot in how
-            // many keys of the level they hold.
-            blocks.par_chunks(4).for_each(run);
+        // Small chunks even out the workers: blocks differ a lot in how
+        // many keys of the level they hold.
+        match threads {
+            0 | 1 => run(blocks),
+            _ => blocks.par_chunks(4).for_each(run),
         }
-        // What is left in the workers' buffers goes to disk too.
+        self.flush_away(threads, depth)
+    }
+
+    /// After a level's expansion, writes what is left in the workers'
+    /// buffers of successors that are not resident (candidate files of the
+    /// level after `depth`); the first fault any worker met.
+    fn flush_away(&self, threads: usize, depth: u32) -> Result<(), SpillError> {
+        let segments = self.segments.as_ref();
         let flush = |slot: &CachePadded<Mutex<Worker<M::State>>>| {
             let tally = &mut lock(slot).tally;
             if let (Some(segments), false) = (segments, tally.away.is_empty()) {
@@ -1285,6 +1260,53 @@ impl Tally {
             self.remembered.push(key);
             left &= left - 1;
         }
+    }
+}
+
+/// `key`'s successors into `successors` (`state` the worker's scratch):
+/// the far ones only when `far_only` (the moves to neighbouring keys are
+/// then done a word at a time).
+#[inline(always)]
+fn successors_of<M: Model>(
+    model: &M,
+    far_only: bool,
+    key: u64,
+    state: &mut M::State,
+    successors: &mut Vec<u64>,
+) {
+    model.decode(key, state);
+    successors.clear();
+    if far_only {
+        model.far_successors(state, successors);
+    } else {
+        model.successors(state, successors);
+    }
+}
+
+/// The codes a level's expansion writes into a successor's slot.
+struct Codes {
+    /// A successor's code: the one bit of the next label, or `01` by
+    /// colour.
+    plain: u64,
+    /// A far successor's: as `plain`, but `11` by colour where a far move
+    /// is a key's only way back (it marks the key).
+    far: u64,
+    /// The bits of a far successor's slot that end its lookup: either (the
+    /// slot is not `00`); with marks, the high one only (`10` expanded,
+    /// `11` marked), since a `01`, already in the next level, still gets
+    /// its mark.
+    seen: u64,
+}
+
+impl Codes {
+    fn new(by_colour: bool, one_far: bool, next: u64) -> Codes {
+        let (plain, far) = match (by_colour, one_far) {
+            (false, _) => (1 << (next - 1), 1 << (next - 1)),
+            (true, false) => (1, 1),
+            (true, true) => (1, 3),
+        };
+        let seen = if one_far { 2 } else { 3 };
+        Codes { plain, far, seen }
     }
 }
 

@@ -1,4 +1,4 @@
-//! The partition: the unit of work, of ownership and (later) of storage.
+//! The partition: the unit of work, of ownership and of storage.
 //!
 //! Every key belongs to exactly one of P partitions (P a power of two),
 //! chosen by the high bits of [`mix64`] of the key. Ranks are small,

@@ -1,9 +1,14 @@
 //! The visited sets: which keys the search has already seen.
 //!
-//! Three structures, chosen per run (see [`VisitedKind`]):
-//! - a dense bitmap of the whole key space, one bit per possible key, for
-//!   models whose key space is small (the clocks, the sawtooth puzzle, the
-//!   8-puzzle): one atomic `fetch_or` per insert, no hashing, no locks;
+//! Three structures, chosen per run (see [`VisitedKind`]), besides the
+//! dense store's two bits a key (`stores/dense/`), which is a store of its
+//! own:
+//! - a bitmap of the whole key space, one bit per possible key, for models
+//!   whose key space is at most [`BITMAP_MAX_KEYS`] (the clocks, the
+//!   sawtooth puzzle, `eleven`): in memory the partitions own ranges of it
+//!   and set their bits as they settle ([`Visited::Owned`]); on disk it is
+//!   one shared bitmap set by one atomic `fetch_or` per new key, with no
+//!   hashing and no locks;
 //! - frontier search, for models whose moves are reversible: a state's
 //!   neighbours lie in the level before it, its own level or the next, so
 //!   the only keys needed to recognise new states are those of the last two

@@ -248,12 +248,24 @@ fn to_tws(def: &Definition) -> String {
         out += &line(&mut def.solved.ori[s].iter().map(|&x| u64::from(x)));
     }
     out += "End\n";
-    for m in &def.moves {
-        out += &format!("Move {}  # a comment\n", m.name);
+    // Moves alternate between ksolve's `Move` (positions from 1, twists
+    // written at the position a piece comes from) and twsearch's
+    // `MoveTransformation` (from 0, twists at the position they arrive at).
+    for (k, m) in def.moves.iter().enumerate() {
+        let ksolve = k % 2 == 0;
+        let keyword = if ksolve { "Move" } else { "MoveTransformation" };
+        out += &format!("{keyword} {}  # a comment\n", m.name);
         for (s, set) in def.sets.iter().enumerate() {
+            let perm = &m.transform.perm[s];
+            let mut twists = m.transform.ori[s].clone();
+            if ksolve {
+                for (i, &from) in perm.iter().enumerate() {
+                    twists[usize::from(from)] = m.transform.ori[s][i];
+                }
+            }
             out += &format!("{}\n", set.name);
-            out += &line(&mut m.transform.perm[s].iter().map(|&x| u64::from(x) + 1));
-            out += &line(&mut m.transform.ori[s].iter().map(|&x| u64::from(x)));
+            out += &line(&mut perm.iter().map(|&x| u64::from(x) + u64::from(ksolve)));
+            out += &line(&mut twists.iter().map(|&x| u64::from(x)));
         }
         out += "End\n";
     }
@@ -374,7 +386,8 @@ fn files_with_mistakes_are_located() {
         .copied()
         .chain([
             // twsearch features reach does not read say so, where they are.
-            ("MoveTransformation X\n", (7, 1), "MoveTransformation is a twsearch feature"),
+            // MoveTransformation and StartState count from 0.
+            ("MoveTransformation X\nA\n1 0 2 4\nEnd\n", (9, 7), "4 is out of range: set A takes 0 to 3"),
             (
                 "Move X\nA\n2 1 3 4\n? 0 0 0\nEnd\n",
                 (10, 1),
@@ -703,4 +716,32 @@ fn slice_moves_may_start_with_a_digit() {
     // A name with ' is still refused, where it is.
     let e = Twisty::parse(&text.replace("Move U\n", "Move U'\n"), "bad.tws").unwrap_err();
     assert!(e.to_string().contains("' marks an inverse"), "{e}");
+}
+
+/// twsearch's tables of tests/data/twists.tws (twsearch v0, branch
+/// forked-cpp-main, built with `make -f Makefiles/cpp.Makefile`): a move
+/// that cycles twisted pieces, where reading ksolve's twists (written at
+/// the position a piece comes from) as the state's (at the position it
+/// goes to) gives another puzzle, of 1303 states.
+#[test]
+fn move_twists_are_read_as_ksolve_and_twsearch_read_them() {
+    let def = load("twists.tws");
+    // `twsearch -g` and `twsearch -q -g`.
+    for (metric, levels) in [
+        (TwistyMetric::Htm, vec![1, 13, 30, 4]),
+        (TwistyMetric::Qtm, vec![1, 4, 10, 23, 10]),
+    ] {
+        let t = build(&def, metric, None);
+        let report = Search::new(&t).threads(2).count().unwrap();
+        assert_eq!(report.levels, levels, "{metric:?}");
+    }
+    // The same puzzle in twsearch's newer forms: StartState and
+    // MoveTransformation count from 0, and a MoveTransformation's twists
+    // are those each position receives.
+    let newer = "Name twists\nSet A 4 3\nSet B 3 2\nStartState\nA\n0 1 2 3\n0 0 0 0\nB\n0 1 2\n0 0 0\nEnd\n\
+                 MoveTransformation X\nA\n1 2 0 3\n2 0 1 0\nB\n1 0 2\n0 1 0\nEnd\n\
+                 MoveTransformation Y\nA\n0 2 3 1\n0 0 2 1\nEnd\n";
+    let newer = Twisty::parse(newer, "newer.tws").unwrap();
+    assert_eq!(newer.solved, def.solved);
+    assert_eq!(newer.moves, def.moves);
 }

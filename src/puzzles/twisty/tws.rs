@@ -11,9 +11,15 @@
 //! Move U
 //! CORNERS
 //! 4 1 2 3 5 6 7 8          # new[i] = old[perm[i]]
-//! 0 0 0 0 0 0 0 0          # (optional) twist: new.ori[i] = old.ori[perm[i]] + ori[i]
+//! 0 0 0 0 0 0 0 0          # (optional) twists, ksolve's way: new.ori[i] = old.ori[perm[i]] + ori[perm[i]]
 //! End
 //! ```
+//!
+//! A `Move`'s twists are written piece by piece, as ksolve and twsearch
+//! read them (twsearch's docs/architecture.md: "for moves, ksolve maps
+//! cubie numbers to orientations"); `MoveTransformation` is twsearch's
+//! newer form, zero-based, whose twist at `i` is the one position `i`
+//! receives. `StartState` is `Solved` with pieces from 0.
 //!
 //! Sets a block does not name are unchanged (a move) or solved (a
 //! pattern). A `ScrambleState` block gives a start other than solved.
@@ -51,7 +57,6 @@ const UNSUPPORTED: &[&str] = &[
     "MoveSequence",
     "MoveAlias",
     "MovePruneAlias",
-    "MoveTransformation",
 ];
 
 impl<'a> Reader<'a> {
@@ -107,10 +112,12 @@ impl<'a> Reader<'a> {
                         low,
                         low + bound - 1
                     ),
-                    if what == "orientation" {
-                        "orientations count from 0 to the set's orientations minus one"
+                    &if what == "orientation" {
+                        "orientations count from 0 to the set's orientations minus one".to_string()
+                    } else if low == 0 {
+                        "pieces and positions count from 0 in this block (StartState and MoveTransformation are zero-based, as in twsearch)".to_string()
                     } else {
-                        "pieces and positions count from 1 to the set's size"
+                        "pieces and positions count from 1 to the set's size".to_string()
                     },
                 )),
                 Err(_) if w.text == "?" && what == "orientation" => Err(self.error(
@@ -142,12 +149,16 @@ impl<'a> Reader<'a> {
     }
 
     /// A block's body up to `End`: each set's numbers and optional
-    /// orientations. `header` is the block's first word, for errors.
+    /// orientations. `header` is the block's first word, for errors;
+    /// `base` the number of the first piece or position (1, or 0 in
+    /// twsearch's zero-based StartState and MoveTransformation); the
+    /// numbers are returned as read.
     fn block(
         &mut self,
         sets: &[Set],
         header: Word<'_>,
         is_move: bool,
+        base: u32,
     ) -> Result<Vec<Entry<'a>>, PuzzleError> {
         let mut out: Vec<Entry<'a>> = Vec::new();
         loop {
@@ -216,13 +227,13 @@ impl<'a> Reader<'a> {
                 &perm_line,
                 set,
                 if is_move { "permutation" } else { "piece" },
-                1,
+                base,
                 set.size as u32,
             )?;
             if is_move {
                 let mut seen = vec![None; set.size];
                 for (w, &v) in perm_line.iter().zip(&perm) {
-                    if let Some(first) = seen[v as usize - 1] {
+                    if let Some(first) = seen[(v - base) as usize] {
                         let first: Word<'_> = first;
                         return Err(self.error(
                             Some(*w),
@@ -233,7 +244,7 @@ impl<'a> Reader<'a> {
                             "a move's line lists each position of the set exactly once",
                         ));
                     }
-                    seen[v as usize - 1] = Some(*w);
+                    seen[(v - base) as usize] = Some(*w);
                 }
             }
             let ori = match self.peek() {
@@ -264,7 +275,7 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
             "Name" => parts.name(&r, &line)?,
             "Set" => parts.set(&r, &line)?,
             "Solved" | "StartState" | "ScrambleState" => parts.state(&mut r, &line)?,
-            "Move" => parts.move_block(&mut r, &line)?,
+            "Move" | "MoveTransformation" => parts.move_block(&mut r, &line)?,
             "End" => {
                 return Err(r.error(
                     Some(key),
@@ -276,14 +287,14 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
                 return Err(r.error(
                     Some(key),
                     format!("{other} is a twsearch feature that reach does not read"),
-                    "remove it: reach reads Name, Set, Solved (or StartState), ScrambleState and Move",
+                    "remove it: reach reads Name, Set, Solved (or StartState), ScrambleState, Move and MoveTransformation",
                 ));
             }
             other => {
                 return Err(r.error(
                     Some(key),
                     format!("unknown keyword {other:?}"),
-                    "a .tws file is made of Name, Set, Solved (or StartState), ScrambleState and Move lines and blocks",
+                    "a .tws file is made of Name, Set, Solved (or StartState), ScrambleState, Move and MoveTransformation lines and blocks",
                 ));
             }
         }
@@ -450,7 +461,9 @@ impl<'a> Parts<'a> {
                 "declare the sets first: Set NAME SIZE ORIENTATIONS",
             ));
         }
-        let body = r.block(&self.sets, key, false)?;
+        // twsearch reads StartState's pieces from 0, Solved's from 1.
+        let base = u32::from(key.text != "StartState");
+        let body = r.block(&self.sets, key, false, base)?;
         let mut p = Pattern {
             pieces: self
                 .sets
@@ -460,7 +473,7 @@ impl<'a> Parts<'a> {
             ori: self.sets.iter().map(|s| vec![0; s.size]).collect(),
         };
         for (s, _, perm, ori) in body {
-            p.pieces[s] = perm.iter().map(|&v| (v - 1) as u16).collect();
+            p.pieces[s] = perm.iter().map(|&v| (v - base) as u16).collect();
             if let Some(ori) = ori {
                 p.ori[s] = ori.iter().map(|&v| v as u8).collect();
             }
@@ -473,13 +486,18 @@ impl<'a> Parts<'a> {
         Ok(())
     }
 
-    /// A `Move NAME` block.
+    /// A `Move NAME` or `MoveTransformation NAME` block. A `Move` is read
+    /// as ksolve and twsearch read it: positions from 1, and its twists
+    /// given piece by piece (the twist of the piece that comes to position
+    /// `i` is the one written at the position it comes from, `perm[i]`). A
+    /// `MoveTransformation` is twsearch's newer form: positions from 0, and
+    /// the twist written at `i` is the one the piece arriving at `i` gets.
     fn move_block(&mut self, r: &mut Reader<'a>, line: &[Word<'a>]) -> Result<(), PuzzleError> {
         let key = line[0];
         if line.len() != 2 {
             return Err(r.error(
                 Some(key),
-                "Move takes one name".into(),
+                format!("{} takes one name", key.text),
                 "write e.g. Move U, then the sets it changes, then End",
             ));
         }
@@ -510,12 +528,21 @@ impl<'a> Parts<'a> {
                 "declare the sets first: Set NAME SIZE ORIENTATIONS",
             ));
         }
-        let body = r.block(&self.sets, key, true)?;
+        let ksolve = key.text == "Move";
+        let base = u32::from(ksolve);
+        let body = r.block(&self.sets, key, true, base)?;
         let mut t = Transform::identity(&self.sets);
         for (s, _, perm, ori) in body {
-            t.perm[s] = perm.iter().map(|&v| (v - 1) as u16).collect();
+            t.perm[s] = perm.iter().map(|&v| (v - base) as u16).collect();
             if let Some(ori) = ori {
-                t.ori[s] = ori.iter().map(|&v| v as u8).collect();
+                t.ori[s] = if ksolve {
+                    t.perm[s]
+                        .iter()
+                        .map(|&from| ori[from as usize] as u8)
+                        .collect()
+                } else {
+                    ori.iter().map(|&v| v as u8).collect()
+                };
             }
         }
         if t.is_identity() {

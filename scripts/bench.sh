@@ -27,11 +27,7 @@ fi
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "mode: $mode; threads: $THREADS"
 echo
-if [ "$mode" = quick ] || [ -n "${NO_RECORD:-}" ]; then
-  exec python3 scripts/bench.py target/release/reach "$mode" $THREADS
-fi
+run=(python3 scripts/bench.py target/release/reach "$mode" $THREADS)
 # A full run that passes goes into docs/benchmarks.md's record.
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-python3 scripts/bench.py target/release/reach "$mode" $THREADS | tee "$out"
-python3 scripts/record.py "THREADS=\"$THREADS\" scripts/bench.sh $*" "$out"
+if [ "$mode" = full ]; then run=(python3 scripts/record.py "THREADS=\"$THREADS\" scripts/bench.sh $*" -- "${run[@]}"); fi
+exec "${run[@]}"

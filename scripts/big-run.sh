@@ -27,11 +27,7 @@ if [[ " $* " == *" --processes "* ]]; then
 else
     cargo build --release --quiet
 fi
-if [[ " $* " == *" --quick "* ]] || [ -n "${NO_RECORD:-}" ]; then
-    exec python3 scripts/big_run.py "$bin" "$@"
-fi
+run=(python3 scripts/big_run.py "$bin" "$@")
 # A full run that passes goes into docs/benchmarks.md's record.
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-python3 scripts/big_run.py "$bin" "$@" | tee "$out"
-python3 scripts/record.py "scripts/big-run.sh $*" "$out"
+if [[ " $* " != *" --quick "* ]]; then run=(python3 scripts/record.py "scripts/big-run.sh $*" -- "${run[@]}"); fi
+exec "${run[@]}"

@@ -17,11 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet --features mpi --target-dir target/mpi
-if [ "${1:-}" = "--quick" ] || [ -n "${NO_RECORD:-}" ]; then
-    exec python3 scripts/cluster_bench.py target/mpi/release/reach "${1:-full}"
-fi
+run=(python3 scripts/cluster_bench.py target/mpi/release/reach "${1:-full}")
 # A full run that passes goes into docs/benchmarks.md's record.
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-python3 scripts/cluster_bench.py target/mpi/release/reach "${1:-full}" | tee "$out"
-python3 scripts/record.py "scripts/cluster-bench.sh $*" "$out"
+if [ "${1:-}" != "--quick" ]; then run=(python3 scripts/record.py "scripts/cluster-bench.sh $*" -- "${run[@]}"); fi
+exec "${run[@]}"

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Appends one benchmark run to docs/benchmarks.md's record: a dated
-heading with the command, the commit and the machine, then the run's own
-output (markdown tables) as it printed it.
+"""Runs a benchmark's command, printing its output as it comes, and when
+it passes (exit 0) appends that output to docs/benchmarks.md's record: a
+dated heading with the label, the commit and the machine, then the run's
+own markdown tables.
 
-    python3 scripts/record.py "scripts/bench.sh ARGS" OUTPUT_FILE
+    python3 scripts/record.py "scripts/bench.sh ARGS" -- COMMAND ARGS...
 
-The benchmark scripts call it after a full run that passed its checks (not
-their --quick forms, which CI runs); NO_RECORD=1 leaves the record alone.
+The benchmark scripts run their full forms through it (not their --quick
+forms, which CI runs); NO_RECORD=1 runs the command alone.
 """
 import datetime
 import os
@@ -43,11 +44,20 @@ def commit():
 
 
 def main():
-    command, output = sys.argv[1], sys.argv[2]
-    with open(output) as f:
-        text = f.read().strip()
+    label, command = sys.argv[1], sys.argv[sys.argv.index("--") + 1:]
+    if os.environ.get("NO_RECORD"):
+        os.execvp(command[0], command)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    lines = []
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        lines.append(line)
+    if proc.wait() != 0:
+        sys.exit(proc.returncode)
+    text = "".join(lines).strip()
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    section = f"\n### {when}: `{command.strip()}`\n\nCommit {commit()}; {machine()}.\n\n{text}\n"
+    section = f"\n### {when}: `{label.strip()}`\n\nCommit {commit()}; {machine()}.\n\n{text}\n"
     with open(DOC, "a") as f:
         f.write(section)
     print(f"recorded in docs/benchmarks.md ({when})", file=sys.stderr)

@@ -6,7 +6,6 @@ use anyhow::{Result, anyhow, bail};
 use serde_json::json;
 
 use reach::engine::{Model, Progress, Search};
-use reach::puzzles::builtin;
 use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::args::HardestArgs;
@@ -37,8 +36,9 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
         scramble: &None,
     };
     let text = puzzle.file_text.as_deref();
+    let toml = puzzle.toml().map(str::to_string);
     match puzzle.loaded.prepare(shape)? {
-        Prepared::Sliding(p) => sliding(&p, a, s, text),
+        Prepared::Sliding(p) => sliding(&p, a, s, text, toml.as_deref()),
         Prepared::Twisty(t) => {
             if !t.reversible() {
                 bail!(
@@ -69,12 +69,14 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
 }
 
 /// `hardest` of a sliding-block puzzle with a goal, and the file and page
-/// of its first hardest position (`--toml`, `--html`).
+/// of its first hardest position (`--toml`, `--html`), rewritten from
+/// `toml`, the text it was read from.
 fn sliding(
     puzzle: &SlidingPuzzle,
     a: &HardestArgs,
     s: &Settings,
     file_text: Option<&str>,
+    toml: Option<&str>,
 ) -> Result<ExitCode> {
     if !puzzle.goal_given() {
         bail!(
@@ -94,7 +96,13 @@ fn sliding(
     };
     let (code, first) = hardest_of(puzzle, &named, a, s)?;
     let Some(key) = first else { return Ok(code) };
-    let text = hardest_file(&a.puzzle, file_text, &puzzle.render(key), puzzle.raw_name())?;
+    let Some(toml) = toml else {
+        bail!(
+            "{} was read from no puzzle file: it has no board to rewrite",
+            a.puzzle
+        )
+    };
+    let text = hardest_file(toml, &puzzle.render(key), puzzle.raw_name())?;
     if let Some(file) = &a.toml {
         write_output(file, text.as_bytes())?;
     }
@@ -118,15 +126,7 @@ fn sliding(
 /// The puzzle file of the hardest position: the original file (its rails,
 /// colours, `distinct`, goal) with the board replaced by `board` and the
 /// name marked "(hardest)".
-fn hardest_file(puzzle: &str, file_text: Option<&str>, board: &str, name: &str) -> Result<String> {
-    let text = match (builtin::find(puzzle), file_text) {
-        (Some(b), _) => match b.kind {
-            builtin::Kind::Sliding(text) => text,
-            builtin::Kind::Clocks => bail!("the clocks have no board"),
-        },
-        (None, Some(text)) => text,
-        (None, None) => bail!("{puzzle} is not a puzzle file: it has no board to rewrite"),
-    };
+fn hardest_file(text: &str, board: &str, name: &str) -> Result<String> {
     let mut table: toml::Table = text.parse()?;
     table.insert(
         "name".into(),

@@ -35,8 +35,11 @@ pub(super) struct Puzzle {
     pub(super) loaded: Loaded,
     /// The text of the puzzle file, as it was read (for a resumed run, as it
     /// was when the run began); `None` for a built-in. A checkpoint records
-    /// it, and `hardest --toml` rewrites it.
+    /// it.
     pub(super) file_text: Option<String>,
+    /// The TOML of a sliding-block built-in, which `hardest --toml`
+    /// rewrites as a file's.
+    builtin_toml: Option<&'static str>,
 }
 
 impl Puzzle {
@@ -45,15 +48,19 @@ impl Puzzle {
     /// name, else a puzzle file.
     pub(super) fn load(name: &str, recorded: Option<&str>) -> Result<Puzzle> {
         if let Some(b) = builtin::find(name) {
-            let loaded = match b.kind {
-                Kind::Sliding(_) => Loaded::Sliding(Box::new(
-                    builtin::sliding(name).expect("a sliding built-in"),
-                )),
-                Kind::Clocks => Loaded::Clocks(Clocks::new([0; 9])),
+            let (loaded, builtin_toml) = match b.kind {
+                Kind::Sliding(text) => (
+                    Loaded::Sliding(Box::new(
+                        builtin::sliding(name).expect("a sliding built-in"),
+                    )),
+                    Some(text),
+                ),
+                Kind::Clocks => (Loaded::Clocks(Clocks::new([0; 9])), None),
             };
             return Ok(Puzzle {
                 loaded,
                 file_text: None,
+                builtin_toml,
             });
         }
         let text = match recorded {
@@ -66,6 +73,7 @@ impl Puzzle {
                     return Ok(Puzzle {
                         loaded: Loaded::Tiles(Box::new(tiles?)),
                         file_text: None,
+                        builtin_toml: None,
                     });
                 }
                 if !path.exists() && !name.contains(['/', '.']) {
@@ -87,7 +95,14 @@ impl Puzzle {
         Ok(Puzzle {
             loaded,
             file_text: Some(text),
+            builtin_toml: None,
         })
+    }
+
+    /// The TOML a sliding-block puzzle was read from: its file's, or a
+    /// built-in's.
+    pub(super) fn toml(&self) -> Option<&str> {
+        self.builtin_toml.or(self.file_text.as_deref())
     }
 }
 
@@ -154,7 +169,7 @@ impl Loaded {
 }
 
 /// The twisty puzzle `def` under the command line's options.
-fn twisty(def: Definition, shape: Shape) -> Result<Twisty> {
+pub(super) fn twisty(def: Definition, shape: Shape) -> Result<Twisty> {
     let metric = match shape.metric {
         None => TwistyMetric::Htm,
         Some(m) => match m.twisty() {

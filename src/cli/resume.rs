@@ -11,7 +11,7 @@ use clap::Parser;
 
 use reach::engine::Checkpoint;
 
-use super::args::{Cli, Command, CountArgs, LimitArgs, ResumeArgs, RunArgs, StorageArgs};
+use super::args::{Cli, Command, CountArgs, ResumeArgs};
 use super::output::{self, say};
 use super::settings::Settings;
 use super::{cluster, count, exit, solve};
@@ -86,34 +86,27 @@ pub(super) fn resume(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         output::mark_outputs(mark);
     }
     let text = cp.record().get("puzzle_text").cloned();
-    let settings = |run: &RunArgs, limits: &LimitArgs, storage: &StorageArgs| {
-        let mut s = Settings::new(run, json);
-        if a.run.threads.is_some() {
-            s.threads = a.run.threads.unwrap_or(0);
-        }
+    // The command's own settings, with what the resume changes of them.
+    let resumed = |mut s: Settings, cp: Checkpoint| {
+        s.threads = a.run.threads.unwrap_or(s.threads);
         s.verbose |= a.run.verbose;
-        s.limits = limits.clone();
-        s.limits.max_states = a.max_states.or(limits.max_states);
-        s.limits.max_depth = a.max_depth.or(limits.max_depth);
-        s.limits.memory_limit = a.memory_limit.or(limits.memory_limit);
-        s.storage = storage.clone();
+        s.limits.max_states = a.max_states.or(s.limits.max_states);
+        s.limits.max_depth = a.max_depth.or(s.limits.max_depth);
+        s.limits.memory_limit = a.memory_limit.or(s.limits.memory_limit);
         s.puzzle_text = text.clone();
+        s.resume = Some(cp);
+        s.resume_dir = Some(a.dir.clone());
         s
     };
     match command {
         Command::Count(mut c) => {
-            let mut s = settings(&c.options.run, &c.options.limits, &c.options.storage);
-            s.visited = c.options.visited.kind();
-            s.resume = Some(cp);
-            s.resume_dir = Some(a.dir.clone());
+            let mut s = resumed(Settings::of_count(&c.options, json), cp);
             c.options.cluster = a.cluster.clone();
             cluster::prepare(ranks, &c.options.cluster, &mut s);
             count::count(&c, &s)
         }
         Command::Solve(mut c) => {
-            let mut s = settings(&c.run, &c.limits, &c.storage);
-            s.resume = Some(cp);
-            s.resume_dir = Some(a.dir.clone());
+            let mut s = resumed(Settings::of_solve(&c, json), cp);
             c.cluster = a.cluster.clone();
             cluster::prepare(ranks, &c.cluster, &mut s);
             solve::solve(&c, &s)

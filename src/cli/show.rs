@@ -11,7 +11,7 @@ use reach::puzzles::clocks;
 
 use super::args::MetricArg;
 use super::output::stdout;
-use super::puzzle::{Loaded, Prepared, Puzzle, Shape};
+use super::puzzle::{self, Loaded, Puzzle, Shape};
 use super::twisty;
 
 /// `reach show`: the puzzle as the engine sees it.
@@ -63,9 +63,7 @@ pub(super) fn show(
                 moves,
                 scramble: &None,
             };
-            let Prepared::Twisty(t) = Loaded::Twisty(def).prepare(shape)? else {
-                unreachable!("a twisty definition prepares as a twisty puzzle")
-            };
+            let t = puzzle::twisty(*def, shape)?;
             if json {
                 stdout(&format!("{}\n", twisty::show_json(&t)))?;
             } else {

@@ -238,6 +238,8 @@ fn hardest_of<M: Model>(
             "start_distance": found.start_distance,
             "examples": examples,
             "levels": report.levels,
+            "visited": report.visited.name(),
+            "store": report.store,
         });
         stdout(&format!("{v}\n"))?;
     } else {

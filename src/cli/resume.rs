@@ -69,7 +69,7 @@ pub(super) fn resume(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         .split('\u{1f}')
         .map(String::from)
         .collect();
-    let cli = Cli::try_parse_from(std::iter::once("reach".to_string()).chain(argv))
+    let cli = Cli::try_parse_from(std::iter::once("reach".to_string()).chain(argv.clone()))
         .map_err(|e| anyhow!("the checkpoint's command line does not parse: {e}"))?;
     if cli.json {
         output::json_errors(exit::INTERNAL);
@@ -86,6 +86,19 @@ pub(super) fn resume(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         output::mark_outputs(mark);
     }
     let text = cp.record().get("puzzle_text").cloned();
+    // The limits given to this resume replace the run's in its record, so
+    // that a resume of this resume keeps them.
+    let mut recorded = argv.clone();
+    for (flag, value) in [
+        ("--max-depth", a.max_depth.map(|d| d.to_string())),
+        ("--max-states", a.max_states.map(|n| n.to_string())),
+        ("--memory-limit", a.memory_limit.map(|b| b.to_string())),
+    ] {
+        if let Some(value) = value {
+            recorded = without_flag(&recorded, flag);
+            recorded.extend([flag.to_string(), value]);
+        }
+    }
     // The command's own settings, with what the resume changes of them.
     let resumed = |mut s: Settings, cp: Checkpoint| {
         s.threads = a.run.threads.unwrap_or(s.threads);
@@ -96,6 +109,7 @@ pub(super) fn resume(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         s.puzzle_text = text.clone();
         s.resume = Some(cp);
         s.resume_dir = Some(a.dir.clone());
+        s.resume_argv = Some(recorded.clone());
         s
     };
     match command {
@@ -113,6 +127,26 @@ pub(super) fn resume(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         }
         _ => bail!("{} holds no count or solve to resume", a.dir.display()),
     }
+}
+
+/// `argv` without `flag` and its value (`--flag V` or `--flag=V`).
+fn without_flag(argv: &[String], flag: &str) -> Vec<String> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut skip = false;
+    for arg in argv {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if arg == flag {
+            skip = true;
+        } else if !arg
+            .strip_prefix(flag)
+            .is_some_and(|rest| rest.starts_with('='))
+        {
+            out.push(arg.clone());
+        }
+    }
+    out
 }
 
 /// The output files of a resumed command: a relative path leads where it

@@ -71,6 +71,9 @@ pub(super) struct Settings {
     /// The directory `reach resume` was given (a cluster's, above each
     /// process's own).
     pub(super) resume_dir: Option<PathBuf>,
+    /// A resume's command line to record: the run's, with the limits the
+    /// resume was given instead of the run's own.
+    pub(super) resume_argv: Option<Vec<String>>,
     /// Whether `--local-processes` started this job's ranks.
     pub(super) local: bool,
 }
@@ -100,6 +103,7 @@ impl Settings {
             puzzle_text: None,
             peers: None,
             resume_dir: None,
+            resume_argv: None,
             local: false,
         }
     }
@@ -143,7 +147,14 @@ impl Settings {
     pub(super) fn spill(&self, file_text: Option<&str>) -> Result<Option<Spill>> {
         let st = &self.storage;
         if let Some(cp) = &self.resume {
-            return Ok(Some(Spill::new(cp.dir()).keep(st.keep)));
+            // The command line a later resume starts from: the run's, with
+            // the limits this resume was given.
+            let record = self
+                .resume_argv
+                .iter()
+                .map(|argv| ("argv".to_string(), argv.join("\u{1f}")))
+                .collect();
+            return Ok(Some(Spill::new(cp.dir()).keep(st.keep).record(record)));
         }
         let (dir, checkpoint) = match (&st.spill, &st.checkpoint) {
             (None, None) => {
@@ -332,6 +343,13 @@ pub(super) fn search<'a, M: Model>(
         // dense store's segment on disk, in bytes, with --spill.
         .dense_segment_bytes(
             std::env::var("REACH_DENSE_SEGMENT_BYTES")
+                .ok()
+                .and_then(|v| v.parse().ok()),
+        )
+        // Tests and benchmarks only: when the dense store pulls (0: never;
+        // see `Search::dense_pull_ratio`).
+        .dense_pull_ratio(
+            std::env::var("REACH_DENSE_PULL_RATIO")
                 .ok()
                 .and_then(|v| v.parse().ok()),
         )

@@ -6,13 +6,31 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use reach::engine::Model;
+use reach::engine::{Model, Search};
 use reach::puzzles::clocks;
 
 use super::args::MetricArg;
 use super::output::stdout;
 use super::puzzle::{self, Loaded, Puzzle, Shape};
 use super::twisty;
+
+/// Which store a count (and a solve, for a puzzle with a goal) takes on
+/// this machine with every option left to its default, and why.
+fn stores<M: Model>(model: &M) -> String {
+    let mut out = String::new();
+    let search = Search::new(model);
+    let tasks: &[(&str, bool)] = if model.has_goal() {
+        &[("count", false), ("solve", true)]
+    } else {
+        &[("count", false)]
+    };
+    for &(task, solve) in tasks {
+        if let Ok((kind, why)) = search.store(solve) {
+            out.push_str(&format!("store ({task}): {}: {why}\n", kind.name()));
+        }
+    }
+    out
+}
 
 /// `reach show`: the puzzle as the engine sees it.
 pub(super) fn show(
@@ -56,7 +74,7 @@ pub(super) fn show(
             });
             stdout(&format!("{v}\n"))?;
         }
-        Loaded::Sliding(p) => stdout(&p.describe())?,
+        Loaded::Sliding(p) => stdout(&format!("{}{}", p.describe(), stores(&*p)))?,
         Loaded::Twisty(def) => {
             let shape = Shape {
                 metric,
@@ -67,7 +85,7 @@ pub(super) fn show(
             if json {
                 stdout(&format!("{}\n", twisty::show_json(&t)))?;
             } else {
-                stdout(&t.describe())?;
+                stdout(&format!("{}{}", t.describe(), stores(&t)))?;
             }
         }
         Loaded::Clocks(_) if json => stdout(&format!(
@@ -81,13 +99,14 @@ pub(super) fn show(
                    "board": t.render(t.start()), "key_space": t.key_space()})
         ))?,
         Loaded::Tiles(t) => stdout(&format!(
-            "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}key space: {}!/2 = {} (dense ranks: the sequence of tiles and the blank's cell; every key is reachable)\n",
+            "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}key space: {}!/2 = {} (dense ranks: the sequence of tiles and the blank's cell; every key is reachable)\n{}",
             t.name(),
             t.rows(),
             t.cols(),
             t.render(t.start()),
             t.rows() * t.cols(),
-            t.key_space()
+            t.key_space(),
+            stores(&*t)
         ))?,
         Loaded::Clocks(_) => stdout(
             "puzzle: clocks\nnine clocks A-I in a 3x3 grid, each at 12, 3, 6 or 9 o'clock\n\

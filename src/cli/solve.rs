@@ -86,7 +86,7 @@ fn sliding(
     let metric = puzzle.metric().name();
     let (path, report) =
         match solve_search(puzzle, puzzle.raw_name(), metric, "the goal", &spill, s)? {
-            Solved::Path(path, report) => (path, report),
+            Solved::Path(path, report) => (path, *report),
             Solved::Exit(code) => return Ok(code),
         };
     let steps = puzzle.steps(&path);
@@ -115,6 +115,8 @@ fn sliding(
             "states": report.states(),
             "threads": report.threads,
             "seconds": report.seconds,
+            "visited": report.visited.name(),
+            "store": report.store,
         });
         stdout(&format!("{v}\n"))?;
     } else {
@@ -160,7 +162,7 @@ fn sliding(
 /// How a solve's search ended, once the endings every puzzle shares are
 /// dealt with: a path to print, or the exit code already decided.
 pub(super) enum Solved {
-    Path(Vec<u64>, Report),
+    Path(Vec<u64>, Box<Report>),
     Exit(ExitCode),
 }
 
@@ -204,5 +206,5 @@ pub(super) fn solve_search<M: Model>(
             "no solution",
         )?));
     };
-    Ok(Solved::Path(path, report))
+    Ok(Solved::Path(path, Box::new(report)))
 }

@@ -62,7 +62,7 @@ pub(super) fn unsolvable(
 /// The line on stderr that says a solve succeeded.
 pub(super) fn say_solved(name: &str, moves: usize, metric: &str, report: &Report) {
     say!(
-        "solved {name} in {}: {} searched in {:.3} s, {}",
+        "solved {name} in {}: {} searched in {:.3} s, {}, {} visited set",
         count_of(
             moves as u64,
             &format!("{metric} move"),
@@ -70,7 +70,8 @@ pub(super) fn say_solved(name: &str, moves: usize, metric: &str, report: &Report
         ),
         count_of(report.states(), "state", "states"),
         report.seconds,
-        count_of(report.threads as u64, "thread", "threads")
+        count_of(report.threads as u64, "thread", "threads"),
+        report.visited.name()
     );
 }
 
@@ -168,6 +169,7 @@ fn count_json(c: &Counted, antipodes: bool, s: &Settings) -> serde_json::Value {
         "states_per_second": report.states_per_second(),
         "peak_rss_bytes": memory::peak_rss_bytes(),
         "visited": report.visited.name(),
+        "store": report.store,
         "partitions": report.partitions,
     });
     if let Some((processes, workers)) = s.cluster() {
@@ -228,6 +230,13 @@ fn count_summary(c: &Counted, s: &Settings) -> String {
         count_of(report.threads as u64, "thread", "threads"),
         report.visited.name()
     ));
+    if !report.store.is_empty() {
+        err.push_str(&format!(
+            "store       {}: {}\n",
+            report.visited.name(),
+            report.store
+        ));
+    }
     if let Some(p) = memory::peak_rss_bytes() {
         err.push_str(&format!("peak memory {}\n", bytes(p)));
     }

@@ -62,7 +62,7 @@ pub(super) fn solve(
         &spill,
         s,
     )? {
-        Solved::Path(path, report) => (path, report),
+        Solved::Path(path, report) => (path, *report),
         Solved::Exit(code) => return Ok(code),
     };
     let moves = puzzle.path_moves(&path);
@@ -76,6 +76,8 @@ pub(super) fn solve(
             "states": report.states(),
             "threads": report.threads,
             "seconds": report.seconds,
+            "visited": report.visited.name(),
+            "store": report.store,
         });
         if a.boards {
             v["boards"] = json!(path.iter().map(|&k| puzzle.render(k)).collect::<Vec<_>>());

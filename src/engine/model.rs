@@ -75,6 +75,27 @@ pub trait Model: Sync {
         false
     }
 
+    /// Every key below [`Model::key_space`] decodes to a state of the
+    /// puzzle (reachable or not), and the moves are reversible: a state's
+    /// successors are exactly the states it is a successor of. The dense
+    /// store may then settle a wide level by looking at each key not yet
+    /// seen and asking whether a successor of it is in the newest level
+    /// (a pull), instead of expanding the newest level: far less work once
+    /// most keys are seen. A model whose keys may decode to something that
+    /// is no position (two pieces on one cell) keeps the default, no; a
+    /// wrong yes gives wrong counts.
+    fn keys_are_states(&self) -> bool {
+        false
+    }
+
+    /// The goal's keys, when the goal is a few positions known in advance
+    /// (a solved cube, a whole goal board): a store may then look for
+    /// them in a level instead of testing every state of it. `None` (the
+    /// default): test states with [`Model::is_goal`].
+    fn goal_keys(&self) -> Option<Vec<u64>> {
+        None
+    }
+
     /// Moves that change a key by exactly one, when they follow a pattern
     /// that repeats every few keys: a tile puzzle's blank moving along its
     /// row (key `rank * cells + blank`). The dense store settles these a

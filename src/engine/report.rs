@@ -118,6 +118,8 @@ pub struct Report {
     pub threads: usize,
     /// The visited set that was used.
     pub visited: VisitedKind,
+    /// Why the search took that visited set (and where its levels lived).
+    pub store: String,
     /// The partitions the key space was split into.
     pub partitions: usize,
     /// What a spilled search's files took on disk.

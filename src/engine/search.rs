@@ -50,6 +50,8 @@ pub struct Search<'a, M: Model> {
     peers: Option<&'a dyn Peers>,
     /// Tests only: the dense store's segment size on disk, whatever fits.
     dense_segment: Option<u64>,
+    /// Tests and benchmarks only: the dense store's pull ratio.
+    dense_pull: Option<u64>,
 }
 
 /// What [`Search::hardest`] found.
@@ -102,7 +104,18 @@ impl<'a, M: Model> Search<'a, M> {
             spill: None,
             peers: None,
             dense_segment: None,
+            dense_pull: None,
         }
+    }
+
+    /// Tests and benchmarks only: the dense store settles a level by
+    /// pulling (each unseen key looking for a successor in the newest
+    /// level) once the unseen keys are at most `ratio` times the newest
+    /// level's width; 0 never pulls, a large ratio pulls every level.
+    #[doc(hidden)]
+    pub fn dense_pull_ratio(mut self, ratio: Option<u64>) -> Self {
+        self.dense_pull = ratio;
+        self
     }
 
     /// Tests and benchmarks only: with [`Search::spill`], a dense search
@@ -366,6 +379,22 @@ impl<'a, M: Model> Search<'a, M> {
         Ok(hardest)
     }
 
+    /// The store a search would take on one process, and why (what `show`
+    /// says): a solve's when `solve`, otherwise a count's.
+    pub fn store(&self, solve: bool) -> Result<(VisitedKind, String), SearchError> {
+        let mode = if solve { Mode::Solve } else { Mode::Count };
+        let (fit, why) = self.dense(mode, 1)?;
+        if fit != DenseFit::No {
+            return Ok((VisitedKind::Dense, why));
+        }
+        let resolved = resolve(
+            self.visited,
+            self.model.key_space(),
+            self.model.reversible(),
+        );
+        Ok((resolved, self.sparse_why(resolved, &why)))
+    }
+
     fn thread_count(&self) -> usize {
         if self.threads == 0 {
             cores()
@@ -487,15 +516,23 @@ impl<'a, M: Model> Search<'a, M> {
         let threads = self.thread_count();
         let limits = self.limits();
         let partitions = self.partitions_for(peers.processes());
-        let fit = self.dense(mode, peers.processes())?;
+        let (fit, why) = self.dense(mode, peers.processes())?;
         if fit != DenseFit::No {
-            return in_pool(threads, || {
+            let (mut report, path) = in_pool(threads, || {
                 let (store, start) = self.dense_store(mode, threads, begin, fit, peers)?;
-                Ok(levels::run(
+                Ok::<_, SearchError>(levels::run(
                     store, peers, &limits, threads, mode, start, observe,
                 ))
-            })?;
+            })??;
+            report.store = why;
+            return Ok((report, path));
         }
+        let resolved = resolve(
+            self.visited,
+            self.model.key_space(),
+            self.model.reversible(),
+        );
+        let why = self.sparse_why(resolved, &why);
         // A new checkpointed run's name, which every process records.
         let spill = match (&self.spill, &begin) {
             (Some(spill), Begin::Sources(_)) if spill.checkpoint => Some(Spill {
@@ -505,41 +542,47 @@ impl<'a, M: Model> Search<'a, M> {
             (spill, _) => spill.clone(),
         };
         let share = Share::of(peers);
-        in_pool(threads, || match (&spill, begin) {
-            (Some(spill), begin) => {
-                let (store, start) = OnDisk::open(
-                    self.model,
-                    share,
-                    spill,
-                    mode,
-                    self.visited,
-                    threads,
-                    partitions,
-                    self.memory_limit,
-                    self.stop,
-                    begin,
-                )?;
-                Ok(levels::run(
-                    store, peers, &limits, threads, mode, start, observe,
-                ))
+        let (mut report, path) = in_pool(threads, || -> Result<_, SearchError> {
+            match (&spill, begin) {
+                (Some(spill), begin) => {
+                    let (store, start) = OnDisk::open(
+                        self.model,
+                        share,
+                        spill,
+                        mode,
+                        self.visited,
+                        threads,
+                        partitions,
+                        self.memory_limit,
+                        self.stop,
+                        begin,
+                    )?;
+                    Ok(levels::run(
+                        store, peers, &limits, threads, mode, start, observe,
+                    ))
+                }
+                (None, Begin::Sources(sources)) => {
+                    let (store, start) = InMemory::new(
+                        self.model,
+                        share,
+                        self.visited,
+                        mode,
+                        threads,
+                        partitions,
+                        sources,
+                        self.stop,
+                    );
+                    Ok(levels::run(
+                        store, peers, &limits, threads, mode, start, observe,
+                    ))
+                }
+                (None, Begin::Resume(..)) => {
+                    unreachable!("a resumed search has its levels on disk")
+                }
             }
-            (None, Begin::Sources(sources)) => {
-                let (store, start) = InMemory::new(
-                    self.model,
-                    share,
-                    self.visited,
-                    mode,
-                    threads,
-                    partitions,
-                    sources,
-                    self.stop,
-                );
-                Ok(levels::run(
-                    store, peers, &limits, threads, mode, start, observe,
-                ))
-            }
-            (None, Begin::Resume(..)) => unreachable!("a resumed search has its levels on disk"),
-        })?
+        })??;
+        report.store = why;
+        Ok((report, path))
     }
 }
 
@@ -570,12 +613,22 @@ impl<'a, M: Model> Search<'a, M> {
         }
         match begin {
             Begin::Sources(sources) => {
-                let (mut store, start) =
-                    Dense::new(self.model, threads, &sources, self.stop, Share::of(peers))
-                        .map_err(|source| SearchError::DenseMap {
-                            mib: dense::bytes_for(self.model.key_space()) >> 20,
-                            source,
-                        })?;
+                let depth_codes = mode == Mode::Solve;
+                let (mut store, start) = Dense::new(
+                    self.model,
+                    threads,
+                    &sources,
+                    self.stop,
+                    Share::of(peers),
+                    depth_codes,
+                )
+                .map_err(|source| SearchError::DenseMap {
+                    mib: dense::bytes_for(self.model.key_space()) >> 20,
+                    source,
+                })?;
+                if let Some(ratio) = self.dense_pull {
+                    store.pull_ratio(ratio);
+                }
                 if let Some(spill) = checkpoint {
                     store.checkpoint(Saves::create(spill, self.model.identity(), mode)?)?;
                 }
@@ -584,48 +637,66 @@ impl<'a, M: Model> Search<'a, M> {
             Begin::Resume(cp, _) => {
                 let spill = checkpoint.expect("a resumed search has its checkpoint");
                 let saves = Saves::resume(cp, spill, self.model.identity())?;
-                Dense::resume(self.model, threads, saves, self.stop)
+                let (mut store, start) = Dense::resume(self.model, threads, saves, self.stop)?;
+                if let Some(ratio) = self.dense_pull {
+                    store.pull_ratio(ratio);
+                }
+                Ok((store, start))
             }
         }
     }
 
-    /// Whether the search counts with the dense store, and where its
-    /// array lives: when asked for (and able to serve), or by default for
-    /// a model with dense keys whose two bits a key fit in three quarters
-    /// of the memory left (or of the memory limit). Dense keys leave the
-    /// store nothing to waste, and it beats the partitioned bitmap even
-    /// where that fits: `tiles-3x4` at 2 threads 5.9 s in 65 MiB against
-    /// 8.3 s in 507 MiB. With `--spill` (no checkpoint, no `--keep`) an
-    /// array that does not fit goes on disk, a segment of up to five
-    /// eighths of the memory left in memory at a time; asked for with
-    /// `--spill`, it goes on disk whatever fits.
-    fn dense(&self, mode: Mode, processes: usize) -> Result<DenseFit, SearchError> {
+    /// Whether the search takes the dense store, where its array lives,
+    /// and why (or why not): when asked for (and able to serve), or by
+    /// default for a model with dense keys whose two bits a key fit in
+    /// three quarters of the memory left (or of the memory limit). Dense
+    /// keys leave the store nothing to waste, and it beats the partitioned
+    /// bitmap even where that fits: `tiles-3x4` at 2 threads 5.9 s in 65
+    /// MiB against 8.3 s in 507 MiB. With `--spill` (no checkpoint, no
+    /// `--keep`, not a solve) an array that does not fit goes on disk
+    /// when the disk has room for it, a segment of up to five eighths of
+    /// the memory left in memory at a time; asked for with `--spill`, it
+    /// goes on disk whatever fits.
+    fn dense(&self, mode: Mode, processes: usize) -> Result<(DenseFit, String), SearchError> {
         let asked = self.visited == VisitedKind::Dense;
-        let key_space = self.model.key_space();
-        let on_disk = self
-            .spill
-            .as_ref()
-            .is_some_and(|s| !s.checkpoint && !s.keep);
-        let usable = if mode == Mode::Solve {
-            Err("rebuild a path (solve)")
-        } else if self.spill.as_ref().is_some_and(|s| s.keep) {
+        let model = self.model;
+        let key_space = model.key_space();
+        if !asked && self.visited != VisitedKind::Auto {
+            return Ok((DenseFit::No, "as asked (--visited)".into()));
+        }
+        if !asked && !model.dense() {
+            return Ok((
+                DenseFit::No,
+                "the model does not say its keys are dense".into(),
+            ));
+        }
+        let checkpoint = self.spill.as_ref().is_some_and(|s| s.checkpoint);
+        let keep = self.spill.as_ref().is_some_and(|s| s.keep);
+        let on_disk = self.spill.is_some() && !checkpoint && !keep && mode != Mode::Solve;
+        let usable = if mode == Mode::Solve && !model.reversible() {
+            Err("rebuild a path for a model whose moves are not all reversible")
+        } else if mode == Mode::Solve && checkpoint {
+            Err("rebuild a path after a resume (a solve's checkpoint keeps every level)")
+        } else if mode == Mode::Solve && self.spill.is_some() {
+            Err("rebuild a path with its array on disk")
+        } else if keep {
             Err("keep every level on disk (--keep)")
-        } else if self.spill.is_some() && !on_disk && !self.model.reversible() {
+        } else if checkpoint && !model.reversible() {
             Err("be checkpointed for a model whose moves are not all reversible")
-        } else if processes > 1
-            && (mode != Mode::Count || self.spill.as_ref().is_some_and(|s| s.checkpoint))
-        {
-            Err("be shared between processes but to count without a checkpoint")
+        } else if processes > 1 && checkpoint {
+            Err("be checkpointed when shared between processes")
         } else {
             Ok(())
         };
-        if !asked && (self.visited != VisitedKind::Auto || !self.model.dense()) {
-            return Ok(DenseFit::No);
+        if let Err(why) = usable {
+            if asked {
+                return Err(SearchError::DenseUnsupported(why));
+            }
+            return Ok((
+                DenseFit::No,
+                format!("the keys are dense, but the dense store cannot {why}"),
+            ));
         }
-        if !asked && usable.is_err() {
-            return Ok(DenseFit::No);
-        }
-        usable.map_err(SearchError::DenseUnsupported)?;
         // Across processes each holds the two bits of its own range of keys.
         let need = dense::bytes_for(key_space).div_ceil(processes as u64);
         let rss = crate::engine::levels::memory::current_rss_bytes().unwrap_or(0);
@@ -633,16 +704,42 @@ impl<'a, M: Model> Search<'a, M> {
             Some(limit) => limit.saturating_sub(rss),
             None => crate::engine::levels::memory::headroom().map_or(u64::MAX, |(room, _)| room),
         };
-        let segment = self.dense_segment.unwrap_or(room / 8 * 5);
-        if on_disk && (asked || self.dense_segment.is_some() || dense::room_for(need) > room) {
-            return Ok(DenseFit::OnDisk(segment));
+        let mib = |b: u64| b.div_ceil(1 << 20);
+        let what = if asked {
+            "as asked (--visited dense)".to_string()
+        } else {
+            "the model's keys are dense".to_string()
+        };
+        let fits = dense::room_for(need) <= room;
+        if on_disk && (asked || self.dense_segment.is_some() || !fits) {
+            let segment = self.dense_segment.unwrap_or(room / 8 * 5);
+            let dir = &self.spill.as_ref().expect("on disk").dir;
+            // Per block a word of marks in each worker, in memory.
+            let marks = dense::bytes_for(key_space) / dense::BLOCK_BYTES * 8;
+            let marks = marks.saturating_mul(self.thread_count() as u64 + 1);
+            let disk = crate::engine::files::free_bytes(dir);
+            let disk_room = disk.is_none_or(|free| need <= free / 4 * 3);
+            if asked || (disk_room && marks <= room / 4) {
+                let why = format!(
+                    "{what}; two bits for each of {key_space} keys ({} MiB) on disk in {}, a segment of at most {} MiB in memory at a time",
+                    mib(need),
+                    dir.display(),
+                    mib(segment.min(need))
+                );
+                return Ok((DenseFit::OnDisk(segment), why));
+            }
+            return Ok((
+                DenseFit::No,
+                format!(
+                    "the keys are dense, but two bits for each of {key_space} keys ({} MiB) fit neither in memory ({} MiB left) nor on the disk of {}{}",
+                    mib(need),
+                    mib(room),
+                    dir.display(),
+                    disk.map_or(String::new(), |free| format!(" ({} MiB free)", mib(free)))
+                ),
+            ));
         }
-        if on_disk {
-            // The levels were asked for on disk, and frontier search keeps
-            // them there.
-            return Ok(DenseFit::No);
-        }
-        if dense::room_for(need) > room {
+        if !fits {
             if asked {
                 return Err(SearchError::DenseTooLarge {
                     need: need >> 20,
@@ -650,9 +747,56 @@ impl<'a, M: Model> Search<'a, M> {
                     key_space,
                 });
             }
-            return Ok(DenseFit::No);
+            return Ok((
+                DenseFit::No,
+                format!(
+                    "the keys are dense, but two bits for each of {key_space} keys ({} MiB) do not fit in the memory left ({} MiB){}",
+                    mib(need),
+                    mib(room),
+                    if self.spill.is_none() && mode != Mode::Solve {
+                        "; with --spill DIR the array goes on disk"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
         }
-        Ok(DenseFit::InMemory)
+        let why = format!(
+            "{what}: two bits for each of {key_space} keys ({} MiB{}) and no level kept as keys{}",
+            mib(need),
+            if processes > 1 { " a process" } else { "" },
+            if mode == Mode::Solve {
+                ", each key's depth mod 3 kept for the path back"
+            } else {
+                ""
+            }
+        );
+        Ok((DenseFit::InMemory, why))
+    }
+
+    /// Why the search takes `kind` (not the dense store, for `dense_why`).
+    fn sparse_why(&self, kind: VisitedKind, dense_why: &str) -> String {
+        let key_space = self.model.key_space();
+        let kind_why = match kind {
+            _ if self.visited != VisitedKind::Auto => "as asked (--visited)".to_string(),
+            VisitedKind::Bitmap => {
+                format!("a bit for each of {key_space} keys (at most 2^29), levels as sorted keys")
+            }
+            VisitedKind::Frontier => format!(
+                "the moves are reversible: the last levels as sorted keys, no visited set (the key space, {key_space}, is over 2^29 for a bitmap)"
+            ),
+            _ => "a hash set of the keys seen (the moves are not all reversible)".to_string(),
+        };
+        let spilled = match &self.spill {
+            Some(s) if s.checkpoint => "; levels on disk, checkpointed",
+            Some(_) => "; levels on disk",
+            None => "",
+        };
+        if self.visited == VisitedKind::Auto {
+            format!("{kind_why}{spilled} (not dense: {dense_why})")
+        } else {
+            format!("{kind_why}{spilled}")
+        }
     }
 }
 

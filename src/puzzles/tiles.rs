@@ -36,14 +36,18 @@ use crate::puzzles::combinadic::Divisor;
 /// The largest board: 16 cells (the 15-puzzle), 15 tiles, ranks up to 15!/2.
 pub const MAX_CELLS: usize = 16;
 
-/// A rectangular sliding-tile puzzle with its blank starting in the last
-/// cell and the tiles in order: the solved position.
+/// A rectangular sliding-tile puzzle that starts with its tiles in order
+/// (tile `t` the `t`-th in reading order) and its blank in a given cell:
+/// the last for `tiles-RxC`, the solved position. Any start is this with
+/// the tiles numbered in the order the start has them.
 #[derive(Clone, Debug)]
 pub struct Tiles {
     rows: usize,
     cols: usize,
     /// Cells.
     n: usize,
+    /// The start's blank.
+    start_blank: usize,
     /// `weight[i]`: the number of sequences that share their first `i + 1`
     /// tiles (for `i < m - 2`): `(m - 1 - i)! / 2`.
     weight: [u64; MAX_CELLS],
@@ -132,6 +136,24 @@ pub struct TileState {
     head_parity: u8,
 }
 
+impl Default for TileState {
+    /// A state with nothing decoded: [`Model::decode`] lays out every part
+    /// of it from scratch.
+    fn default() -> TileState {
+        TileState {
+            seq: 0,
+            blank: 0,
+            rank: u64::MAX,
+            digits: [0; MAX_CELLS],
+            left: [0; MAX_CELLS],
+            prefix: [0; MAX_CELLS],
+            parity: 0,
+            high: u64::MAX,
+            head_parity: 0,
+        }
+    }
+}
+
 /// The four bits of `i` in a packed list.
 #[inline(always)]
 fn nibble(list: u64, i: usize) -> u64 {
@@ -157,10 +179,18 @@ fn ones(len: usize) -> u64 {
 }
 
 impl Tiles {
-    /// The `rows` x `cols` puzzle.
+    /// The `rows` x `cols` puzzle from solved: tiles in order, the blank
+    /// in the last cell.
     pub fn new(rows: usize, cols: usize) -> Result<Tiles, TilesError> {
+        Tiles::with_blank(rows, cols, (rows * cols).saturating_sub(1))
+    }
+
+    /// The `rows` x `cols` puzzle that starts with its tiles in order and
+    /// its blank in cell `blank` (reading order; the tiles fill the other
+    /// cells).
+    pub fn with_blank(rows: usize, cols: usize, blank: usize) -> Result<Tiles, TilesError> {
         let n = rows * cols;
-        if rows < 2 || cols < 2 || n > MAX_CELLS {
+        if rows < 2 || cols < 2 || n > MAX_CELLS || blank >= n {
             return Err(TilesError::Shape(format!("{rows}x{cols}")));
         }
         let m = n - 1;
@@ -179,6 +209,7 @@ impl Tiles {
             rows,
             cols,
             n,
+            start_blank: blank,
             weight,
             radix,
             cells: Divisor::new(n as u64),
@@ -286,12 +317,65 @@ impl Tiles {
     }
 
     /// The parity a sequence must have with the blank in `cell`: the start
-    /// (blank in the last cell, tiles in order) is even, and each change
-    /// of the blank's row flips it when the columns are even.
+    /// (tiles in order) is even, and each change of the blank's row flips
+    /// it when the columns are even.
     #[inline]
     fn parity_at(&self, cell: usize) -> u8 {
-        let rows_away = (self.rows - 1 - cell / self.cols) as u8;
+        let rows_away = (self.start_blank / self.cols).abs_diff(cell / self.cols) as u8;
         rows_away & (self.cols as u8 + 1) & 1
+    }
+
+    /// Cells.
+    pub fn cells(&self) -> usize {
+        self.n
+    }
+
+    /// The board of `key`: each cell's tile (`None` for the blank).
+    pub fn board(&self, key: u64) -> Vec<Option<u8>> {
+        let mut state = self.new_state();
+        self.decode(key, &mut state);
+        let mut s = 0;
+        (0..self.n)
+            .map(|cell| {
+                (cell != state.blank).then(|| {
+                    s += 1;
+                    nibble(state.seq, s - 1) as u8
+                })
+            })
+            .collect()
+    }
+
+    /// The key of a board (each cell's tile, `None` for the blank), if it
+    /// is a position of this puzzle: every tile once, and the sequence of
+    /// the parity the start's moves keep with the blank in that cell.
+    pub fn key_of_board(&self, board: &[Option<u8>]) -> Option<u64> {
+        if board.len() != self.n {
+            return None;
+        }
+        let blank = board.iter().position(Option::is_none)?;
+        let seq: Vec<u8> = board.iter().flatten().copied().collect();
+        let mut seen = 0u32;
+        let (mut rank, mut digit_sum) = (0, 0u32);
+        for (i, &v) in seq.iter().enumerate() {
+            if usize::from(v) >= self.m() || seen >> v & 1 == 1 {
+                return None;
+            }
+            let digit = u32::from(v) - (seen & ((1u32 << v) - 1)).count_ones();
+            seen |= 1 << v;
+            digit_sum += digit;
+            if i < self.m() - 2 {
+                rank += u64::from(digit) * self.weight[i];
+            }
+        }
+        ((digit_sum & 1) as u8 == self.parity_at(blank))
+            .then(|| rank * self.n as u64 + blank as u64)
+    }
+
+    /// The tile in `cell` of the decoded `state` (`None`: the blank).
+    #[inline]
+    pub fn tile_at(&self, state: &TileState, cell: usize) -> Option<u8> {
+        let b = state.blank;
+        (cell != b).then(|| nibble(state.seq, cell - usize::from(cell > b)) as u8)
     }
 
     /// The rank of `seq`, a sequence of the parity its blank requires:
@@ -496,8 +580,8 @@ impl Model for Tiles {
     type State = TileState;
 
     fn start(&self) -> u64 {
-        // Tiles in order (rank 0), blank in the last cell.
-        (self.n - 1) as u64
+        // Tiles in order (rank 0), the blank in its cell.
+        self.start_blank as u64
     }
 
     fn key_space(&self) -> u64 {
@@ -587,8 +671,21 @@ impl Model for Tiles {
         true
     }
 
+    fn keys_are_states(&self) -> bool {
+        // Every key is a board of the start's parity, and a move is undone
+        // by the move back.
+        true
+    }
+
     fn identity(&self) -> String {
-        format!("tiles {}x{}", self.rows, self.cols)
+        if self.start_blank + 1 == self.n {
+            format!("tiles {}x{}", self.rows, self.cols)
+        } else {
+            format!(
+                "tiles {}x{} blank {}",
+                self.rows, self.cols, self.start_blank
+            )
+        }
     }
 }
 
@@ -729,6 +826,41 @@ mod tests {
                     parts.sort_unstable();
                     assert_eq!(parts, got, "{r}x{c} key {key}: far and adjacent");
                 }
+            }
+        }
+    }
+
+    /// From a blank in any cell the moves reach exactly the key space, and
+    /// a key's board ranks back to it; a board of the other parity is no
+    /// position.
+    #[test]
+    fn every_start_blank_reaches_its_key_space() {
+        for (r, c) in [(2, 2), (2, 3), (3, 2), (3, 3), (2, 4)] {
+            for blank in 0..r * c {
+                let t = Tiles::with_blank(r, c, blank).unwrap();
+                let mut board = t.board(t.start());
+                assert_eq!(board[blank], None);
+                assert_eq!(t.key_of_board(&board), Some(t.start()));
+                let mut seen = vec![false; t.key_space() as usize];
+                seen[t.start() as usize] = true;
+                let (mut queue, mut s, mut out) = (vec![t.start()], t.new_state(), Vec::new());
+                while let Some(key) = queue.pop() {
+                    t.decode(key, &mut s);
+                    let b = t.board(key);
+                    assert_eq!(t.key_of_board(&b), Some(key));
+                    out.clear();
+                    t.successors(&mut s, &mut out);
+                    for &k in &out {
+                        if !std::mem::replace(&mut seen[k as usize], true) {
+                            queue.push(k);
+                        }
+                    }
+                }
+                assert!(seen.iter().all(|&x| x), "{r}x{c} blank {blank}");
+                // Two tiles swapped: the other parity.
+                let (i, j) = ((blank + 1) % (r * c), (blank + 2) % (r * c));
+                board.swap(i, j);
+                assert_eq!(t.key_of_board(&board), None);
             }
         }
     }

@@ -607,7 +607,7 @@ fn an_address_space_limit_stops_with_a_partial_report() {
     let out = StdCommand::new("sh")
         .arg("-c")
         .arg(format!(
-            "ulimit -v 800000 && exec {} count eleven -j 2 --json",
+            "ulimit -v 800000 && exec {} count eleven -j 2 --json --visited bitmap",
             bin.display()
         ))
         .output()

@@ -38,6 +38,8 @@ fn memory_stops_are_in_mib_and_suggest_what_the_command_accepts() {
             "eleven",
             "-j",
             "2",
+            "--visited",
+            "bitmap",
             "--memory-limit",
             "40M",
             "--spill",

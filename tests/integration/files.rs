@@ -19,7 +19,15 @@ fn a_directory_in_use_is_refused_naming_its_process() {
     let dir = TempDir::new("in-use");
     let levels = dir.path().join("levels");
     let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("reach"))
-        .args(["count", "eleven", "-j", "1", "--spill"])
+        .args([
+            "count",
+            "eleven",
+            "-j",
+            "1",
+            "--visited",
+            "frontier",
+            "--spill",
+        ])
         .arg(&levels)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

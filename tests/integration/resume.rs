@@ -635,6 +635,8 @@ fn links_planted_in_a_run_directory_are_never_written_through() {
             "eight",
             "-j",
             "1",
+            "--visited",
+            "bitmap",
             "--partitions",
             "1",
             "--max-depth",
@@ -729,6 +731,8 @@ fn resume_holds_its_memory_limit_while_it_loads() {
         .args([
             "count",
             "eleven",
+            "--visited",
+            "bitmap",
             "--max-depth",
             "28",
             "-j",

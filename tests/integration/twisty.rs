@@ -96,10 +96,24 @@ fn levels_on_disk_are_the_levels_in_memory() {
     let dir = TempDir::new("twisty-spill");
     let r = Search::new(&t)
         .threads(2)
+        .visited(VisitedKind::Frontier)
         .spill(Spill::new(dir.0.join("levels")))
         .count()
         .unwrap();
     assert_eq!(r.levels, CUBE2_QTM);
+    assert!(r.disk.is_some());
+    // The dense store's array on disk, a few blocks a segment.
+    let r = Search::new(&t)
+        .threads(2)
+        .visited(VisitedKind::Dense)
+        .dense_segment_bytes(Some(4 * 32768))
+        .spill(Spill::new(dir.0.join("dense")))
+        .count()
+        .unwrap();
+    assert_eq!(
+        (r.levels, r.visited),
+        (CUBE2_QTM.to_vec(), VisitedKind::Dense)
+    );
     assert!(r.disk.is_some());
 }
 

@@ -145,6 +145,30 @@ impl Spill {
     }
 }
 
+/// The bytes free for an unprivileged user on the file system that `dir`
+/// is on, or would be made on (its nearest existing ancestor); `None`
+/// when that cannot be told.
+pub(crate) fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let existing = dir.ancestors().find(|d| d.exists())?;
+    let existing = if existing.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        existing
+    };
+    let path = std::ffi::CString::new(existing.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string and `st` has room for a
+    // `statvfs`, which the call fills when it returns 0.
+    let st = unsafe {
+        if libc::statvfs(path.as_ptr(), st.as_mut_ptr()) != 0 {
+            return None;
+        }
+        st.assume_init()
+    };
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
 /// A storage failure, or a file that cannot be trusted.
 #[derive(Debug, thiserror::Error)]
 pub enum SpillError {

@@ -389,6 +389,7 @@ pub(crate) fn run<S: Store>(
         seconds: turns.seconds(),
         threads,
         visited: finished.visited,
+        store: String::new(),
         partitions: finished.partitions,
         disk: finished.disk,
     };

@@ -26,6 +26,7 @@ mod blanks;
 mod lone;
 mod parse;
 mod solution;
+mod tiled;
 
 use std::fmt::Write as _;
 
@@ -286,6 +287,9 @@ pub struct SlidingPuzzle {
     /// A puzzle with a few blanks among its squares decodes and moves
     /// through these under the step metric (see [`blanks`]).
     blanks: Option<blanks::FewBlanks>,
+    /// A tile puzzle (a full rectangle, one blank, distinct free tiles)
+    /// has the tile model's keys and moves (see [`tiled`]).
+    tiled: Option<Box<tiled::Tiled>>,
 }
 
 /// The cells of `free` whose indices among `free`'s cells are the set bits
@@ -496,6 +500,8 @@ pub struct SlidingState {
     tile_at: u64,
     /// The same: the blank's floor index.
     blank: u8,
+    /// A tile puzzle's state in the tile model (see [`tiled`]).
+    tile: crate::puzzles::tiles::TileState,
 }
 
 impl SlidingPuzzle {
@@ -535,6 +541,13 @@ impl SlidingPuzzle {
     pub fn with_metric(mut self, metric: Metric) -> Self {
         self.metric = metric;
         self
+    }
+
+    /// Whether every piece is a single cell that moves every way.
+    fn single_cells_only(&self) -> bool {
+        self.classes
+            .iter()
+            .all(|c| c.free_ranked && c.mobility == Mobility::Free)
     }
 
     /// Whether the puzzle file gave a goal.
@@ -625,7 +638,21 @@ impl SlidingPuzzle {
                 c.radix
             );
         }
-        let _ = writeln!(s, "key space: {} (< 2^64)", self.key_space);
+        match &self.tiled {
+            Some(t) => {
+                let _ = writeln!(
+                    s,
+                    "key space: {} (a tile puzzle: {}!/2 keys, rank x {} + blank, the positions of the start's parity; the ranks above would give {})",
+                    t.tiles.key_space(),
+                    t.tiles.cells(),
+                    t.tiles.cells(),
+                    self.key_space
+                );
+            }
+            None => {
+                let _ = writeln!(s, "key space: {} (< 2^64)", self.key_space);
+            }
+        }
         let _ = writeln!(s, "metric: {}", self.metric.name());
         match self.goal_board() {
             None => {
@@ -731,6 +758,15 @@ impl SlidingPuzzle {
     /// takes a shorter way for a tile puzzle with one empty cell, whose
     /// states only its own move generator reads.
     pub(crate) fn decode_full(&self, key: u64, state: &mut SlidingState) {
+        match self.tiled() {
+            Some(t) => self.decode_generic(t.generic_key(self, key), state),
+            None => self.decode_generic(key, state),
+        }
+    }
+
+    /// [`SlidingPuzzle::decode_full`] of a generic key (each class's rank
+    /// in mixed radix), whatever keys the puzzle's search uses.
+    fn decode_generic(&self, key: u64, state: &mut SlidingState) {
         state.key = key;
         let mut occupied = 0;
         let mut anchored_key = key;
@@ -852,6 +888,17 @@ impl SlidingPuzzle {
     /// The key of the pieces at anchor indices `pos` (sorted within each
     /// class, as in a state).
     pub(crate) fn encode(&self, pos: &[u16]) -> u64 {
+        match self.tiled() {
+            Some(t) => t
+                .key_of(self, pos)
+                .expect("a tile puzzle's position of the start's parity"),
+            None => self.encode_generic(pos),
+        }
+    }
+
+    /// The generic key of the pieces at anchor indices `pos`: each class's
+    /// combinadic rank in mixed radix.
+    pub(crate) fn encode_generic(&self, pos: &[u16]) -> u64 {
         let mut key = 0u64;
         let mut free = self.floor;
         let mut cells = vec![0u64; self.classes.len()];
@@ -1134,7 +1181,10 @@ impl Model for SlidingPuzzle {
     }
 
     fn key_space(&self) -> u64 {
-        self.key_space
+        match &self.tiled {
+            Some(t) => t.tiles.key_space(),
+            None => self.key_space,
+        }
     }
 
     /// The description `reach show` prints: board, pieces, key layout,
@@ -1160,10 +1210,15 @@ impl Model for SlidingPuzzle {
             stack: Vec::with_capacity(64),
             tile_at: 0,
             blank: 0,
+            tile: tiled::fresh_state(self.tiled()),
         }
     }
 
+    #[inline]
     fn decode(&self, key: u64, state: &mut SlidingState) {
+        if let Some(t) = &self.tiled {
+            return t.tiles.decode(key, &mut state.tile);
+        }
         match (&self.lone, &self.blanks) {
             (Some(_), _) => lone::LoneBlank::decode(&self.tile_groups, key, state),
             (_, Some(blanks)) if blanks::FewBlanks::serves(self) => {
@@ -1173,7 +1228,11 @@ impl Model for SlidingPuzzle {
         }
     }
 
+    #[inline]
     fn successors(&self, state: &mut SlidingState, out: &mut Vec<u64>) {
+        if let Some(t) = &self.tiled {
+            return t.tiles.successors(&mut state.tile, out);
+        }
         match (&self.lone, &self.blanks) {
             (Some(lone), _) => lone.successors(state, out),
             (_, Some(blanks)) if blanks::FewBlanks::serves(self) => {
@@ -1184,6 +1243,9 @@ impl Model for SlidingPuzzle {
     }
 
     fn is_goal(&self, state: &SlidingState) -> bool {
+        if let Some(t) = &self.tiled {
+            return !self.goal.is_empty() && t.is_goal(&state.tile);
+        }
         !self.goal.is_empty()
             && self.goal.iter().all(|&(ci, a)| {
                 let c = &self.classes[ci];
@@ -1206,7 +1268,39 @@ impl Model for SlidingPuzzle {
         // of every piece's anchor changes by one (interchangeable pieces
         // too: the sum is over the set). A tile puzzle with one blank steps
         // under every metric. A slide may move a piece two cells.
-        self.metric == Metric::Step || self.lone.is_some()
+        self.metric == Metric::Step || self.lone.is_some() || self.tiled.is_some()
+    }
+
+    fn dense(&self) -> bool {
+        // A tile puzzle's keys are its positions of the start's parity. A
+        // board of single-cell pieces that move every way has a key for
+        // each placement of them among the floor's cells, most of which
+        // the moves reach.
+        self.tiled.is_some() || self.single_cells_only()
+    }
+
+    fn keys_are_states(&self) -> bool {
+        // Pieces ranked among the free cells never overlap: every key is a
+        // board.
+        self.tiled.is_some() || self.classes.iter().all(|c| c.free_ranked)
+    }
+
+    fn goal_keys(&self) -> Option<Vec<u64>> {
+        // A goal that places every tile is one position.
+        let t = self.tiled.as_ref()?;
+        t.goal_key().map(|k| vec![k])
+    }
+
+    fn adjacent_keys(&self) -> Option<crate::engine::AdjacentKeys> {
+        self.tiled.as_ref().and_then(|t| t.tiles.adjacent_keys())
+    }
+
+    #[inline]
+    fn far_successors(&self, state: &mut SlidingState, out: &mut Vec<u64>) {
+        match &self.tiled {
+            Some(t) => t.tiles.far_successors(&mut state.tile, out),
+            None => self.successors(state, out),
+        }
     }
 }
 
@@ -1236,6 +1330,7 @@ mod tests {
             // its own (which place every piece but the squares).
             p.decode(key, &mut next);
             let placed = match &p.blanks {
+                _ if p.tiled.is_some() => 0,
                 Some(_) if blanks::FewBlanks::serves(p) => p.classes[p.first_free].offset,
                 _ => p.pieces,
             };
@@ -1261,6 +1356,7 @@ mod tests {
     /// same moves as the anchor tables of `step_to`, which the slide and
     /// piece metrics walk, in every state reached (up to `limit`).
     fn first_steps_agree_with_the_anchor_tables(p: &SlidingPuzzle, limit: usize) {
+        let p = &p.generic();
         let mut seen = HashSet::from([p.start()]);
         let mut queue = VecDeque::from([p.start()]);
         let mut state = p.new_state();
@@ -1287,6 +1383,18 @@ mod tests {
                     queue.push_back(s);
                 }
             }
+        }
+    }
+
+    impl SlidingPuzzle {
+        /// The same puzzle with the generic keys (each class's rank), where
+        /// it has the tile model's.
+        fn generic(&self) -> SlidingPuzzle {
+            let mut g = self.clone();
+            if let Some(t) = g.tiled.take() {
+                g.start = t.generic_key(self, self.start);
+            }
+            g
         }
     }
 
@@ -1320,17 +1428,21 @@ mod tests {
         let mut queue = VecDeque::from([p.start()]);
         let (mut state, mut full) = (p.new_state(), p.new_state());
         let (mut got, mut want) = (Vec::new(), Vec::new());
-        let generic: Vec<SlidingPuzzle> =
-            metrics.iter().map(|&m| p.clone().with_metric(m)).collect();
+        let generic: Vec<SlidingPuzzle> = metrics
+            .iter()
+            .map(|&m| p.generic().with_metric(m))
+            .collect();
+        // A tile puzzle's keys are the tile model's: compared by board.
+        let to_generic = |k: u64| p.tiled().map_or(k, |t| t.generic_key(p, k));
         while let Some(key) = queue.pop_front() {
             p.decode(key, &mut state);
             got.clear();
             p.successors(&mut state, &mut got);
-            let mut sorted = got.clone();
+            let mut sorted: Vec<u64> = got.iter().map(|&k| to_generic(k)).collect();
             sorted.sort_unstable();
             for generic in &generic {
                 let metric = generic.metric();
-                generic.decode_full(key, &mut full);
+                generic.decode_full(to_generic(key), &mut full);
                 want.clear();
                 generic.successors_full(&mut full, &mut want);
                 want.sort_unstable();
@@ -1342,7 +1454,11 @@ mod tests {
                     metric.name()
                 );
             }
-            assert_eq!(p.is_goal(&state), p.is_goal(&full), "goal at key {key}");
+            assert_eq!(
+                p.is_goal(&state),
+                generic[0].is_goal(&full),
+                "goal at key {key}"
+            );
             for &s in &got {
                 if seen.len() < limit && seen.insert(s) {
                     queue.push_back(s);
@@ -1356,6 +1472,8 @@ mod tests {
     /// generator does under every metric (only one cell is empty).
     fn lone_blank_agrees_with_the_generic_moves(p: &SlidingPuzzle, limit: usize) -> usize {
         assert!(p.lone.is_some(), "{} has its own tables", p.name());
+        // Without the tile model's keys, where it has them.
+        let p = &p.generic();
         own_tables_agree_with_the_generic_moves(
             p,
             &[Metric::Step, Metric::Slide, Metric::Piece],
@@ -1394,6 +1512,56 @@ mod tests {
             );
         }
         assert!(builtin::sliding("pe766").unwrap().lone.is_none());
+    }
+
+    /// A puzzle file that is a tile puzzle takes the tile model's keys,
+    /// from any start and with a goal: its moves and goal test are the
+    /// generic generator's, board by board, and it reaches as many states.
+    #[test]
+    fn tile_files_take_the_tile_model_from_any_start() {
+        let boards = [
+            ("ab\nc.", 12),
+            ("a.c\nbde", 360),
+            ("b.\nac\ned", 360),
+            ("8.6\n543\n217", 181_440),
+            ("dcba\nhgf.", 20_160),
+            (".gfe\ndcba", 20_160),
+        ];
+        for (board, states) in boards {
+            let toml = format!("board = \"\"\"\n{board}\n\"\"\"\ndistinct = \"*\"\n");
+            let p = SlidingPuzzle::from_toml(&toml, "tiles").unwrap();
+            assert!(p.tiled.is_some(), "{board}");
+            assert_eq!(p.key_space(), states as u64, "{board}");
+            let reached = own_tables_agree_with_the_generic_moves(
+                &p,
+                &[Metric::Step, Metric::Slide, Metric::Piece],
+                usize::MAX,
+            );
+            assert_eq!(reached, states, "{board}");
+            keys_round_trip(&p, 5_000);
+        }
+        // A goal of some tiles: the tile model's test is the generic one's.
+        let toml = "board = \"\"\"\n321\n.54\n876\n\"\"\"\ndistinct = \"*\"\ngoal = \"\"\"\n1..\n...\n..8\n\"\"\"\n";
+        let p = SlidingPuzzle::from_toml(toml, "goal").unwrap();
+        assert!(p.tiled.is_some() && p.has_goal());
+        own_tables_agree_with_the_generic_moves(&p, &[Metric::Step], usize::MAX);
+        // Walls, a one-way tile, two blanks or a piece of two cells: the
+        // generic keys.
+        for toml in [
+            "board = \"\"\"\nab#\nc.d\n\"\"\"\ndistinct = \"*\"\n",
+            "board = \"\"\"\nab\nc.\n\"\"\"\ndistinct = \"*\"\nhorizontal = \"a\"\n",
+            "board = \"\"\"\nab\n..\n\"\"\"\ndistinct = \"*\"\n",
+            "board = \"\"\"\naa\nb.\nc.\n\"\"\"\ndistinct = \"*\"\n",
+            "board = \"\"\"\nab\nb.\n\"\"\"\n",
+        ] {
+            assert!(
+                SlidingPuzzle::from_toml(toml, "other")
+                    .unwrap()
+                    .tiled
+                    .is_none(),
+                "{toml}"
+            );
+        }
     }
 
     #[test]
@@ -1548,7 +1716,14 @@ mod tests {
         let eight = builtin::sliding("eight").unwrap();
         let over: Vec<usize> = eight.classes().iter().map(Class::ranked_over).collect();
         assert_eq!(over, [9, 8, 7, 6, 5, 4, 3, 2]);
-        assert_eq!(eight.key_space(), 362_880);
-        assert_eq!(builtin::sliding("eleven").unwrap().key_space(), 479_001_600);
+        assert_eq!(eight.generic().key_space(), 362_880);
+        let eleven = builtin::sliding("eleven").unwrap();
+        assert_eq!(eleven.generic().key_space(), 479_001_600);
+        // Their search takes the tile model's keys: the positions of the
+        // start's parity, half of them.
+        assert_eq!(
+            (eight.key_space(), eleven.key_space()),
+            (181_440, 239_500_800)
+        );
     }
 }

@@ -455,8 +455,10 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         slot_dirs: Vec::new(),
         lone: None,
         blanks: None,
+        tiled: None,
     };
     derive_tables(&mut puzzle);
+    puzzle.tiled = super::tiled::Tiled::new(&puzzle, &start_pos).map(Box::new);
     puzzle.start = puzzle.encode(&start_pos);
     Ok(puzzle)
 }

@@ -15,6 +15,7 @@
 
 pub mod coord;
 pub mod def;
+pub mod group;
 mod kpuzzle;
 mod tws;
 
@@ -78,6 +79,10 @@ fn option_error(message: String, help: impl Into<String>) -> OptionError {
     }
 }
 
+/// The share of its keys a puzzle's positions must be for the dense store
+/// (two bits a key, so at most 16 bits a position).
+pub const DENSE_SHARE: f64 = 1.0 / 8.0;
+
 /// The highest move order whose powers `htm` lists.
 pub const MAX_HTM_ORDER: u32 = 64;
 
@@ -117,6 +122,9 @@ pub struct Twisty {
     /// The solved pattern's key, or why the start cannot reach it.
     goal: Result<u64, String>,
     reversible: bool,
+    /// The order of the group the moves generate (see [`group`]), once
+    /// asked for.
+    order: std::sync::OnceLock<Option<u128>>,
 }
 
 /// A decoded key: its coordinates, and the values of those without a move
@@ -204,7 +212,13 @@ impl Twisty {
             (None, Some(p)) => p.clone(),
             (None, None) => def.solved.clone(),
         };
-        let coords = coordinates(&def, &bases, &moves, &start)?;
+        let mut coords = coordinates(&def, &bases, &moves, &start)?;
+        // The smallest coordinates weigh least: a scan in key order then
+        // changes the largest one least often, and the successors of a run
+        // of keys that share it fall, move by move, in a window of the
+        // others' size (the 2x2x2: 2187 twists, half a KiB of two-bit
+        // slots), which the caches hold.
+        coords.sort_by_key(|c| c.size);
         let mut key_space = 1u64;
         for (i, c) in coords.iter().enumerate() {
             key_space = key_space.checked_mul(c.size).ok_or_else(|| {
@@ -241,6 +255,7 @@ impl Twisty {
             start,
             goal: Ok(0),
             reversible,
+            order: std::sync::OnceLock::new(),
             def,
         };
         let mut weight = 1u64;
@@ -304,6 +319,54 @@ impl Twisty {
     /// The coordinates (for `show`).
     pub fn coords(&self) -> &[Coord] {
         &self.coords
+    }
+
+    /// The order of the group the search's moves generate: the positions
+    /// the puzzle has with every piece told apart (by Schreier–Sims;
+    /// saturated at `u128::MAX`), or `None` for a puzzle of more than
+    /// [`group::MAX_POINTS`] places and orientations.
+    pub fn group_order(&self) -> Option<u128> {
+        *self.order.get_or_init(|| {
+            let moves: Vec<&Transform> = self
+                .bases
+                .iter()
+                .map(|&b| &self.def.moves[b].transform)
+                .collect();
+            group::order(&self.def.sets, &moves)
+        })
+    }
+
+    /// Whether every orbit's pieces are told apart: the positions are
+    /// then exactly the group's order.
+    pub fn pieces_distinct(&self) -> bool {
+        self.coords.iter().all(|c| {
+            !matches!(
+                c.kind,
+                Kind::Perm {
+                    distinct: false,
+                    ..
+                }
+            )
+        })
+    }
+
+    /// The share of the keys that are positions the moves reach, as far as
+    /// the group's order tells: exact when every piece is told apart (the
+    /// order over the key space), otherwise the same share for the puzzle
+    /// with its pieces told apart. `None` when the order is not known.
+    pub fn density(&self) -> Option<f64> {
+        let order = self.group_order()? as f64;
+        let told_apart: f64 = self
+            .coords
+            .iter()
+            .map(|c| match &c.kind {
+                Kind::Perm {
+                    distinct: false, ..
+                } => (1..=c.positions.len() as u64).map(|k| k as f64).product(),
+                _ => c.size as f64,
+            })
+            .product();
+        Some((order / told_apart).min(1.0))
     }
 
     /// The pattern of a key.
@@ -588,6 +651,23 @@ impl Twisty {
             "key space: {} (positions no move changes, and parities and sums moves keep, are left out)",
             self.key_space
         );
+        match (self.group_order(), self.pieces_distinct()) {
+            (Some(order), true) => {
+                let _ = writeln!(
+                    out,
+                    "positions: {order} (the order of the group the moves generate, by Schreier-Sims: {:.1}% of the keys)",
+                    100.0 * self.density().unwrap_or(0.0)
+                );
+            }
+            (Some(order), false) => {
+                let _ = writeln!(
+                    out,
+                    "positions with every piece told apart: {order} (the group's order, by Schreier-Sims: about {:.1}% of the keys are positions)",
+                    100.0 * self.density().unwrap_or(0.0)
+                );
+            }
+            (None, _) => {}
+        }
         let _ = write!(out, "start:\n{}", self.render(self.start_key));
         match &self.goal {
             Ok(g) if *g == self.start_key => {
@@ -1001,6 +1081,21 @@ impl Model for Twisty {
         self.reversible
     }
 
+    fn dense(&self) -> bool {
+        // Two bits a key beat eight bytes a kept state when at least one
+        // key in eight is a position (and the array is all the memory).
+        self.density().is_some_and(|d| d >= DENSE_SHARE)
+    }
+
+    fn keys_are_states(&self) -> bool {
+        // Every key is a pattern (each coordinate's every value is one).
+        self.reversible
+    }
+
+    fn goal_keys(&self) -> Option<Vec<u64>> {
+        Some(self.goal.as_ref().map_or_else(|_| Vec::new(), |&g| vec![g]))
+    }
+
     fn identity(&self) -> String {
         let moves: Vec<String> = self
             .moves
@@ -1008,9 +1103,10 @@ impl Model for Twisty {
             .map(|m| format!("{} {:?} {:?}", m.name, m.transform.perm, m.transform.ori))
             .collect();
         format!(
-            "twisty {:?}; metric {}; sets {:?}; start {:?} {:?}; solved {:?} {:?}; moves {}",
+            "twisty {:?}; metric {}; coordinates {:?}; sets {:?}; start {:?} {:?}; solved {:?} {:?}; moves {}",
             self.def.name,
             self.metric.name(),
+            self.coords.iter().map(|c| c.size).collect::<Vec<_>>(),
             self.def
                 .sets
                 .iter()

@@ -82,6 +82,7 @@
 //! resident segment is written to a candidate file for its segment. Both
 //! go through the same lookup: a key whose word is not resident is "away".
 
+mod pull;
 pub(crate) mod saves;
 pub(crate) mod segments;
 
@@ -107,6 +108,9 @@ const KEYS_PER_WORD: u64 = 32;
 
 /// Words in a block, the unit of the work split: 32 KiB, 131072 keys.
 const BLOCK_WORDS: usize = 4096;
+
+/// Bytes of a block.
+pub(crate) const BLOCK_BYTES: u64 = BLOCK_WORDS as u64 * 8;
 
 /// Words in a stretch, the unit of the scan: a block's 64 stretches have
 /// one bit each in the block's mark. 512 bytes: a thin level (the 2x7
@@ -287,8 +291,17 @@ pub(crate) struct Dense<'a, M: Model> {
     segments: Option<Segments>,
     /// Keys a worker's `away` buffer holds before it is written.
     away_keys: usize,
-    /// The label of the newest level (1 or 2).
+    /// The label of the newest level: 1 or 2 (the labels swap every
+    /// level), or with depth codes its depth mod 3, plus one.
     label: u64,
+    /// Whether each key keeps its depth mod 3 for good (a solve: see the
+    /// module notes) rather than its level's label until expanded.
+    depth_codes: bool,
+    /// States of every level so far, this process's and others' (the
+    /// unseen keys are what a pull looks at).
+    seen: u64,
+    /// When a level is settled by a pull (see [`pull`]).
+    pull_ratio: u64,
     /// The colour of the newest level's keys, when levels are told apart
     /// by colour (see the module notes); `None`: by label.
     colour: Option<u64>,
@@ -310,14 +323,18 @@ impl<'a, M: Model> Dense<'a, M> {
     /// A search of `model` from `sources` (each below the key space).
     /// (In a cluster, `share`: each process holds the two bits of its own
     /// range of keys, and successors in another's go to it once a level.)
+    /// With `depth_codes` every key keeps its depth mod 3, so that a path
+    /// can be walked back from any key (a solve).
     pub(crate) fn new(
         model: &'a M,
         threads: usize,
         sources: &[u64],
         stop: Option<&'a AtomicBool>,
         share: Share,
+        depth_codes: bool,
     ) -> std::io::Result<(Dense<'a, M>, Start)> {
         let mut dense = Dense::build(model, threads, stop, share, None)?;
+        dense.depth_codes = depth_codes;
         let (keys, width) = dense.own_sources(sources);
         let (words, base) = (dense.words(), dense.window.start);
         for &key in &keys {
@@ -335,6 +352,7 @@ impl<'a, M: Model> Dense<'a, M> {
         self.colour = self
             .adjacent
             .as_ref()
+            .filter(|_| !self.depth_codes)
             .and_then(|a| a.colour_of_all(sources));
         let mut keys = sources.to_vec();
         keys.sort_unstable();
@@ -432,6 +450,9 @@ impl<'a, M: Model> Dense<'a, M> {
             },
             segments,
             label: 1,
+            depth_codes: false,
+            seen: 0,
+            pull_ratio: pull::PULL_RATIO,
             colour: None,
             blocks: Vec::new(),
             block_count,
@@ -455,6 +476,7 @@ impl<'a, M: Model> Dense<'a, M> {
             }
         }
         self.newest = Some(keys);
+        self.seen = width;
         self.take_marks();
         (
             self,
@@ -469,6 +491,15 @@ impl<'a, M: Model> Dense<'a, M> {
     /// or (levels told apart by colour) `01`.
     fn code(&self, label: u64) -> u64 {
         if self.colour.is_some() { 1 } else { label }
+    }
+
+    /// The label of the level after the newest.
+    fn next_label(&self) -> u64 {
+        if self.depth_codes {
+            self.label % 3 + 1
+        } else {
+            3 - self.label
+        }
     }
 
     /// The code of an expanded key: `11`, or (levels told apart by
@@ -555,6 +586,10 @@ impl<'a, M: Model> Dense<'a, M> {
         if width as usize <= REMEMBERED {
             dense.newest = Some(dense.scan(&dense.blocks, threads, |key, out| out.push(key)));
         }
+        // The levels before the saved two are unseen in the bits: a pull
+        // finds none of them (a successor of level d is in d - 1, d or
+        // d + 1), but they are no candidates either.
+        dense.seen = levels.iter().sum();
         dense.saves = Some(saves);
         Ok((dense, Start { levels, seconds }))
     }
@@ -761,7 +796,8 @@ impl<'a, M: Model> Dense<'a, M> {
         depth: u32,
     ) -> Result<(), SpillError> {
         let (words, base) = (self.words(), self.window.start);
-        let (label, next) = (self.label, 3 - self.label);
+        let (label, next) = (self.label, self.next_label());
+        let depth_codes = self.depth_codes;
         let model = self.model;
         let cut = || self.stop.is_some_and(|s| s.load(Ordering::Relaxed));
         let adjacent = self.adjacent.as_ref();
@@ -769,7 +805,7 @@ impl<'a, M: Model> Dense<'a, M> {
         // they lead back (see the module notes).
         let colour = self.colour.zip(adjacent);
         let one_far = colour.is_some_and(|(_, a)| a.one_far);
-        let Codes { plain, far, seen } = Codes::new(colour.is_some(), one_far, next);
+        let Codes { plain, far, seen } = Codes::new(colour.is_some(), one_far, next, depth_codes);
         // Looks a successor up (a far one: its word was prefetched LAG
         // lookups ago).
         let look_up = |tally: &mut Tally, key: u64, far_move: bool| {
@@ -831,7 +867,9 @@ impl<'a, M: Model> Dense<'a, M> {
                     // `11` to `10`. No other worker writes these slots in
                     // this level (a lookup writes only a slot it saw `00`).
                     let marked_far = (was >> 1) & here;
+                    // (Depth codes stay: a key keeps its depth for good.)
                     let mut done = match colour {
+                        _ if depth_codes => 0,
                         Some(_) => here | (here & !marked_far) << 1,
                         None => here * (label ^ DONE),
                     };
@@ -1043,7 +1081,7 @@ impl<'a, M: Model> Dense<'a, M> {
             keys.dedup();
         }
         let received = exchange.once(outgoing)?;
-        let next = 3 - self.label;
+        let next = self.next_label();
         match &mut self.segments {
             Some(segments) => {
                 for (from, mut keys) in received.into_iter().enumerate() {
@@ -1104,7 +1142,7 @@ impl<'a, M: Model> Dense<'a, M> {
     /// segment in key order (see [`dense_disk`](crate::engine::stores::dense::segments)). Stops
     /// between segments when the stop flag is raised.
     fn forward(&mut self, depth: u32, threads: usize) -> Result<(), SpillError> {
-        let next = 3 - self.label;
+        let next = self.next_label();
         let stop = self.stop;
         let cut = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
         let n = self.segments.as_ref().expect("on disk").count();
@@ -1155,7 +1193,7 @@ impl<'a, M: Model> Dense<'a, M> {
     /// later segments (and other processes) sent earlier ones, writing
     /// nothing. Stops between segments when the stop flag is raised.
     fn backward(&mut self) -> Result<(), SpillError> {
-        let next = 3 - self.label;
+        let next = self.next_label();
         let stop = self.stop;
         let cut = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
         let n = self.segments.as_ref().expect("on disk").count();
@@ -1299,8 +1337,12 @@ struct Codes {
 }
 
 impl Codes {
-    fn new(by_colour: bool, one_far: bool, next: u64) -> Codes {
+    fn new(by_colour: bool, one_far: bool, next: u64, depth_codes: bool) -> Codes {
         let (plain, far) = match (by_colour, one_far) {
+            // The next depth's code, whichever bits it has: a slot that was
+            // `00` can only have become that code, so its bits tell who was
+            // first as well as one bit would.
+            _ if depth_codes => (next, next),
             (false, _) => (1 << (next - 1), 1 << (next - 1)),
             (true, false) => (1, 1),
             (true, true) => (1, 3),
@@ -1333,6 +1375,10 @@ struct Adjacent {
     colours: Option<(u64, Vec<u64>)>,
     /// [`AdjacentKeys::one_far`].
     one_far: bool,
+    /// [`AdjacentKeys::up`] and [`AdjacentKeys::down`], by a key's place
+    /// in the pattern.
+    up_pattern: u64,
+    down_pattern: u64,
 }
 
 impl Adjacent {
@@ -1352,6 +1398,8 @@ impl Adjacent {
                 .colours
                 .map(|c| (c, (0..period).map(|p| mask(c, p)).collect())),
             one_far: keys.one_far,
+            up_pattern: keys.up,
+            down_pattern: keys.down,
         }
     }
 
@@ -1473,6 +1521,17 @@ impl<M: Model> Store for Dense<'_, M> {
         if !self.model.has_goal() {
             return Ok(Vec::new());
         }
+        if let Some(keys) = self.model.goal_keys() {
+            // (With depth codes too: a goal key of an older level with this
+            // level's code would have ended the search at its own level.)
+            let mut found = Vec::new();
+            for key in keys {
+                if self.contains(key)? {
+                    found.push(key);
+                }
+            }
+            return Ok(found);
+        }
         // The workers' own decoded states: nothing is made per level.
         let model = self.model;
         let goal =
@@ -1518,7 +1577,7 @@ impl<M: Model> Store for Dense<'_, M> {
     fn settle_next(
         &mut self,
         depth: u32,
-        _width: u64,
+        width: u64,
         threads: usize,
         exchange: &Exchange<'_>,
     ) -> Result<u64, Fault> {
@@ -1527,6 +1586,8 @@ impl<M: Model> Store for Dense<'_, M> {
         self.new_tallies();
         if self.segments.is_some() {
             self.forward(depth, threads)?;
+        } else if self.pulls(width) {
+            self.pull(threads);
         } else {
             self.expand(&self.blocks, threads, true, depth)?;
         }
@@ -1571,8 +1632,9 @@ impl<M: Model> Store for Dense<'_, M> {
         } else {
             None
         };
-        self.label = 3 - self.label;
+        self.label = self.next_label();
         self.colour = self.colour.map(|c| c ^ 1);
+        self.seen += width;
         self.take_marks();
         if let Some(segments) = &mut self.segments {
             // What the backward pass counted is the newest level's now.
@@ -1601,8 +1663,38 @@ impl<M: Model> Store for Dense<'_, M> {
         Ok((width as usize <= REMEMBERED).then(|| self.newest.clone().unwrap_or_default()))
     }
 
-    fn predecessor(&mut self, _: u32, _: u64, _: usize) -> Result<Option<u64>, Fault> {
-        unreachable!("the search solves with a store that keeps its levels")
+    fn predecessor(&mut self, depth: u32, key: u64, _: usize) -> Result<Option<u64>, Fault> {
+        // With depth codes a key's neighbours in level `depth` are exactly
+        // those of its successors that hold that depth's code: the key is
+        // at `depth + 1`, its neighbours (the moves being reversible) at
+        // `depth` to `depth + 2`, of which only `depth` has that code
+        // mod 3, and nothing deeper than the goal's level is settled.
+        assert!(
+            self.depth_codes && self.model.reversible() && self.segments.is_none(),
+            "a dense search that can walk a path back"
+        );
+        let code = u64::from(depth % 3) + 1;
+        let model = self.model;
+        let mut worker = lock(&self.workers[0]);
+        let Worker {
+            state, successors, ..
+        } = &mut *worker;
+        model.decode(key, state);
+        successors.clear();
+        model.successors(state, successors);
+        let words = self.words();
+        let base = self.window.start;
+        Ok(successors
+            .iter()
+            .copied()
+            .filter(|&s| {
+                let (w, shift) = slot(s);
+                self.owned.contains(&(w / BLOCK_WORDS))
+                    && words
+                        .get(w.wrapping_sub(base))
+                        .is_some_and(|word| (word.load(Ordering::Relaxed) >> shift) & 3 == code)
+            })
+            .min())
     }
 
     fn fault(&self, e: Fault) -> crate::engine::StopReason {

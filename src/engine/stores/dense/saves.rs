@@ -128,11 +128,14 @@ impl Saves {
             ));
         }
         let disk = Disk::new(spill)?;
+        // The run's record, with what the resume changes of it.
+        let mut manifest = m.clone();
+        manifest.record.extend(spill.record.clone());
         let mut saves = Saves {
             spill: spill.clone(),
             disk,
             digest,
-            manifest: m.clone(),
+            manifest,
             written: VecDeque::new(),
             syncing: None,
             spent: m.checkpoint_seconds,

@@ -473,7 +473,9 @@ impl<'a, M: Model> OnDisk<'a, M> {
         let n = self.share.processes;
         let mut levels = m.levels.clone();
         levels.truncate(agreed.max(1));
+        // The run's record, with what the resume changes of it.
         self.manifest.record = m.record.clone();
+        self.manifest.record.extend(self.spill.record.clone());
         self.manifest.run = m.run.clone();
         let last = levels.len() - 1;
         let mut named = Vec::new();

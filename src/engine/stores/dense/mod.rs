@@ -867,12 +867,7 @@ impl<'a, M: Model> Dense<'a, M> {
                     // `11` to `10`. No other worker writes these slots in
                     // this level (a lookup writes only a slot it saw `00`).
                     let marked_far = (was >> 1) & here;
-                    // (Depth codes stay: a key keeps its depth for good.)
-                    let mut done = match colour {
-                        _ if depth_codes => 0,
-                        Some(_) => here | (here & !marked_far) << 1,
-                        None => here * (label ^ DONE),
-                    };
+                    let mut done = expanded_xor(was, here, colour.is_some(), label, depth_codes);
                     if let Some(a) = adjacent {
                         // The moves to a neighbouring key, a word at a
                         // time: the slots they reach in this word, and a
@@ -1349,6 +1344,19 @@ impl Codes {
         };
         let seen = if one_far { 2 } else { 3 };
         Codes { plain, far, seen }
+    }
+}
+
+/// What marks the keys of the newest level in `word` (their slots' low
+/// bits in `here`) expanded, as an xor: their label to `11`; by colour,
+/// `01` and `11` to `10`; with depth codes nothing (a key keeps its depth
+/// for good).
+#[inline(always)]
+fn expanded_xor(word: u64, here: u64, by_colour: bool, label: u64, depth_codes: bool) -> u64 {
+    match by_colour {
+        _ if depth_codes => 0,
+        true => here | (here & !((word >> 1) & here)) << 1,
+        false => here * (label ^ DONE),
     }
 }
 

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{BLOCK_WORDS, DONE, Dense, KEYS_PER_WORD, LOW, Worker, holding, occupied, slot};
+use super::{BLOCK_WORDS, Dense, KEYS_PER_WORD, LOW, Worker, holding, occupied, slot};
 use crate::engine::Model;
 use crate::engine::levels::workers::{lock, my_slot};
 
@@ -216,11 +216,7 @@ impl<M: Model> Dense<'_, M> {
                 None => holding(was, label),
             };
             if here != 0 {
-                // Their label to `11`; by colour, `01` and `11` to `10`.
-                let done = match colour {
-                    Some(_) => here | (here & !((was >> 1) & here)) << 1,
-                    None => here * (label ^ DONE),
-                };
+                let done = super::expanded_xor(was, here, colour.is_some(), label, false);
                 word.store(was ^ done, Ordering::Relaxed);
             }
         };

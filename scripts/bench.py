@@ -211,6 +211,64 @@ if twips and os.path.exists(twips):
 print("### Twisty puzzles: the 2x2x2 cube's God's-number tables (median of 3)\n")
 table(["puzzle file", "metric", "threads", "states", "depth", "wall s", "states/s", "peak RSS"], rows)
 
+# The dense store side by side (2 threads, interleaved): a tile puzzle from
+# its file against the built-in tiles-RxC (the same keys and moves), and
+# against the bitmap it took before; the 2x2x2 with all six faces on the
+# dense store against the bitmap. Full mode: eleven's file and tiles-3x4
+# (239,500,800 states), the full 2x2x2 (88,179,840); quick: the 2x5 board.
+BUILTIN = os.path.join(HERE, "..", "src", "puzzles", "builtin")
+tile_file = os.path.join(BUILTIN, "eleven.toml")
+if MODE != "full":
+    tile_file = os.path.join(tempfile.mkdtemp(prefix="reach-bench-"), "tiles-2x5.toml")
+    with open(tile_file, "w") as f:
+        f.write('distinct = "*"\nboard = """\n12345\n6789.\n"""\n')
+dense_cases = [
+    ("eleven's file (auto)" if MODE == "full" else "a 2x5 tile file (auto)", [tile_file]),
+    ("tiles-3x4" if MODE == "full" else "tiles-2x5", ["tiles-3x4" if MODE == "full" else "tiles-2x5"]),
+    ("the same file, --visited bitmap", [tile_file, "--visited", "bitmap"]),
+    ("cube2.tws, six faces (auto)" if MODE == "full" else "cube2.tws --moves U,F,R (auto)",
+     [cube] if MODE == "full" else [cube, "--moves", "U,F,R"]),
+    ("the same, --visited bitmap",
+     ([cube] if MODE == "full" else [cube, "--moves", "U,F,R"]) + ["--visited", "bitmap"]),
+]
+expected_states = [239500800, 239500800, 239500800, 88179840] if MODE == "full" else [1814400, 1814400, 1814400, 3674160]
+expected_states.insert(4, expected_states[3])
+walls = {label: [] for label, _ in dense_cases}
+last = {}
+for _ in range(3):
+    for (label, args), states in zip(dense_cases, expected_states):
+        proc, wall, peak = timed_rss([BIN, "count"] + args + ["--threads", "2", "--json"])
+        v = json.loads(proc.stdout) if proc.returncode == 0 else {}
+        if v.get("states") != states:
+            failures.append(f"{label}: {v.get('states')} states, not {states}")
+            continue
+        if label.startswith("eleven") and v.get("levels") != ELEVEN_PROFILE:
+            failures.append(f"{label}: the level profile differs from the published one")
+        walls[label].append(wall)
+        last[label] = (v, peak)
+rows = []
+for label, _ in dense_cases:
+    if label in last:
+        v, peak = last[label]
+        wall = median(walls[label])
+        rows.append([label, v["states"], f"{wall:.3f}", f"{v['states'] / wall / 1e6:.1f} M",
+                     mib(peak), v["visited"]])
+print("### The dense store side by side (2 threads, medians of 3 interleaved runs)\n")
+table(["puzzle", "states", "wall s", "states/s", "peak RSS", "visited set"], rows)
+if MODE == "full" and all(label in last for label, _ in dense_cases):
+    file_wall, tiles_wall = median(walls[dense_cases[0][0]]), median(walls[dense_cases[1][0]])
+    cube_wall, cube_peak = median(walls[dense_cases[3][0]]), last[dense_cases[3][0]][1] or 0
+    eleven_peak = last[dense_cases[0][0]][1] or 0
+    goals = [
+        ("eleven's file at most 3 s", file_wall <= 3.0, f"{file_wall:.2f} s"),
+        ("eleven's file at most 256 MiB", eleven_peak <= 256 << 20, mib(eleven_peak)),
+        ("eleven's file within 1.15x of tiles-3x4", file_wall <= 1.15 * tiles_wall,
+         f"{file_wall / tiles_wall:.2f}x"),
+        ("the full 2x2x2 at most 2 s", cube_wall <= 2.0, f"{cube_wall:.2f} s"),
+        ("the full 2x2x2 at most 64 MiB", cube_peak <= 64 << 20, mib(cube_peak)),
+    ]
+    table(["goal (issue 37)", "met", "measured"], [[g, "yes" if ok else "NO", m] for g, ok, m in goals])
+
 # Partition counts side by side (pe766, 2 threads): the count never changes.
 rows = []
 for parts in [1, 16, 256]:

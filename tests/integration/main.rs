@@ -3,6 +3,7 @@
 mod cli;
 mod cluster;
 mod contest;
+mod dense;
 mod docs;
 mod edges;
 mod engine;

@@ -317,7 +317,7 @@ fn random_puzzles_match_a_search_over_whole_patterns() {
     use reach::puzzles::twisty::coord::Kind;
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     // How often each reduction of the key space was exercised.
-    let (mut parity, mut sum, mut multiset) = (0, 0, 0);
+    let (mut parity, mut sum, mut multiset, mut distinct) = (0, 0, 0, 0);
     for case in 0..60 {
         let def = random_definition(&mut rng);
         // The file format reads back what it was written from.
@@ -352,14 +352,26 @@ fn random_puzzles_match_a_search_over_whole_patterns() {
             let oracle = reference::level_sizes(&t);
             assert_eq!(oracle, truth, "case {case} {metric:?}\n{text}");
             assert_eq!(count(&t, 2, VisitedKind::Auto), truth, "case {case}");
+            assert_eq!(count(&t, 2, VisitedKind::Dense), truth, "case {case}");
             if t.reversible() {
                 assert_eq!(count(&t, 3, VisitedKind::Frontier), truth, "case {case}");
+            }
+            // With every piece told apart, the positions are the group's
+            // elements.
+            if t.pieces_distinct() {
+                let order = t.group_order().unwrap();
+                assert_eq!(
+                    order,
+                    u128::from(truth.iter().sum::<u64>()),
+                    "case {case} {metric:?}\n{text}"
+                );
+                distinct += 1;
             }
         }
     }
     assert!(
-        parity > 5 && sum > 5 && multiset > 5,
-        "the random puzzles hardly exercise the reductions: {parity} fixed parities, {sum} fixed sums, {multiset} multisets"
+        parity > 5 && sum > 5 && multiset > 5 && distinct > 5,
+        "the random puzzles hardly exercise the reductions: {parity} fixed parities, {sum} fixed sums, {multiset} multisets, {distinct} groups"
     );
 }
 

@@ -466,6 +466,21 @@ mod tests {
                     assert_eq!(s.report.levels, one.report.levels);
                 }
             }
+            // The dense store keeps each key's depth mod 3 and walks back
+            // through it: the same smallest predecessor at every step, over
+            // every process's share; and finds the goal at the same depth.
+            let all = on(n, |peers| {
+                let search = Search::new(&klotski).threads(2).visited(VisitedKind::Dense);
+                let found = search.peers(peers).find_goal().unwrap();
+                let search = Search::new(&klotski).threads(2).visited(VisitedKind::Dense);
+                (found, search.peers(peers).solve().unwrap())
+            });
+            for (found, s) in all {
+                assert_eq!(s.report.visited, VisitedKind::Dense);
+                assert_eq!(s.path.as_ref(), Some(&path), "dense on {n}");
+                assert_eq!(s.report.levels, one.report.levels);
+                assert_eq!(found.levels, one.report.levels, "dense find on {n}");
+            }
         }
     }
 }

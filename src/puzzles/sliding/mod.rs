@@ -1287,8 +1287,7 @@ impl Model for SlidingPuzzle {
 
     fn goal_keys(&self) -> Option<Vec<u64>> {
         // A goal that places every tile is one position.
-        let t = self.tiled.as_ref()?;
-        t.goal_key().map(|k| vec![k])
+        self.tiled.as_ref()?.goal_keys()
     }
 
     fn adjacent_keys(&self) -> Option<crate::engine::AdjacentKeys> {

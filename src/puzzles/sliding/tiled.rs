@@ -77,9 +77,9 @@ impl Tiled {
             .all(|&(cell, tile)| self.tiles.tile_at(state, usize::from(cell)) == Some(tile))
     }
 
-    /// The goal's one position, when it places every tile (`None` also
-    /// when that board is of the other parity: no position meets it).
-    pub(crate) fn goal_key(&self) -> Option<u64> {
+    /// The goal's positions when it places every tile: one, or none when
+    /// that board is of the other parity.
+    pub(crate) fn goal_keys(&self) -> Option<Vec<u64>> {
         if self.goal.len() + 1 != self.tiles.cells() {
             return None;
         }
@@ -87,7 +87,7 @@ impl Tiled {
         for &(cell, tile) in &self.goal {
             board[usize::from(cell)] = Some(tile);
         }
-        self.tiles.key_of_board(&board)
+        Some(self.tiles.key_of_board(&board).into_iter().collect())
     }
 
     /// The generic key (each class's rank, see [`SlidingPuzzle::encode_generic`])

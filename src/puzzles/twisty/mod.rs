@@ -339,14 +339,10 @@ impl Twisty {
     /// Whether every orbit's pieces are told apart: the positions are
     /// then exactly the group's order.
     pub fn pieces_distinct(&self) -> bool {
-        self.coords.iter().all(|c| {
-            !matches!(
-                c.kind,
-                Kind::Perm {
-                    distinct: false,
-                    ..
-                }
-            )
+        self.start.pieces.iter().all(|pieces| {
+            let mut seen = pieces.clone();
+            seen.sort_unstable();
+            seen.windows(2).all(|w| w[0] != w[1])
         })
     }
 
@@ -362,11 +358,23 @@ impl Twisty {
             .map(|c| match &c.kind {
                 Kind::Perm {
                     distinct: false, ..
-                } => (1..=c.positions.len() as u64).map(|k| k as f64).product(),
+                } => factorial(c.positions.len()),
                 _ => c.size as f64,
             })
             .product();
-        Some((order / told_apart).min(1.0))
+        // Orbits of one kind of piece have no coordinate at all.
+        let alike: f64 = orbits(&self.def, &self.bases)
+            .iter()
+            .enumerate()
+            .flat_map(|(s, orbits)| orbits.iter().map(move |o| (s, o)))
+            .filter(|(s, o)| {
+                o.len() > 1
+                    && o.iter()
+                        .all(|&p| self.start.pieces[*s][p] == self.start.pieces[*s][o[0]])
+            })
+            .map(|(_, o)| factorial(o.len()))
+            .product();
+        Some((order / (told_apart * alike)).min(1.0))
     }
 
     /// The pattern of a key.
@@ -682,6 +690,11 @@ impl Twisty {
         }
         out
     }
+}
+
+/// `n!`, as a float (an estimate's factor).
+fn factorial(n: usize) -> f64 {
+    (1..=n).map(|k| k as f64).product()
 }
 
 /// "s" unless `n` is one.

@@ -1,5 +1,8 @@
-"""The body of scripts/big-run.sh: the 2x7 count and the 3x4 count side by side;
-or (--kill-at D) the checkpointed 2x7 count killed with SIGKILL at level D and resumed."""
+"""The body of scripts/big-run.sh: the 2x7 count from its built-in name and from
+a puzzle file, side by side, and the 3x4 count; or (--kill-at D) the checkpointed
+2x7 count killed with SIGKILL at level D and resumed; or (--twisty FILE --table
+LEVELS --kill-at D) a twisty puzzle's count, checkpointed, killed at level D,
+resumed, and checked against a published table."""
 
 import json
 import os
@@ -19,6 +22,8 @@ args = args[: args.index("--")] if "--" in args else args
 quick = "--quick" in args
 kill_at = int(args[args.index("--kill-at") + 1]) if "--kill-at" in args else None
 processes = int(args[args.index("--processes") + 1]) if "--processes" in args else 1
+twisty = args[args.index("--twisty") + 1] if "--twisty" in args else None
+table_file = args[args.index("--table") + 1] if "--table" in args else None
 
 with open(os.path.join(HERE, "..", "tests", "data", "tiles-2x7-levels.txt")) as f:
     PUBLISHED = [int(line) for line in f if line.strip() and not line.startswith("#")]
@@ -71,13 +76,14 @@ def peak_rss(stderr):
     return int(m.group(1)) * 1024 if m else 0
 
 
-def kill_and_resume(depth):
-    """The checkpointed count, killed (SIGKILL) once its progress line reports
-    level `depth`, then resumed to its end; prints what each part took and
-    whether the result is the published one."""
+def kill_and_resume(depth, puzzle="tiles-2x7", published=None):
+    """The checkpointed count of `puzzle`, killed (SIGKILL) once its progress
+    line reports level `depth`, then resumed to its end; prints what each part
+    took and whether the result is the published table."""
+    published = published or PUBLISHED
     ck = os.environ.get("BIG_RUN_CHECKPOINT", os.path.join("target", "big-run-checkpoint"))
     shutil.rmtree(ck, ignore_errors=True)
-    argv = [BIN, "count", "tiles-2x7", "-j", "2", "--checkpoint", ck, "--json", "-v"] + extra
+    argv = [BIN, "count", puzzle, "-j", "2", "--checkpoint", ck, "--json", "-v"] + extra
     start = time.perf_counter()
     first = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     for line in first.stderr:
@@ -95,11 +101,12 @@ def kill_and_resume(depth):
     if resumed.returncode != 0:
         sys.exit(f"resume exited {resumed.returncode}: {resumed.stderr[-2000:]}")
     report = json.loads(resumed.stdout)
-    exact = report["levels"] == PUBLISHED and report.get("antipodes") == 1
+    exact = report["levels"] == published and report.get("antipodes") == published[-1]
     gib = 2**30
     print("| part, 2 threads | wall | levels | peak RSS | peak disk | checkpoint writes | result |")
     print("|---|---:|---|---:|---:|---:|---|")
-    print(f"| count --checkpoint, SIGKILL at level {depth} | {killed:.1f} s | 0-{depth} (saved: 0-{saved}) | | | | |")
+    print(f"| count {os.path.basename(puzzle)} --checkpoint ({report.get('visited')}), SIGKILL at level {depth} "
+          f"| {killed:.1f} s | 0-{depth} (saved: 0-{saved}) | | | | |")
     print(f"| resume | {wall:.1f} s | {saved + 1}-{report['depth']} | {peak_rss(resumed.stderr) / gib:.2f} GiB "
           f"| {(report.get('disk_peak_bytes') or 0) / gib:.2f} GiB | {report.get('checkpoint_seconds', 0):.1f} s "
           f"of {report['seconds']:.1f} s searched | {report['states']} states, depth {report['depth']}, "
@@ -109,6 +116,14 @@ def kill_and_resume(depth):
     if not exact:
         sys.exit(1)
 
+
+if twisty is not None:
+    # A published table: one level size a line, `#` lines are comments.
+    with open(table_file) as f:
+        table = [int(line) for line in f if line.strip() and not line.startswith("#")]
+    # At the widest level when not told.
+    kill_and_resume(kill_at if kill_at is not None else table.index(max(table)), twisty, table)
+    sys.exit(0)
 
 if kill_at is not None:
     kill_and_resume(kill_at)
@@ -126,6 +141,14 @@ if quick:
     argv += ["--max-depth", str(QUICK_DEPTH)]
 peaks = {}
 big, _ = run(argv, peaks if processes > 1 else None)
+# The same puzzle from a puzzle file: it takes the same keys and moves.
+tile_file = os.path.join("target", "tiles-2x7.toml")
+with open(tile_file, "w") as f:
+    f.write('# The 2x7 sliding-tile puzzle, as a puzzle file.\ndistinct = "*"\nboard = """\n1234567\n89ABCD.\n"""\n')
+file_argv = [tile_file if a == "tiles-2x7" else a for a in argv]
+from_file, _ = run(file_argv, None) if processes == 1 else (None, 0)
+if from_file is not None and from_file["levels"] != (PUBLISHED[: QUICK_DEPTH + 1] if quick else PUBLISHED):
+    failures.append("the 2x7 from its file: the level sizes differ from the published histogram")
 big_rss, big_disk = big.get("peak_rss_bytes", 0), big.get("disk_peak_bytes") or 0
 if processes > 1:
     # Every process's memory and disk, not process 0's alone.
@@ -143,7 +166,7 @@ widest = max(big["levels"])
 gib = 2**30
 print(f"| run, 2 threads | states | depth | time | states/s | peak RSS | peak disk | peak disk / state | levels equal to published? |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
-print(f"| eleven (3x4, in memory, bitmap) | {eleven['states']} | {eleven['depth']} | {eleven['seconds']:.1f} s "
+print(f"| eleven (3x4, in memory, {eleven['visited']}) | {eleven['states']} | {eleven['depth']} | {eleven['seconds']:.1f} s "
       f"| {eleven_rate / 1e6:.1f} M | {eleven_rss / gib:.2f} GiB | - | - | {'yes' if eleven['levels'] == ELEVEN_PROFILE else 'NO'} |")
 label = "tiles-2x7" + (f" (first {QUICK_DEPTH + 1} levels)" if quick else "") + (" " + " ".join(extra) if extra else "")
 if processes > 1:
@@ -152,8 +175,20 @@ minutes = big["seconds"] / 60
 print(f"| {label}, {big['visited']} | {big['states']} | {big['depth']} | {big['seconds']:.1f} s ({minutes:.1f} min) "
       f"| {rate / 1e6:.1f} M | {big_rss / gib:.2f} GiB | {big_disk / gib:.2f} GiB "
       f"| {big_disk / big['states']:.2f} | {'yes' if exact else 'NO'} |")
+if from_file is not None:
+    file_rss = from_file.get("peak_rss_bytes", 0)
+    print(f"| {tile_file} (the same board from a file), {from_file['visited']} | {from_file['states']} "
+          f"| {from_file['depth']} | {from_file['seconds']:.1f} s ({from_file['seconds'] / 60:.1f} min) "
+          f"| {from_file['states'] / from_file['seconds'] / 1e6:.1f} M | {file_rss / gib:.2f} GiB | - | - "
+          f"| {'yes' if from_file['levels'] == expected else 'NO'} |")
 print()
 print(f"states/s ratio, 2x7 : 3x4 = {rate / eleven_rate:.2f}x (widest 2x7 level: {widest} states)")
+if from_file is not None:
+    ratio = from_file["seconds"] / big["seconds"]
+    print(f"the 2x7 from its file : tiles-2x7 = {ratio:.2f}x "
+          f"(goal: within 1.1x; {'met' if ratio <= 1.1 else 'NOT met'})")
+if not quick:
+    print(f"tiles-2x7 in {minutes:.1f} min (goal: at most 12; {'met' if minutes <= 12 else 'NOT met'})")
 if failures:
     print("FAILURES:", *failures, sep="\n  ")
     sys.exit(1)

@@ -186,7 +186,7 @@ pub struct StorageArgs {
 
     /// Make every level durable in DIR as it completes (the levels are kept
     /// on disk there, as with --spill; a count with the dense store, such as
-    /// tiles-RxC's, keeps its bits in memory and saves a pair of levels
+    /// a tile puzzle's, keeps its bits in memory and saves a pair of levels
     /// whenever that costs under 4 % of its time); an interrupted, killed or
     /// stopped run goes on with `reach resume DIR`. Removed when the run
     /// finishes.
@@ -437,8 +437,9 @@ pub enum VisitedArg {
     /// dashmap's sharded concurrent hash set.
     Dashmap,
     /// Two bits for every possible key, no level kept as keys: for puzzles
-    /// with dense keys (tiles-RxC); counts and hardest, in memory or with
-    /// --spill on disk, checkpointed, or on MPI ranks.
+    /// with dense keys (tile puzzles, most twisty ones); counts, hardest and
+    /// solves, in memory or (counts) with --spill on disk, checkpointed, or
+    /// on MPI ranks.
     Dense,
 }
 

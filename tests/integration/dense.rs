@@ -41,8 +41,9 @@ fn levels<M: Model>(model: &M, kind: VisitedKind, threads: usize, pull: Option<u
     r.levels
 }
 
-/// Counts every way the dense store can (pushed, pulled from the first
-/// level on, its own mix; on one thread and three) against `oracle`.
+/// Counts every way the dense store can (pushed, pulled wherever a level
+/// is wider than the scan, its own mix; on one thread and three) against
+/// `oracle`.
 fn dense_counts_are<M: Model>(model: &M, oracle: &[u64], what: &str) {
     for (pull, threads) in [(Some(0), 1), (Some(u64::MAX), 3), (None, 1), (None, 3)] {
         assert_eq!(

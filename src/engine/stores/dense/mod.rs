@@ -68,8 +68,12 @@
 //! levels, rayon's join (the end of a level's parallel loop) orders every
 //! write of a level before every read of the next.
 //!
-//! The store keeps no level as keys, so it cannot rebuild a path: it serves
-//! counts (the search picks another store to solve). With a checkpoint it
+//! The store keeps no level as keys. To rebuild a path, a solve keeps each
+//! key's depth mod 3 instead (*depth codes*: `01`, `10`, `11` for depths
+//! 0, 1, 2 mod 3, never marked expanded): a key's predecessor is its
+//! successor with the code of the depth before (see
+//! [`Store::predecessor`]). A wide late level may be settled by pulling
+//! instead of pushing ([`pull`]). With a checkpoint it
 //! writes some levels as run files as it commits them
 //! ([`dense_saves`](crate::engine::stores::dense::saves)), and a resumed search starts from
 //! the last two it saved.

@@ -40,23 +40,26 @@ use crate::engine::levels::workers::{lock, my_slot};
 /// level pushed, and mostly stops at its first successor).
 pub(super) const PULL_RATIO: u64 = 1;
 
+/// Keys of the array a pull scans for the work of one key it decodes.
+const SCAN_KEYS: u64 = 1024;
+
 impl<M: Model> Dense<'_, M> {
     /// Whether the level after the newest (`width` states) is settled by a
     /// pull: the model allows it, the whole array is in this process's
-    /// memory, and few enough keys are left unseen.
+    /// memory, and few enough keys are left unseen. A pull also reads every
+    /// word of the array (a key's worth of work for about 32 words: a
+    /// nanosecond a word against tens a key), so a thin level is pushed
+    /// whatever is left unseen: the 2x7 puzzle's last ten levels, of a few
+    /// thousand states each, took 2.5 s each pulled over its 10 GiB.
     pub(super) fn pulls(&self, width: u64) -> bool {
+        let key_space = self.model.key_space();
+        let unseen = key_space.saturating_sub(self.seen);
         let ratio = self.pull_ratio;
         ratio > 0
             && self.model.keys_are_states()
             && self.segments.is_none()
             && self.share.alone()
-            && self
-                .model
-                .key_space()
-                .saturating_sub(self.seen)
-                .saturating_sub(1)
-                / ratio.max(1)
-                < width
+            && (unseen / ratio).saturating_add(key_space / SCAN_KEYS) < width
     }
 
     /// Pulls once the unseen keys are at most `ratio` times the newest

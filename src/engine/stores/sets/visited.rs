@@ -40,9 +40,10 @@ pub enum VisitedKind {
     /// A sharded concurrent hash set of exact keys.
     DashMap,
     /// Two bits for every possible key, and no level kept as keys (see
-    /// `stores/dense/`): for models whose keys are dense; a count or
-    /// `hardest`, in memory or on disk, checkpointed on one process or
-    /// shared out between processes.
+    /// `stores/dense/`): for models whose keys are dense; a count,
+    /// `hardest` or a solve (each key's depth mod 3 kept), in memory or (a
+    /// count) on disk, checkpointed on one process or shared out between
+    /// processes.
     Dense,
 }
 

@@ -110,6 +110,9 @@ pub(super) fn show_json(t: &Twisty) -> serde_json::Value {
                     "kind": "arrangement", "distinct": distinct, "parity_fixed": parity.is_some()}),
                 Kind::Ori { o, sum } => json!({
                     "kind": "orientations", "orientations": o, "sum_fixed": sum.is_some()}),
+                Kind::Wild { o, counted, .. } => json!({
+                    "kind": "arrangement and orientations", "orientations": o,
+                    "oriented_pieces": counted}),
             };
             json!({"set": def.sets[c.set].name, "positions": c.positions, "size": c.size, "what": kind})
         })

@@ -243,6 +243,9 @@ fn random_definition(rng: &mut Rng) -> Definition {
         scramble: None,
         moves,
         origin: "random.tws".into(),
+        rotations: Vec::new(),
+        aliases: Vec::new(),
+        illegal: Vec::new(),
     }
 }
 
@@ -404,7 +407,7 @@ fn files_with_mistakes_are_located() {
         ),
         ("Move X\nA\n2 1 3 5\nEnd\n", (9, 7), "5 is out of range"),
         ("Move X\nA\n2 1 3 4\n", (7, 1), "no End"),
-        ("Illegal\n", (7, 1), "does not read"),
+        ("Block\n", (7, 1), "does not read"),
         ("Move X\nA\n2 1 x 4\nEnd\n", (9, 5), "\"x\" is not a number"),
     ];
     let cases: Vec<_> = cases
@@ -413,21 +416,101 @@ fn files_with_mistakes_are_located() {
         .chain([
             // twsearch features reach does not read say so, where they are.
             // MoveTransformation and StartState count from 0.
-            ("MoveTransformation X\nA\n1 0 2 4\nEnd\n", (9, 7), "4 is out of range: set A takes 0 to 3"),
+            (
+                "MoveTransformation X\nA\n1 0 2 4\nEnd\n",
+                (9, 7),
+                "4 is out of range: set A takes 0 to 3",
+            ),
             (
                 "Move X\nA\n2 1 3 4\n? 0 0 0\nEnd\n",
                 (10, 1),
-                "\"?\" (twsearch's wildcard: this piece's orientation does not matter) is a twsearch feature",
+                "\"?\" in a move",
             ),
-            ("Move X\nA\n2 1 ? 4\nEnd\n", (9, 5), "twsearch's wildcard stands for an orientation only"),
+            (
+                "Move X\nA\n2 1 ? 4\nEnd\n",
+                (9, 5),
+                "twsearch's wildcard stands for an orientation only",
+            ),
+            // Illegal: an unknown set, a position or piece out of range, a
+            // piece the set does not have, before Solved (below).
+            (
+                "Move X\nA\n2 1 3 4\nEnd\nIllegal B 1 2\n",
+                (11, 9),
+                "unknown set \"B\"",
+            ),
+            (
+                "Move X\nA\n2 1 3 4\nEnd\nIllegal A 5 2\n",
+                (11, 11),
+                "position \"5\" is not one of set A's",
+            ),
+            (
+                "Move X\nA\n2 1 3 4\nEnd\nIllegal A 1 0\n",
+                (11, 13),
+                "piece \"0\" is not one of set A's",
+            ),
+            (
+                "Move X\nA\n2 1 3 4\nEnd\nIllegal A 1\n",
+                (11, 1),
+                "at least one piece",
+            ),
+            // The solved state itself on an illegal position.
+            (
+                "Move X\nA\n2 1 3 4\nEnd\nIllegal A 1 1\n",
+                (0, 0),
+                "which an Illegal line forbids",
+            ),
+            // Sequences and aliases: a step that names nothing, a cycle,
+            // a name given twice, one that changes nothing.
+            (
+                "Move X\nA\n2 1 3 4\nEnd\nMoveSequence Y X Q\n",
+                (11, 18),
+                "names no move, rotation, sequence or alias \"Q\"",
+            ),
+            (
+                "Move X\nA\n2 1 3 4\nEnd\nMoveAlias Y Z\nMoveAlias Z Y\n",
+                (11, 13),
+                "refer to each other in a cycle: Y, Z",
+            ),
+            (
+                "Move X\nA\n2 1 3 4\nEnd\nMoveSequence X X X\n",
+                (11, 14),
+                "defined twice",
+            ),
+            (
+                "Move X\nA\n2 1 3 4\nEnd\nMoveSequence Y X X\n",
+                (11, 14),
+                "changes nothing",
+            ),
+            (
+                "Move X\nA\n2 1 3 4\nEnd\nMoveSequence Y\n",
+                (11, 1),
+                "takes a name and the moves",
+            ),
         ])
         .collect();
     for (tail, at, message) in &cases {
         let (location, text) = error(&format!("{head}{tail}"));
-        assert_eq!(location, Some(*at), "{text}");
+        let at = (*at != (0, 0)).then_some(*at);
+        assert_eq!(location, at, "{text}");
         assert!(text.contains(message), "{text}");
         assert!(text.contains("help:"), "{text}");
     }
+    // Illegal before Solved; wildcards that identical pieces do not share;
+    // a scramble whose wildcards are not the solved state's.
+    let (at, text) = error("Set A 4 1\nIllegal A 1 2\n");
+    assert_eq!(at, Some((2, 1)), "{text}");
+    assert!(text.contains("Illegal before the Solved block"), "{text}");
+    let wild = "Set A 4 3\nSolved\nA\n1 1 2 3\n? 0 0 0\nEnd\n";
+    let (at, text) = error(wild);
+    assert_eq!(at, Some((5, 1)), "{text}");
+    assert!(text.contains("are one a ? wildcard and one not"), "{text}");
+    let wild = "Set A 4 3\nSolved\nA\n1 1 2 3\n? ? 0 0\nEnd\nMove X\nA\n2 1 3 4\nEnd\nScrambleState\nA\n1 2 1 3\n? ? ? 0\nEnd\n";
+    let (at, text) = error(wild);
+    assert_eq!(at, Some((11, 1)), "{text}");
+    assert!(
+        text.contains("a ? wildcard here but oriented in the solved state"),
+        "{text}"
+    );
     // Sizes that disagree in a pattern, and a set declared twice.
     let (at, text) = error("Set A 4 1\nSolved\nA\n1 2\nEnd\n");
     assert_eq!(at, Some((4, 1)), "{text}");
@@ -770,4 +853,98 @@ fn move_twists_are_read_as_ksolve_and_twsearch_read_them() {
     let newer = Twisty::parse(newer, "newer.tws").unwrap();
     assert_eq!(newer.solved, def.solved);
     assert_eq!(newer.moves, def.moves);
+}
+
+/// A breadth-first search over whole patterns that never enters a
+/// position an `Illegal` line of `t`'s file forbids.
+fn legal_pattern_levels(t: &Twisty, start: &Pattern) -> Vec<u64> {
+    let def = t.definition();
+    let legal = |p: &Pattern| {
+        !def.illegal
+            .iter()
+            .any(|&(s, pos, piece)| p.pieces[s][pos] == piece)
+    };
+    let mut seen = HashSet::from([start.clone()]);
+    let mut frontier = vec![start.clone()];
+    let mut levels = Vec::new();
+    while !frontier.is_empty() {
+        levels.push(frontier.len() as u64);
+        let mut next = Vec::new();
+        for p in &frontier {
+            for m in t.moves() {
+                let q = p.apply(&m.transform, &def.sets);
+                if legal(&q) && seen.insert(q.clone()) {
+                    next.push(q);
+                }
+            }
+        }
+        frontier = next;
+    }
+    levels
+}
+
+#[test]
+fn twsearch_s_wildcards_illegal_positions_sequences_and_rotations_count_as_patterns_do() {
+    let wild = "Name wild\nSet A 5 3\nSet B 3 2\nSolved\nA\n1 2 3 4 5\n0 ? 0 ? 0\nB\n1 1 2\n? ? 0\nEnd\n\
+                Move U\nA\n2 3 4 5 1\n0 1 0 2 0\nB\n2 3 1\n1 0 1\nEnd\nMove R\nA\n1 3 2 4 5\n2 0 1 0 0\nEnd\n";
+    let illegal = "Name bandaged\nSet A 6 1\nSet C 2 3\nSolved\nA\n1 2 3 4 5 6\nEnd\n\
+                   Move U\nA\n2 3 4 5 6 1\nC\n2 1\n1 2\nEnd\nMove R\nA\n2 1 3 4 5 6\nEnd\n\
+                   Illegal A 1 3 4\nIllegal A 2 6\n";
+    let sequence = "Name seq\nSet A 4 2\nSolved\nA\n1 2 3 4\nEnd\nMove L\nA\n2 3 1 4\n1 0 0 0\nEnd\n\
+                    Move U\nA\n1 3 4 2\nEnd\nMoveSequence R Fv L Fv\nMove Fv\nA\n4 3 2 1\nEnd\nMoveAlias LL L2\n";
+    for (name, text) in [("wild", wild), ("illegal", illegal), ("sequence", sequence)] {
+        let def = Twisty::parse(text, &format!("{name}.tws")).unwrap();
+        for metric in [TwistyMetric::Htm, TwistyMetric::Qtm, TwistyMetric::Moves] {
+            let t = build(&def, metric, None);
+            let truth = legal_pattern_levels(&t, &def.solved);
+            let what = format!("{name} {metric:?}");
+            assert_eq!(reference::level_sizes(&t), truth, "{what}: the oracle");
+            assert_eq!(count(&t, 2, VisitedKind::Auto), truth, "{what}");
+            assert_eq!(count(&t, 2, VisitedKind::Dense), truth, "{what}: dense");
+            if t.reversible() {
+                assert_eq!(
+                    count(&t, 3, VisitedKind::Frontier),
+                    truth,
+                    "{what}: frontier"
+                );
+            }
+        }
+    }
+    // Wildcards leave orientations out of the key: the pieces of A that
+    // count (1, 3, 5) and B's piece 2, each with its orientations.
+    let def = Twisty::parse(wild, "wild.tws").unwrap();
+    let t = build(&def, TwistyMetric::Htm, None);
+    assert!(t.key_space() <= 120 * 27 * 3 * 2, "{}", t.key_space());
+    assert!(
+        t.render(t.start()).contains("0 ? 0 ? 0"),
+        "{}",
+        t.render(t.start())
+    );
+    // Rotations are no moves of the search; a sequence is one; an alias
+    // names a move for --moves.
+    let def = Twisty::parse(sequence, "seq.tws").unwrap();
+    assert_eq!(def.rotations.len(), 1);
+    let names: Vec<&str> = def.moves.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["L", "U", "R"]);
+    let (l, fv) = (&def.moves[0].transform, &def.rotations[0].transform);
+    assert_eq!(
+        def.moves[2].transform,
+        fv.then(l, &def.sets).then(fv, &def.sets)
+    );
+    let alias = build(&def, TwistyMetric::Htm, Some("LL,U"));
+    let power = build(&def, TwistyMetric::Htm, Some("L2,U"));
+    assert_eq!(
+        count(&alias, 1, VisitedKind::Auto),
+        count(&power, 1, VisitedKind::Auto)
+    );
+    assert_eq!(alias.moves()[0].name, "LL");
+    let rotation = Twisty::new(
+        def,
+        &Options {
+            moves: Some(vec!["Fv".into()]),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(rotation.to_string().contains("is a rotation"), "{rotation}");
 }

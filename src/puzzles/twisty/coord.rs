@@ -41,6 +41,23 @@ pub enum Kind {
         /// The sum (mod `o`) every reachable state has, when moves keep it.
         sum: Option<u8>,
     },
+    /// The arrangement of an orbit's pieces and the orientations of those
+    /// whose orientation matters, when some pieces' does not (twsearch's
+    /// `?`): one coordinate, since which positions hold the pieces whose
+    /// orientation counts changes with the arrangement. `local` is the
+    /// orbit's kinds, then its orientations (0 where a piece's does not
+    /// matter); the rank is the arrangement's times `o^counted`, plus the
+    /// counted orientations in position order.
+    Wild {
+        /// The arrangement alone: a `Perm` coordinate of the same positions.
+        arrangement: Box<Coord>,
+        /// Orientations a piece.
+        o: u8,
+        /// Which kinds' orientation does not matter.
+        wild: Vec<bool>,
+        /// Pieces whose orientation counts.
+        counted: usize,
+    },
 }
 
 /// One coordinate: a kind of rank over some positions of one set.
@@ -110,6 +127,7 @@ impl Coord {
         let digits = match &kind {
             Kind::Perm { parity, .. } => k.saturating_sub(if parity.is_some() { 2 } else { 1 }),
             Kind::Ori { sum, .. } => k - usize::from(sum.is_some()),
+            Kind::Wild { counted, .. } => *counted,
         };
         let mut factorials = Vec::new();
         let size = match &kind {
@@ -130,6 +148,9 @@ impl Coord {
             Kind::Ori { o, .. } => {
                 (0..digits).try_fold(1u64, |n, _| n.checked_mul(u64::from(*o)))?
             }
+            Kind::Wild { arrangement, o, .. } => {
+                (0..digits).try_fold(arrangement.size, |n, _| n.checked_mul(u64::from(*o)))?
+            }
         };
         Some(Coord {
             set,
@@ -145,10 +166,35 @@ impl Coord {
         })
     }
 
+    /// How many values `local` holds: the orbit's positions, or twice
+    /// that for [`Kind::Wild`] (kinds, then orientations).
+    pub fn local_len(&self) -> usize {
+        match self.kind {
+            Kind::Wild { .. } => 2 * self.positions.len(),
+            _ => self.positions.len(),
+        }
+    }
+
     /// The rank of `local` (kinds or orientations at the orbit's positions).
     pub fn rank(&self, local: &[u8]) -> u64 {
         let k = local.len();
         match &self.kind {
+            Kind::Wild {
+                arrangement,
+                o,
+                wild,
+                ..
+            } => {
+                let k = self.positions.len();
+                let (kinds, ori) = local.split_at(k);
+                let mut r = 0u64;
+                for a in (0..k).rev() {
+                    if !wild[usize::from(kinds[a])] {
+                        r = r * u64::from(*o) + u64::from(ori[a]);
+                    }
+                }
+                arrangement.rank(kinds) * (self.size / arrangement.size) + r
+            }
             Kind::Perm { distinct: true, .. } => {
                 let mut used = 0u32;
                 let mut r = 0u64;
@@ -188,6 +234,27 @@ impl Coord {
     pub fn unrank(&self, mut r: u64, local: &mut [u8]) {
         let k = local.len();
         match &self.kind {
+            Kind::Wild {
+                arrangement,
+                o,
+                wild,
+                ..
+            } => {
+                let k = self.positions.len();
+                let per = self.size / arrangement.size;
+                let (kinds, ori) = local.split_at_mut(k);
+                arrangement.unrank(r / per, kinds);
+                let mut rest = r % per;
+                for a in 0..k {
+                    ori[a] = if wild[usize::from(kinds[a])] {
+                        0
+                    } else {
+                        let d = (rest % u64::from(*o)) as u8;
+                        rest /= u64::from(*o);
+                        d
+                    };
+                }
+            }
             Kind::Perm {
                 distinct: true,
                 parity,
@@ -267,6 +334,21 @@ impl Coord {
                     *d = src[usize::from(from)];
                 }
             }
+            Kind::Wild { o, wild, .. } => {
+                let k = self.positions.len();
+                let twist = &self.twist[m];
+                let (src_kinds, src_ori) = src.split_at(k);
+                let (kinds, ori) = dst.split_at_mut(k);
+                for a in 0..k {
+                    let from = usize::from(perm[a]);
+                    kinds[a] = src_kinds[from];
+                    ori[a] = if wild[usize::from(kinds[a])] {
+                        0
+                    } else {
+                        ((u16::from(src_ori[from]) + u16::from(twist[a])) % u16::from(*o)) as u8
+                    };
+                }
+            }
             Kind::Ori { o, .. } => {
                 let twist = &self.twist[m];
                 for ((d, &from), &t) in dst.iter_mut().zip(perm).zip(twist) {
@@ -292,7 +374,7 @@ impl Coord {
         {
             return;
         }
-        let k = self.positions.len();
+        let k = self.local_len();
         let mut table = vec![0u32; self.size as usize * moves];
         let this = &*self;
         table

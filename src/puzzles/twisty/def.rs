@@ -14,8 +14,14 @@ pub struct Set {
     pub orientations: u8,
 }
 
+/// The orientation of a piece whose orientation does not matter (twsearch's
+/// `?` wildcard): a move's twist leaves it as it is, so positions that
+/// differ only in such a piece's orientation are one position.
+pub const WILD: u8 = u8::MAX;
+
 /// A position of the whole puzzle: the piece at each position of each set,
-/// and its orientation. Equal piece numbers are identical pieces.
+/// and its orientation ([`WILD`] for a piece whose orientation does not
+/// matter). Equal piece numbers are identical pieces.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Pattern {
     /// `pieces[set][position]`, 0-based.
@@ -75,6 +81,16 @@ pub struct Definition {
     pub set_at: Vec<(usize, usize)>,
     /// Where each move is defined (1-based line and column).
     pub move_at: Vec<(usize, usize)>,
+    /// Whole-puzzle rotations (twsearch's `Move Fv`, `Move x`): no moves of
+    /// the search, but steps of a `MoveSequence` or a scramble.
+    pub rotations: Vec<MoveDef>,
+    /// Other names for a move or a sequence of moves (`MoveAlias`): taken
+    /// by `--moves` and scrambles, no moves of their own.
+    pub aliases: Vec<MoveDef>,
+    /// Positions that a piece may never stand at (`Illegal SET POS
+    /// PIECE`), as (set, position, piece), 0-based: the search never
+    /// enters such a position.
+    pub illegal: Vec<(usize, usize, u16)>,
 }
 
 impl Definition {
@@ -161,7 +177,10 @@ fn act(
         for i in 0..set.size {
             let j = usize::from(t.perm[s][i]);
             new_pieces[s][i] = pieces[s][j];
-            new_ori[s][i] = ((u16::from(ori[s][j]) + u16::from(t.ori[s][i])) % o) as u8;
+            new_ori[s][i] = match ori[s][j] {
+                WILD => WILD,
+                d => ((u16::from(d) + u16::from(t.ori[s][i])) % o) as u8,
+            };
         }
     }
     (new_pieces, new_ori)

@@ -179,6 +179,9 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
         origin: origin.to_string(),
         set_at,
         move_at,
+        rotations: Vec::new(),
+        aliases: Vec::new(),
+        illegal: Vec::new(),
     })
 }
 

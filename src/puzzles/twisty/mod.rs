@@ -16,6 +16,7 @@
 pub mod coord;
 pub mod def;
 pub mod group;
+mod illegal;
 mod kpuzzle;
 mod tws;
 
@@ -25,7 +26,7 @@ use std::fmt::Write as _;
 use crate::engine::Model;
 use crate::puzzles::sliding::PuzzleError;
 use coord::{Coord, Kind};
-pub use def::{Definition, Format, MoveDef, Pattern, Set, Transform};
+pub use def::{Definition, Format, MoveDef, Pattern, Set, Transform, WILD};
 
 /// What counts as one move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -92,12 +93,24 @@ const TABLE_ENTRIES: u64 = 1 << 24;
 /// Positions an orbit may have (its ranks count pieces in bytes).
 pub const MAX_ORBIT: usize = 255;
 
-/// A move of the search: a power of one of the file's moves.
+/// A move that generates the search's moves: one of the file's, an
+/// alias's, or a power of one (`--moves U,R2`: R2 and its powers).
+#[derive(Clone, Debug)]
+pub struct Generator {
+    /// Its name.
+    pub name: String,
+    /// What it does.
+    pub transform: Transform,
+    /// The file's move it is, when it is one (for errors' places).
+    pub file_move: Option<usize>,
+}
+
+/// A move of the search: a power of one of the generators.
 #[derive(Clone, Debug)]
 pub struct Generated {
     /// Its name in solutions (`U`, `U2`, `U'`).
     pub name: String,
-    /// The file's move it is a power of.
+    /// The generator it is a power of.
     pub base: usize,
     /// Which power.
     pub power: u32,
@@ -112,8 +125,8 @@ pub struct Twisty {
     /// The name with control characters escaped, for terminals.
     name: String,
     metric: TwistyMetric,
-    /// The file's moves that generate, by index.
-    bases: Vec<usize>,
+    /// The moves that generate: the file's, or those `--moves` names.
+    bases: Vec<Generator>,
     moves: Vec<Generated>,
     coords: Vec<Coord>,
     key_space: u64,
@@ -125,6 +138,8 @@ pub struct Twisty {
     /// The order of the group the moves generate (see [`group`]), once
     /// asked for.
     order: std::sync::OnceLock<Option<u128>>,
+    /// What the file's `Illegal` lines forbid (see [`illegal`]).
+    illegal: Vec<illegal::Check>,
 }
 
 /// A decoded key: its coordinates, and the values of those without a move
@@ -156,30 +171,7 @@ impl Twisty {
     /// The search `options` make of `def`.
     pub fn new(def: Definition, options: &Options) -> Result<Twisty, OptionError> {
         let sets = &def.sets;
-        let bases: Vec<usize> = match &options.moves {
-            None => (0..def.moves.len()).collect(),
-            Some(names) => {
-                let mut bases = Vec::new();
-                for name in names {
-                    let Some(i) = def.moves.iter().position(|m| m.name == *name) else {
-                        return Err(option_error(
-                            format!("--moves: {} has no move {name:?}", def.name),
-                            format!("its moves are {}", move_names(&def)),
-                        ));
-                    };
-                    if !bases.contains(&i) {
-                        bases.push(i);
-                    }
-                }
-                if bases.is_empty() {
-                    return Err(option_error(
-                        "--moves names no move".into(),
-                        format!("give some of {}", move_names(&def)),
-                    ));
-                }
-                bases
-            }
-        };
+        let bases = generators(&def, options.moves.as_deref())?;
         let moves = generate(&def, &bases, options.metric)?;
         let names: HashSet<&str> = moves.iter().map(|m| m.name.as_str()).collect();
         if names.len() < moves.len()
@@ -256,6 +248,7 @@ impl Twisty {
             goal: Ok(0),
             reversible,
             order: std::sync::OnceLock::new(),
+            illegal: Vec::new(),
             def,
         };
         let mut weight = 1u64;
@@ -281,7 +274,20 @@ impl Twisty {
             .key_of(&twisty.start)
             .expect("the coordinates are those of the start");
         twisty.goal = twisty.key_of(&twisty.def.solved);
+        twisty.illegal = illegal::checks(&twisty.def, &twisty.coords);
+        if !twisty.legal(twisty.start_key) {
+            return Err(option_error(
+                "the scramble ends on a position that the file's Illegal lines forbid".into(),
+                "give a scramble that keeps the puzzle legal",
+            ));
+        }
         Ok(twisty)
+    }
+
+    /// Whether `key` meets none of the file's `Illegal` lines.
+    pub fn legal(&self, key: u64) -> bool {
+        let mut scratch = vec![0u8; 2 * MAX_ORBIT];
+        illegal::legal(&self.illegal, &self.coords, key, &mut scratch)
     }
 
     /// The definition.
@@ -327,11 +333,7 @@ impl Twisty {
     /// [`group::MAX_POINTS`] places and orientations.
     pub fn group_order(&self) -> Option<u128> {
         *self.order.get_or_init(|| {
-            let moves: Vec<&Transform> = self
-                .bases
-                .iter()
-                .map(|&b| &self.def.moves[b].transform)
-                .collect();
+            let moves: Vec<&Transform> = self.bases.iter().map(|g| &g.transform).collect();
             group::order(&self.def.sets, &moves)
         })
     }
@@ -351,6 +353,10 @@ impl Twisty {
     /// order over the key space), otherwise the same share for the puzzle
     /// with its pieces told apart. `None` when the order is not known.
     pub fn density(&self) -> Option<f64> {
+        if !self.def.illegal.is_empty() {
+            // The positions are no group's: not known.
+            return None;
+        }
         let order = self.group_order()? as f64;
         let told_apart: f64 = self
             .coords
@@ -380,9 +386,9 @@ impl Twisty {
     /// The pattern of a key.
     pub fn pattern(&self, key: u64) -> Pattern {
         let mut p = self.start.clone();
-        let mut local = vec![0u8; MAX_ORBIT];
+        let mut local = vec![0u8; 2 * MAX_ORBIT];
         for c in &self.coords {
-            let k = c.positions.len();
+            let k = c.local_len();
             c.unrank((key / c.weight) % c.size, &mut local[..k]);
             inject(c, &local[..k], &mut p);
         }
@@ -393,37 +399,71 @@ impl Twisty {
     /// what the moves keep.
     pub fn key_of(&self, p: &Pattern) -> Result<u64, String> {
         let mut key = 0u64;
-        let mut local = vec![0u8; MAX_ORBIT];
+        let mut local = vec![0u8; 2 * MAX_ORBIT];
         for c in &self.coords {
-            let k = c.positions.len();
+            let k = c.local_len();
             let set = &self.def.sets[c.set].name;
-            match &c.kind {
-                Kind::Perm { values, counts, .. } => {
-                    let mut seen = vec![0u8; counts.len()];
-                    for (a, &pos) in c.positions.iter().enumerate() {
-                        let piece = p.pieces[c.set][pos];
-                        let Ok(kind) = values.binary_search(&piece) else {
-                            return Err(format!(
-                                "set {set}: piece {} cannot reach position {} from the start",
-                                self.piece_name(piece),
-                                self.position_name(pos)
-                            ));
-                        };
-                        local[a] = kind as u8;
-                        seen[kind] += 1;
-                    }
-                    if seen != *counts {
+            let kinds = match &c.kind {
+                Kind::Perm { values, counts, .. } => Some((values, counts)),
+                Kind::Wild { arrangement, .. } => match &arrangement.kind {
+                    Kind::Perm { values, counts, .. } => Some((values, counts)),
+                    _ => None,
+                },
+                Kind::Ori { .. } => None,
+            };
+            if let Some((values, counts)) = kinds {
+                let mut seen = vec![0u8; counts.len()];
+                for (a, &pos) in c.positions.iter().enumerate() {
+                    let piece = p.pieces[c.set][pos];
+                    let Ok(kind) = values.binary_search(&piece) else {
                         return Err(format!(
-                            "set {set}: positions {} hold other pieces than at the start, and no move takes a piece out of them",
-                            self.positions_text(&c.positions)
+                            "set {set}: piece {} cannot reach position {} from the start",
+                            self.piece_name(piece),
+                            self.position_name(pos)
                         ));
-                    }
+                    };
+                    local[a] = kind as u8;
+                    seen[kind] += 1;
                 }
+                if seen != *counts {
+                    return Err(format!(
+                        "set {set}: positions {} hold other pieces than at the start, and no move takes a piece out of them",
+                        self.positions_text(&c.positions)
+                    ));
+                }
+            }
+            match &c.kind {
                 Kind::Ori { .. } => {
                     for (a, &pos) in c.positions.iter().enumerate() {
                         local[a] = p.ori[c.set][pos];
                     }
                 }
+                Kind::Wild { wild, .. } => {
+                    let n = c.positions.len();
+                    for (a, &pos) in c.positions.iter().enumerate() {
+                        let d = p.ori[c.set][pos];
+                        let is_wild = wild[usize::from(local[a])];
+                        if is_wild != (d == WILD) {
+                            return Err(format!(
+                                "set {set}: position {} holds piece {} with {} orientation, but that piece's orientation {}",
+                                self.position_name(pos),
+                                self.piece_name(p.pieces[c.set][pos]),
+                                if d == WILD {
+                                    "a ? (wildcard)"
+                                } else {
+                                    "a numbered"
+                                },
+                                if is_wild {
+                                    "does not matter (? in the solved state)"
+                                } else {
+                                    "matters"
+                                }
+                            ));
+                        }
+                        local[n + a] = if is_wild { 0 } else { d };
+                    }
+                }
+                Kind::Perm { .. } => {}
             }
             key += c.rank(&local[..k]) * c.weight;
         }
@@ -434,7 +474,7 @@ impl Twisty {
             self.coords.iter().find(|c| {
                 c.set == s
                     && c.positions.contains(&pos)
-                    && matches!(c.kind, Kind::Perm { .. }) == perm
+                    && matches!(c.kind, Kind::Perm { .. } | Kind::Wild { .. }) == perm
             })
         };
         for (s, set) in self.def.sets.iter().enumerate() {
@@ -536,7 +576,14 @@ impl Twisty {
                         join(&mut p.pieces[s].iter().map(|&x| (x + 1).to_string()))
                     );
                     if set.orientations > 1 {
-                        let _ = writeln!(out, "{}", join(&mut p.ori[s].iter().map(u8::to_string)));
+                        let _ = writeln!(
+                            out,
+                            "{}",
+                            join(&mut p.ori[s].iter().map(|&d| match d {
+                                WILD => "?".to_string(),
+                                d => d.to_string(),
+                            }))
+                        );
                     }
                 }
                 out
@@ -561,6 +608,43 @@ impl Twisty {
         }
     }
 
+    /// `show`'s lines for a file's rotations, aliases and illegal positions.
+    fn describe_extras(&self, out: &mut String) {
+        let def = &self.def;
+        fn named(list: &[MoveDef]) -> String {
+            list.iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+        if !def.rotations.is_empty() {
+            let _ = writeln!(
+                out,
+                "rotations: {} (they turn the whole puzzle: no moves of the search)",
+                named(&def.rotations)
+            );
+        }
+        if !def.aliases.is_empty() {
+            let _ = writeln!(out, "aliases: {}", named(&def.aliases));
+        }
+        if !def.illegal.is_empty() {
+            let _ = writeln!(
+                out,
+                "illegal: {} (piece, set, position) that the search never enters",
+                def.illegal
+                    .iter()
+                    .map(|&(s, pos, piece)| format!(
+                        "{} in {} at {}",
+                        self.piece_name(piece),
+                        def.sets[s].name,
+                        self.position_name(pos)
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+
     /// What `reach show` prints: sets, moves, coordinates, key space.
     pub fn describe(&self) -> String {
         let def = &self.def;
@@ -582,11 +666,7 @@ impl Twisty {
                 plural(u64::from(set.orientations))
             );
         }
-        let bases: Vec<&str> = self
-            .bases
-            .iter()
-            .map(|&b| def.moves[b].name.as_str())
-            .collect();
+        let bases: Vec<&str> = self.bases.iter().map(|g| g.name.as_str()).collect();
         let _ = writeln!(
             out,
             "moves: {} of the file's {} ({})",
@@ -594,6 +674,7 @@ impl Twisty {
             def.moves.len(),
             bases.join(" ")
         );
+        self.describe_extras(&mut out);
         let names: Vec<&str> = self.moves.iter().map(|m| m.name.as_str()).collect();
         let _ = writeln!(
             out,
@@ -641,6 +722,15 @@ impl Twisty {
                     ),
                     None => format!("orientations, {o}^{k}"),
                 },
+                Kind::Wild {
+                    arrangement,
+                    o,
+                    counted,
+                    ..
+                } => format!(
+                    "arrangement ({} values) and the orientations of the {counted} pieces whose orientation matters (the others' is a ? wildcard), x {o}^{counted}",
+                    arrangement.size
+                ),
             };
             let _ = writeln!(
                 out,
@@ -766,13 +856,12 @@ fn power_name(name: &str, p: u32, k: u32) -> String {
 /// The moves of the search: the generators' powers the metric counts.
 fn generate(
     def: &Definition,
-    bases: &[usize],
+    bases: &[Generator],
     metric: TwistyMetric,
 ) -> Result<Vec<Generated>, OptionError> {
     let sets = &def.sets;
     let mut out = Vec::new();
-    for &b in bases {
-        let m = &def.moves[b];
+    for (b, m) in bases.iter().enumerate() {
         let t = &m.transform;
         let one = |power: u32, name: String, transform: Transform| Generated {
             name,
@@ -791,10 +880,12 @@ fn generate(
             }
             TwistyMetric::Htm => {
                 let Some(k) = t.order(sets, MAX_HTM_ORDER) else {
+                    let place = m
+                        .file_move
+                        .map_or(def.origin.clone(), |i| def.move_place(i));
                     return Err(option_error(
                         format!(
-                            "{}: move {} has an order over {MAX_HTM_ORDER}: the half-turn metric would count each of its powers as one move",
-                            def.move_place(b),
+                            "{place}: move {} has an order over {MAX_HTM_ORDER}: the half-turn metric would count each of its powers as one move",
                             m.name
                         ),
                         "use --metric qtm (the move and its inverse) or --metric moves",
@@ -811,49 +902,95 @@ fn generate(
     Ok(out)
 }
 
-/// A sequence of the file's moves (`R U2 F'`) as one transform.
+/// The moves, rotations and aliases a scramble's or `--moves`' step may
+/// name.
+fn nameable(def: &Definition) -> Vec<&MoveDef> {
+    def.moves
+        .iter()
+        .chain(&def.rotations)
+        .chain(&def.aliases)
+        .collect()
+}
+
+/// A sequence of the file's moves (`R U2 F'`; rotations and aliases too)
+/// as one transform.
 fn parse_alg(def: &Definition, alg: &str) -> Result<Transform, String> {
     let sets = &def.sets;
+    let known = nameable(def);
     let mut total = Transform::identity(sets);
     for token in alg.split_whitespace() {
-        let found = def
-            .moves
-            .iter()
-            .filter_map(|m| {
-                let rest = token.strip_prefix(m.name.as_str())?;
-                let (digits, prime) = match rest.strip_suffix('\'') {
-                    Some(d) => (d, true),
-                    None => (rest, false),
-                };
-                if !digits.chars().all(|c| c.is_ascii_digit()) {
-                    return None;
-                }
-                Some((m, digits, prime))
-            })
-            .max_by_key(|(m, _, _)| m.name.len());
-        let Some((m, digits, prime)) = found else {
-            return Err(format!("{token:?} is not a move of {}", def.name));
+        let Some(t) = tws::step(&known, token, sets) else {
+            return Err(format!(
+                "{token:?} is not a move of {} (a power is at most 1000)",
+                def.name
+            ));
         };
-        let power: u32 = if digits.is_empty() {
-            1
-        } else {
-            match digits.parse() {
-                Ok(p) if p <= 1000 => p,
-                _ => return Err(format!("{token:?}: the power {digits} is over 1000")),
-            }
-        };
-        let mut t = m.transform.power(power, sets);
-        if prime {
-            t = inverse(&t, sets);
-        }
         total = total.then(&t, sets);
     }
     Ok(total)
 }
 
+/// The generators `--moves` names (a move, an alias, or a power of one:
+/// `R2` generates R2 and its powers, as twsearch's `--moves` does), or
+/// every move of the file.
+fn generators(def: &Definition, names: Option<&[String]>) -> Result<Vec<Generator>, OptionError> {
+    let Some(names) = names else {
+        return Ok(def
+            .moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| Generator {
+                name: m.name.clone(),
+                transform: m.transform.clone(),
+                file_move: Some(i),
+            })
+            .collect());
+    };
+    let moves_and_aliases: Vec<&MoveDef> = def.moves.iter().chain(&def.aliases).collect();
+    let mut out: Vec<Generator> = Vec::new();
+    for name in names {
+        let file_move = def.moves.iter().position(|m| m.name == *name);
+        let transform = match file_move {
+            Some(i) => Some(def.moves[i].transform.clone()),
+            None => tws::step(&moves_and_aliases, name, &def.sets),
+        };
+        let Some(transform) = transform.filter(|t| !t.is_identity()) else {
+            let rotation = def.rotations.iter().any(|r| r.name == *name);
+            return Err(option_error(
+                if rotation {
+                    format!(
+                        "--moves: {name} is a rotation of {}: it turns the whole puzzle and is no move of the search",
+                        def.name
+                    )
+                } else {
+                    format!("--moves: {} has no move {name:?}", def.name)
+                },
+                format!(
+                    "its moves are {} (a power of one, as R2, generates that power and its own)",
+                    move_names(def)
+                ),
+            ));
+        };
+        if !out.iter().any(|g| g.name == *name) {
+            out.push(Generator {
+                name: name.clone(),
+                transform,
+                file_move,
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(option_error(
+            "--moves names no move".into(),
+            format!("give some of {}", move_names(def)),
+        ));
+    }
+    Ok(out)
+}
+
 /// Each set's orbits under the generators: positions pieces can travel
 /// between, each ascending, in order of their first position.
-fn orbits(def: &Definition, bases: &[usize]) -> Vec<Vec<Vec<usize>>> {
+fn orbits(def: &Definition, bases: &[Generator]) -> Vec<Vec<Vec<usize>>> {
     def.sets
         .iter()
         .enumerate()
@@ -866,8 +1003,8 @@ fn orbits(def: &Definition, bases: &[usize]) -> Vec<Vec<Vec<usize>>> {
                 }
                 a
             }
-            for &b in bases {
-                for (i, &j) in def.moves[b].transform.perm[s].iter().enumerate() {
+            for g in bases {
+                for (i, &j) in g.transform.perm[s].iter().enumerate() {
                     let (ri, rj) = (root(&mut parent, i), root(&mut parent, usize::from(j)));
                     parent[ri.max(rj)] = ri.min(rj);
                 }
@@ -889,7 +1026,7 @@ fn orbits(def: &Definition, bases: &[usize]) -> Vec<Vec<Vec<usize>>> {
 /// the moves, not assumed); those of size 1 left out.
 fn coordinates(
     def: &Definition,
-    bases: &[usize],
+    bases: &[Generator],
     moves: &[Generated],
     start: &Pattern,
 ) -> Result<Vec<Coord>, OptionError> {
@@ -919,10 +1056,8 @@ fn coordinates(
                     .unzip()
             };
             let (perm, twist): (Vec<_>, Vec<_>) = moves.iter().map(|m| local(&m.transform)).unzip();
-            let generators: Vec<(Vec<u8>, Vec<u8>)> = bases
-                .iter()
-                .map(|&b| local(&def.moves[b].transform))
-                .collect();
+            let generators: Vec<(Vec<u8>, Vec<u8>)> =
+                bases.iter().map(|g| local(&g.transform)).collect();
             let too_big = || {
                 option_error(
                     format!(
@@ -951,28 +1086,66 @@ fn coordinates(
             for &kind in &kinds {
                 counts[usize::from(kind)] += 1;
             }
-            if values.len() > 1 {
-                let distinct = values.len() == k;
-                let even = generators.iter().all(|(p, _)| coord::parity(p) == 0);
-                let parity = (distinct && even).then(|| coord::parity(&kinds));
+            let distinct = values.len() == k;
+            let even = generators.iter().all(|(p, _)| coord::parity(p) == 0);
+            let parity = (distinct && even).then(|| coord::parity(&kinds));
+            let arrangement = Kind::Perm {
+                values,
+                counts,
+                distinct,
+                parity,
+            };
+            let o = set.orientations;
+            // Pieces whose orientation does not matter (twsearch's `?`), by
+            // kind; identical pieces are all such or none.
+            let mut wild = vec![false; arrangement_kinds(&arrangement)];
+            for (a, &p) in positions.iter().enumerate() {
+                if start.ori[s][p] == WILD {
+                    wild[usize::from(kinds[a])] = true;
+                }
+            }
+            let counted = kinds
+                .iter()
+                .filter(|&&kind| !wild[usize::from(kind)])
+                .count();
+            if o > 1 && counted > 0 && counted < k {
+                // The arrangement and the orientations that count, as one.
+                let arrangement = Coord::new(
+                    s,
+                    positions.clone(),
+                    arrangement,
+                    perm.clone(),
+                    twist.clone(),
+                )
+                .ok_or_else(too_big)?;
+                let kind = Kind::Wild {
+                    arrangement: Box::new(arrangement),
+                    o,
+                    wild,
+                    counted,
+                };
+                coords
+                    .push(Coord::new(s, positions.clone(), kind, perm, twist).ok_or_else(too_big)?);
+                continue;
+            }
+            if arrangement_kinds(&arrangement) > 1 {
                 let c = Coord::new(
                     s,
                     positions.clone(),
-                    Kind::Perm {
-                        values,
-                        counts,
-                        distinct,
-                        parity,
-                    },
+                    arrangement,
                     perm.clone(),
                     twist.clone(),
                 )
                 .ok_or_else(too_big)?;
                 coords.push(c);
             }
-            // The orientations.
-            if set.orientations > 1 {
-                let o = set.orientations;
+            // The orientations, unless none matters, or no move twists the
+            // orbit and its pieces all start alike (nothing then changes).
+            let twisted = generators.iter().any(|(_, t)| t.iter().any(|&d| d != 0));
+            let alike = positions
+                .iter()
+                .all(|&p| start.ori[s][p] == start.ori[s][positions[0]]);
+            if o > 1 && counted == k && (twisted || !alike) {
                 let kept = generators
                     .iter()
                     .all(|(_, t)| t.iter().map(|&d| u32::from(d)).sum::<u32>() % u32::from(o) == 0);
@@ -994,17 +1167,41 @@ fn coordinates(
     Ok(coords)
 }
 
+/// The kinds of pieces an arrangement coordinate ranks.
+fn arrangement_kinds(kind: &Kind) -> usize {
+    match kind {
+        Kind::Perm { values, .. } => values.len(),
+        _ => 0,
+    }
+}
+
 /// Writes a coordinate's values into a pattern.
 fn inject(c: &Coord, local: &[u8], p: &mut Pattern) {
-    match &c.kind {
-        Kind::Perm { values, .. } => {
-            for (&pos, &kind) in c.positions.iter().zip(local) {
-                p.pieces[c.set][pos] = values[usize::from(kind)];
-            }
+    let pieces = |values: &[u16], p: &mut Pattern| {
+        for (&pos, &kind) in c.positions.iter().zip(local) {
+            p.pieces[c.set][pos] = values[usize::from(kind)];
         }
+    };
+    match &c.kind {
+        Kind::Perm { values, .. } => pieces(values, p),
         Kind::Ori { .. } => {
             for (&pos, &d) in c.positions.iter().zip(local) {
                 p.ori[c.set][pos] = d;
+            }
+        }
+        Kind::Wild {
+            arrangement, wild, ..
+        } => {
+            if let Kind::Perm { values, .. } = &arrangement.kind {
+                pieces(values, p);
+            }
+            let k = c.positions.len();
+            for (a, &pos) in c.positions.iter().enumerate() {
+                p.ori[c.set][pos] = if wild[usize::from(local[a])] {
+                    WILD
+                } else {
+                    local[k + a]
+                };
             }
         }
     }
@@ -1028,18 +1225,9 @@ impl Model for Twisty {
             local: self
                 .coords
                 .iter()
-                .map(|c| {
-                    vec![
-                        0;
-                        if c.table.is_some() {
-                            0
-                        } else {
-                            c.positions.len()
-                        }
-                    ]
-                })
+                .map(|c| vec![0; if c.table.is_some() { 0 } else { c.local_len() }])
                 .collect(),
-            scratch: vec![0; MAX_ORBIT],
+            scratch: vec![0; 2 * MAX_ORBIT],
         }
     }
 
@@ -1071,7 +1259,7 @@ impl Model for Twisty {
                     }
                 }
                 None => {
-                    let len = coord.positions.len();
+                    let len = coord.local_len();
                     let dst = &mut state.scratch[..len];
                     for (m, k) in next.iter_mut().enumerate() {
                         coord.apply(m, &state.local[c], dst);
@@ -1079,6 +1267,18 @@ impl Model for Twisty {
                     }
                 }
             }
+        }
+        if !self.illegal.is_empty() {
+            // The successors the file's Illegal lines forbid are dropped.
+            let mut kept = base;
+            for i in base..out.len() {
+                let key = out[i];
+                if illegal::legal(&self.illegal, &self.coords, key, &mut state.scratch) {
+                    out[kept] = key;
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
         }
     }
 
@@ -1101,8 +1301,9 @@ impl Model for Twisty {
     }
 
     fn keys_are_states(&self) -> bool {
-        // Every key is a pattern (each coordinate's every value is one).
-        self.reversible
+        // Every key is a pattern (each coordinate's every value is one),
+        // unless the file makes some illegal.
+        self.reversible && self.illegal.is_empty()
     }
 
     fn goal_keys(&self) -> Option<Vec<u64>> {
@@ -1116,7 +1317,7 @@ impl Model for Twisty {
             .map(|m| format!("{} {:?} {:?}", m.name, m.transform.perm, m.transform.ori))
             .collect();
         format!(
-            "twisty {:?}; metric {}; coordinates {:?}; sets {:?}; start {:?} {:?}; solved {:?} {:?}; moves {}",
+            "twisty {:?}; metric {}; coordinates {:?}; sets {:?}; start {:?} {:?}; solved {:?} {:?}; illegal {:?}; moves {}",
             self.def.name,
             self.metric.name(),
             self.coords.iter().map(|c| c.size).collect::<Vec<_>>(),
@@ -1129,6 +1330,7 @@ impl Model for Twisty {
             self.start.ori,
             self.def.solved.pieces,
             self.def.solved.ori,
+            self.def.illegal,
             moves.join("; ")
         )
     }

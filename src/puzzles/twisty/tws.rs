@@ -23,8 +23,23 @@
 //!
 //! Sets a block does not name are unchanged (a move) or solved (a
 //! pattern). A `ScrambleState` block gives a start other than solved.
+//!
+//! The rest of twsearch's grammar, with twsearch's meaning
+//! (`src/cpp/readksolve.cpp` on its `forked-cpp-main` branch):
+//!
+//! - `?` as an orientation in a state block: the piece's orientation does
+//!   not matter, wherever it goes ([`WILD`]); identical pieces are all
+//!   wildcards or none, and a `ScrambleState` has them where `Solved` does.
+//! - `Illegal SET POS PIECE...`: a position with one of those pieces at
+//!   `POS` is never entered (bandaged puzzles: Square-1, Nautilus).
+//! - `MoveSequence NAME m1 m2 ...`: a move that is the product of others
+//!   (moves, rotations, sequences; each with a power and `'`);
+//!   `MoveAlias NAME m`: another name for `m`, no move of its own.
+//! - A `Move` whose name is a rotation's (capitals or `_` then `v`, as
+//!   `Fv`; or `x`, `y`, `z`) turns the whole puzzle: it is no move of the
+//!   search, only a step of sequences and scrambles.
 
-use super::def::{Definition, Format, MoveDef, Pattern, Set, Transform};
+use super::def::{Definition, Format, MoveDef, Pattern, Set, Transform, WILD};
 use crate::puzzles::sliding::PuzzleError;
 
 /// A word of the file and its 1-based line and column.
@@ -46,18 +61,19 @@ struct Reader<'a> {
     at: usize,
 }
 
-/// twsearch keywords reach does not read.
+/// ksolve keywords that twsearch does not read either (reach says so).
 const UNSUPPORTED: &[&str] = &[
-    "Illegal",
     "Block",
     "ForbiddenPairs",
     "ForbiddenGroups",
     "Ignore",
     "IgnoreOri",
-    "MoveSequence",
-    "MoveAlias",
     "MovePruneAlias",
 ];
+
+/// A number that stands for twsearch's `?` orientation wildcard while a
+/// block is read.
+const WILDCARD: u32 = u32::MAX;
 
 impl<'a> Reader<'a> {
     fn error(&self, at: Option<Word<'_>>, message: String, help: &str) -> PuzzleError {
@@ -79,7 +95,8 @@ impl<'a> Reader<'a> {
         self.lines.get(self.at).map(Vec::as_slice)
     }
 
-    /// A line of `size` numbers below `bound` (from `low`).
+    /// A line of `size` numbers below `bound` (from `low`); with `wild`,
+    /// `?` too, as [`WILDCARD`].
     fn numbers(
         &self,
         line: &[Word<'_>],
@@ -87,6 +104,7 @@ impl<'a> Reader<'a> {
         what: &str,
         low: u32,
         bound: u32,
+        wild: bool,
     ) -> Result<Vec<u32>, PuzzleError> {
         if line.len() != set.size {
             return Err(self.error(
@@ -120,10 +138,11 @@ impl<'a> Reader<'a> {
                         "pieces and positions count from 1 to the set's size".to_string()
                     },
                 )),
+                Err(_) if w.text == "?" && what == "orientation" && wild => Ok(WILDCARD),
                 Err(_) if w.text == "?" && what == "orientation" => Err(self.error(
                     Some(*w),
-                    "\"?\" (twsearch's wildcard: this piece's orientation does not matter) is a twsearch feature that reach does not read".into(),
-                    "give the orientation as a number: reach counts every orientation of every piece as its own",
+                    "\"?\" in a move: twsearch's wildcard marks a piece of a state whose orientation does not matter, and a move's twists are numbers".into(),
+                    "give the move's twist as a number; put ? in the Solved (or StartState) block's orientations",
                 )),
                 Err(_) if w.text == "?" => Err(self.error(
                     Some(*w),
@@ -146,6 +165,37 @@ impl<'a> Reader<'a> {
                 )),
             })
             .collect()
+    }
+
+    /// Refuses a state's set whose identical pieces are not all wildcards
+    /// or all numbers (twsearch's rule: whether a piece's orientation
+    /// matters is the piece's).
+    fn wildcards_agree(
+        &self,
+        line: &[Word<'_>],
+        set: &Set,
+        pieces: &[u32],
+        ori: &[u32],
+    ) -> Result<(), PuzzleError> {
+        for j in 0..pieces.len() {
+            for k in j + 1..pieces.len() {
+                if pieces[j] == pieces[k] && (ori[j] == WILDCARD) != (ori[k] == WILDCARD) {
+                    let at = if ori[k] == WILDCARD { k } else { j };
+                    return Err(self.error(
+                        Some(line[at]),
+                        format!(
+                            "set {}: the identical pieces at positions {} and {} (piece {}) are one a ? wildcard and one not",
+                            set.name,
+                            j + 1,
+                            k + 1,
+                            pieces[j]
+                        ),
+                        "whether a piece's orientation matters is the piece's: give identical pieces ? together, or numbers together",
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A block's body up to `End`: each set's numbers and optional
@@ -229,6 +279,7 @@ impl<'a> Reader<'a> {
                 if is_move { "permutation" } else { "piece" },
                 base,
                 set.size as u32,
+                false,
             )?;
             if is_move {
                 let mut seen = vec![None; set.size];
@@ -252,7 +303,18 @@ impl<'a> Reader<'a> {
                 // and twsearch's `?` wildcard, refused by name).
                 Some(next) if next[0].text.parse::<i64>().is_ok() || next[0].text == "?" => {
                     let line = self.next().expect("peeked");
-                    Some(self.numbers(&line, set, "orientation", 0, u32::from(set.orientations))?)
+                    let ori = self.numbers(
+                        &line,
+                        set,
+                        "orientation",
+                        0,
+                        u32::from(set.orientations),
+                        !is_move,
+                    )?;
+                    if !is_move {
+                        self.wildcards_agree(&line, set, &perm, &ori)?;
+                    }
+                    Some(ori)
                 }
                 _ => None,
             };
@@ -276,6 +338,8 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
             "Set" => parts.set(&r, &line)?,
             "Solved" | "StartState" | "ScrambleState" => parts.state(&mut r, &line)?,
             "Move" | "MoveTransformation" => parts.move_block(&mut r, &line)?,
+            "Illegal" => parts.illegal(&r, &line)?,
+            "MoveSequence" | "MoveAlias" => parts.sequence(&r, &line)?,
             "End" => {
                 return Err(r.error(
                     Some(key),
@@ -286,15 +350,15 @@ pub(super) fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError>
             other if UNSUPPORTED.contains(&other) => {
                 return Err(r.error(
                     Some(key),
-                    format!("{other} is a twsearch feature that reach does not read"),
-                    "remove it: reach reads Name, Set, Solved (or StartState), ScrambleState, Move and MoveTransformation",
+                    format!("{other} is a ksolve feature that twsearch does not read, nor reach"),
+                    "remove it: reach reads twsearch's grammar: Name, Set, Solved (or StartState), ScrambleState, Move, MoveTransformation, MoveSequence, MoveAlias and Illegal",
                 ));
             }
             other => {
                 return Err(r.error(
                     Some(key),
                     format!("unknown keyword {other:?}"),
-                    "a .tws file is made of Name, Set, Solved (or StartState), ScrambleState, Move and MoveTransformation lines and blocks",
+                    "a .tws file is made of Name, Set, Solved (or StartState), ScrambleState, Move, MoveTransformation, MoveSequence, MoveAlias and Illegal lines and blocks",
                 ));
             }
         }
@@ -338,6 +402,13 @@ struct Parts<'a> {
     solved: Option<(Word<'a>, Pattern)>,
     scramble: Option<(Word<'a>, Pattern)>,
     moves: Vec<(Word<'a>, MoveDef)>,
+    /// Whole-puzzle rotations (`Move Fv`), with their names' words.
+    rotations: Vec<(Word<'a>, MoveDef)>,
+    /// `MoveSequence` and `MoveAlias` lines: the name's word, the steps'
+    /// words, and whether it is an alias.
+    sequences: Vec<(Word<'a>, Vec<Word<'a>>, bool)>,
+    /// `Illegal` lines: (set, position, piece), 0-based.
+    illegal: Vec<(usize, usize, u16)>,
 }
 
 impl<'a> Parts<'a> {
@@ -475,7 +546,16 @@ impl<'a> Parts<'a> {
         for (s, _, perm, ori) in body {
             p.pieces[s] = perm.iter().map(|&v| (v - base) as u16).collect();
             if let Some(ori) = ori {
-                p.ori[s] = ori.iter().map(|&v| v as u8).collect();
+                // A set of one orientation has nothing for ? to leave out.
+                let one = self.sets[s].orientations == 1;
+                p.ori[s] = ori
+                    .iter()
+                    .map(|&v| match v {
+                        WILDCARD if one => 0,
+                        WILDCARD => WILD,
+                        v => v as u8,
+                    })
+                    .collect();
             }
         }
         if scr {
@@ -502,7 +582,7 @@ impl<'a> Parts<'a> {
             ));
         }
         let move_name = line[1].text;
-        if let Some((w, _)) = self.moves.iter().find(|(_, m)| m.name == move_name) {
+        if let Some(w) = self.defined(move_name) {
             return Err(r.error(
                 Some(line[1]),
                 format!(
@@ -552,49 +632,187 @@ impl<'a> Parts<'a> {
                 "give the move's permutation (and twists) for the sets it changes, or remove it",
             ));
         }
-        self.moves.push((
-            key,
-            MoveDef {
-                name: move_name.to_string(),
-                transform: t,
-            },
-        ));
+        let def = MoveDef {
+            name: move_name.to_string(),
+            transform: t,
+        };
+        if is_rotation(move_name) {
+            self.rotations.push((line[1], def));
+        } else {
+            self.moves.push((key, def));
+        }
+        Ok(())
+    }
+
+    /// Where a move, rotation, sequence or alias called `name` is defined,
+    /// if one is.
+    fn defined(&self, name: &str) -> Option<Word<'a>> {
+        self.moves
+            .iter()
+            .chain(&self.rotations)
+            .find(|(_, m)| m.name == name)
+            .map(|(w, _)| *w)
+            .or_else(|| {
+                self.sequences
+                    .iter()
+                    .find(|(w, _, _)| w.text == name)
+                    .map(|(w, _, _)| *w)
+            })
+    }
+
+    /// `Illegal SET POS PIECE...`: positions with one of those pieces at
+    /// `POS` are never entered.
+    fn illegal(&mut self, r: &Reader, line: &[Word<'a>]) -> Result<(), PuzzleError> {
+        let key = line[0];
+        let Some((_, solved)) = &self.solved else {
+            return Err(r.error(
+                Some(key),
+                "Illegal before the Solved block".into(),
+                "give Illegal lines after Solved (twsearch's order): an illegal piece is one of the solved state's",
+            ));
+        };
+        if line.len() < 4 {
+            return Err(r.error(
+                Some(key),
+                "Illegal takes a set, a position and at least one piece".into(),
+                "write e.g. Illegal SLICE 3 17: piece 17 never stands at position 3 of set SLICE",
+            ));
+        }
+        let Some(s) = self.sets.iter().position(|set| set.name == line[1].text) else {
+            let names: Vec<&str> = self.sets.iter().map(|s| s.name.as_str()).collect();
+            return Err(r.error(
+                Some(line[1]),
+                format!("Illegal names an unknown set {:?}", line[1].text),
+                &format!("the sets are {}", names.join(", ")),
+            ));
+        };
+        let set = &self.sets[s];
+        let number = |w: Word<'_>, what: &str| -> Result<usize, PuzzleError> {
+            match w.text.parse::<usize>() {
+                Ok(v) if (1..=set.size).contains(&v) => Ok(v - 1),
+                _ => Err(r.error(
+                    Some(w),
+                    format!(
+                        "{what} {:?} is not one of set {}'s, 1 to {}",
+                        w.text, set.name, set.size
+                    ),
+                    "Illegal SET POS PIECE...: positions and pieces count from 1",
+                )),
+            }
+        };
+        let pos = number(line[2], "position")?;
+        for &w in &line[3..] {
+            let piece = number(w, "piece")? as u16;
+            if !solved.pieces[s].contains(&piece) {
+                return Err(r.error(
+                    Some(w),
+                    format!(
+                        "set {} has no piece {} in its solved state",
+                        set.name, w.text
+                    ),
+                    "an illegal piece is one of the set's pieces, numbered as in the Solved block",
+                ));
+            }
+            self.illegal.push((s, pos, piece));
+        }
+        Ok(())
+    }
+
+    /// `MoveSequence NAME m1 m2 ...` or `MoveAlias NAME m`, resolved once
+    /// the whole file is read (a sequence may use moves defined later).
+    fn sequence(&mut self, r: &Reader, line: &[Word<'a>]) -> Result<(), PuzzleError> {
+        let key = line[0];
+        let alias = key.text == "MoveAlias";
+        if line.len() < 3 || (alias && line.len() != 3) {
+            return Err(r.error(
+                Some(key),
+                format!(
+                    "{} takes a name and {}",
+                    key.text,
+                    if alias {
+                        "the move it stands for"
+                    } else {
+                        "the moves it is made of"
+                    }
+                ),
+                if alias {
+                    "write e.g. MoveAlias Rw r"
+                } else {
+                    "write e.g. MoveSequence R Fv L Fv'"
+                },
+            ));
+        }
+        let name = line[1];
+        if let Some(w) = self.defined(name.text) {
+            return Err(r.error(
+                Some(name),
+                format!(
+                    "move {} is defined twice (also on line {})",
+                    name.text, w.line
+                ),
+                "give each move, rotation, sequence and alias a name of its own",
+            ));
+        }
+        if name.text.contains('\'') {
+            return Err(r.error(
+                Some(name),
+                format!(
+                    "a move cannot be called {:?}: ' marks an inverse",
+                    name.text
+                ),
+                "name moves without ', e.g. U, R, 2R, Rw, ABDE",
+            ));
+        }
+        self.sequences.push((name, line[2..].to_vec(), alias));
         Ok(())
     }
 
     /// The whole file's definition, once it is read: a solved state and
-    /// moves are needed, and a scramble must hold the solved state's pieces.
-    fn definition(self, r: &Reader) -> Result<Definition, PuzzleError> {
-        let Some((_, solved)) = self.solved else {
+    /// moves are needed, a scramble must hold the solved state's pieces
+    /// (and its wildcards), sequences are resolved, and no start stands on
+    /// an illegal position.
+    fn definition(mut self, r: &Reader) -> Result<Definition, PuzzleError> {
+        let Some((_, solved)) = self.solved.clone() else {
             return Err(r.error(
                 None,
                 "no Solved block".into(),
                 "give the solved state: Solved, then each set's name, pieces and orientations, then End",
             ));
         };
+        let aliases = self.resolve_sequences(r)?;
         if self.moves.is_empty() {
             return Err(r.error(
                 None,
                 "no moves".into(),
-                "give each move as a block: Move NAME, the sets it changes, End",
+                "give each move as a block: Move NAME, the sets it changes, End (a rotation such as Fv is no move of the search)",
             ));
         }
         if let Some((at, p)) = &self.scramble {
-            for (s, set) in self.sets.iter().enumerate() {
-                let mut a = p.pieces[s].clone();
-                let mut b = solved.pieces[s].clone();
-                a.sort_unstable();
-                b.sort_unstable();
-                if a != b {
-                    return Err(r.error(
-                        Some(*at),
-                        format!(
-                            "set {} holds other pieces here than in the solved state",
-                            set.name
-                        ),
-                        "a scramble rearranges the solved state's pieces: give each piece as often as Solved does",
-                    ));
-                }
+            self.scramble_agrees(r, *at, p, &solved)?;
+        }
+        for (at, p) in [
+            Some((None, &solved)),
+            self.scramble.as_ref().map(|(w, p)| (Some(*w), p)),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if let Some(&(s, pos, piece)) = self
+                .illegal
+                .iter()
+                .find(|&&(s, pos, piece)| p.pieces[s][pos] == piece)
+            {
+                return Err(r.error(
+                    at,
+                    format!(
+                        "the {} state has piece {} at position {} of set {}, which an Illegal line forbids",
+                        if at.is_some() { "scramble" } else { "solved" },
+                        piece + 1,
+                        pos + 1,
+                        self.sets[s].name
+                    ),
+                    "the search never enters an illegal position: start and solve from legal ones",
+                ));
             }
         }
         Ok(Definition {
@@ -607,8 +825,205 @@ impl<'a> Parts<'a> {
             moves: self.moves.into_iter().map(|(_, m)| m).collect(),
             origin: r.origin.to_string(),
             set_at: self.set_at,
+            rotations: self.rotations.into_iter().map(|(_, m)| m).collect(),
+            aliases,
+            illegal: self.illegal,
         })
     }
+
+    /// A scramble holds the solved state's pieces, with the wildcards
+    /// where those pieces have them.
+    fn scramble_agrees(
+        &self,
+        r: &Reader,
+        at: Word<'_>,
+        p: &Pattern,
+        solved: &Pattern,
+    ) -> Result<(), PuzzleError> {
+        for (s, set) in self.sets.iter().enumerate() {
+            let mut a = p.pieces[s].clone();
+            let mut b = solved.pieces[s].clone();
+            a.sort_unstable();
+            b.sort_unstable();
+            if a != b {
+                return Err(r.error(
+                    Some(at),
+                    format!(
+                        "set {} holds other pieces here than in the solved state",
+                        set.name
+                    ),
+                    "a scramble rearranges the solved state's pieces: give each piece as often as Solved does",
+                ));
+            }
+            for (i, &piece) in p.pieces[s].iter().enumerate() {
+                let wild = |q: &Pattern| {
+                    q.pieces[s]
+                        .iter()
+                        .zip(&q.ori[s])
+                        .any(|(&x, &o)| x == piece && o == WILD)
+                };
+                if (p.ori[s][i] == WILD) != wild(solved) {
+                    return Err(r.error(
+                        Some(at),
+                        format!(
+                            "set {}: piece {} at position {} is {} here but {} in the solved state",
+                            set.name,
+                            piece + 1,
+                            i + 1,
+                            if p.ori[s][i] == WILD {
+                                "a ? wildcard"
+                            } else {
+                                "oriented"
+                            },
+                            if wild(solved) {
+                                "a ? wildcard"
+                            } else {
+                                "oriented"
+                            }
+                        ),
+                        "give a piece's orientation as ? in the scramble exactly where Solved does",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolves the `MoveSequence` and `MoveAlias` lines, in any order of
+    /// dependence (twsearch's way: each pass resolves those whose steps are
+    /// all known): each sequence joins the moves, each alias is returned.
+    fn resolve_sequences(&mut self, r: &Reader) -> Result<Vec<MoveDef>, PuzzleError> {
+        let mut left = std::mem::take(&mut self.sequences);
+        let mut aliases: Vec<(Word<'a>, MoveDef)> = Vec::new();
+        while !left.is_empty() {
+            let before = left.len();
+            let mut waiting = Vec::new();
+            for (name, steps, alias) in left {
+                let known: Vec<&MoveDef> = self
+                    .moves
+                    .iter()
+                    .chain(&self.rotations)
+                    .chain(&aliases)
+                    .map(|(_, m)| m)
+                    .collect();
+                let mut t = Transform::identity(&self.sets);
+                let mut unknown = None;
+                for &w in &steps {
+                    match step(&known, w.text, &self.sets) {
+                        Some(step) => t = t.then(&step, &self.sets),
+                        None => {
+                            unknown = Some(w);
+                            break;
+                        }
+                    }
+                }
+                match unknown {
+                    None if t.is_identity() => {
+                        return Err(r.error(
+                            Some(name),
+                            format!("move {} changes nothing", name.text),
+                            "a sequence whose moves undo each other is no move: remove it",
+                        ));
+                    }
+                    None => {
+                        let def = MoveDef {
+                            name: name.text.to_string(),
+                            transform: t,
+                        };
+                        if alias {
+                            aliases.push((name, def));
+                        } else {
+                            self.moves.push((name, def));
+                        }
+                    }
+                    Some(_) => waiting.push((name, steps, alias)),
+                }
+            }
+            if waiting.len() == before {
+                // Nothing resolved this pass: a step names nothing, or the
+                // sequences refer to each other in a cycle.
+                let pending: Vec<&str> = waiting.iter().map(|(w, _, _)| w.text).collect();
+                let (name, steps, _) = &waiting[0];
+                let known: Vec<&MoveDef> = self
+                    .moves
+                    .iter()
+                    .chain(&self.rotations)
+                    .chain(&aliases)
+                    .map(|(_, m)| m)
+                    .collect();
+                let bad = *steps
+                    .iter()
+                    .find(|w| step(&known, w.text, &self.sets).is_none())
+                    .expect("an unresolved step");
+                let cyclic = pending.iter().any(|p| step_name(bad.text) == *p);
+                return Err(if cyclic {
+                    r.error(
+                        Some(bad),
+                        format!(
+                            "{} refers to {}, and these sequences or aliases refer to each other in a cycle: {}",
+                            name.text,
+                            bad.text,
+                            pending.join(", ")
+                        ),
+                        "define each sequence from moves, rotations and sequences that do not lead back to it",
+                    )
+                } else {
+                    r.error(
+                        Some(bad),
+                        format!(
+                            "{} names no move, rotation, sequence or alias {:?}",
+                            name.text, bad.text
+                        ),
+                        "a step is a move of the file (with a power and ' if wanted, as R2 or R'), a rotation, or another sequence",
+                    )
+                });
+            }
+            left = waiting;
+        }
+        Ok(aliases.into_iter().map(|(_, m)| m).collect())
+    }
+}
+
+/// Whether a move's name is a rotation's, as twsearch tells them: capitals
+/// or underscores followed by `v` (`Fv`, `DRFv`), or `x`, `y`, `z`
+/// (optionally with 2).
+pub(super) fn is_rotation(name: &str) -> bool {
+    let body = name.strip_suffix('v').unwrap_or("");
+    (!body.is_empty() && body.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        || matches!(name, "x" | "y" | "z" | "x2" | "y2" | "z2")
+}
+
+/// The name part of a step (`R2'` is R).
+fn step_name(token: &str) -> &str {
+    let t = token.strip_suffix('\'').unwrap_or(token);
+    t.trim_end_matches(|c: char| c.is_ascii_digit())
+}
+
+/// What one step of a sequence or scramble does: a move of `known` by its
+/// name, then a power (digits) and `'` (the inverse), the longest name
+/// that fits winning; `None` when no name fits.
+pub(super) fn step(known: &[&MoveDef], token: &str, sets: &[Set]) -> Option<Transform> {
+    let (m, digits, prime) = known
+        .iter()
+        .filter_map(|m| {
+            let rest = token.strip_prefix(m.name.as_str())?;
+            let (digits, prime) = match rest.strip_suffix('\'') {
+                Some(d) => (d, true),
+                None => (rest, false),
+            };
+            digits
+                .chars()
+                .all(|c| c.is_ascii_digit())
+                .then_some((*m, digits, prime))
+        })
+        .max_by_key(|(m, _, _)| m.name.len())?;
+    let power: u32 = if digits.is_empty() {
+        1
+    } else {
+        digits.parse().ok().filter(|&p| p <= 1000)?
+    };
+    let t = m.transform.power(power, sets);
+    Some(if prime { super::inverse(&t, sets) } else { t })
 }
 
 /// A file's name without its directory and extension.

@@ -1,0 +1,112 @@
+//! twsearch's `Illegal SET POS PIECE`: a position with that piece at that
+//! place is never entered (a bandaged puzzle's pieces that cannot turn
+//! past each other). The search keeps such keys in its key space but
+//! drops every successor that is one, so counts, solutions and `hardest`
+//! never see them.
+//!
+//! A constraint reads one coordinate, the arrangement of the place's orbit:
+//! the kind of piece at one of its local positions. For a coordinate small
+//! enough to tabulate, every arrangement value's verdict is computed once,
+//! a bit each, and a successor costs a division and a bit test; a larger
+//! one is unranked per successor. A file without `Illegal` checks nothing.
+
+use super::coord::{Coord, Kind};
+use super::def::Definition;
+
+/// Arrangement values past which the verdicts are not tabulated: 32 MiB of
+/// bits.
+const TABLE_VALUES: u64 = 1 << 28;
+
+/// The constraints on one coordinate.
+#[derive(Clone, Debug)]
+pub(super) struct Check {
+    /// The coordinate (its index among the model's).
+    coord: usize,
+    /// Its (local position, kind) pairs that must not meet.
+    pairs: Vec<(usize, u8)>,
+    /// For each arrangement value, whether it has a pair: one bit each.
+    table: Option<Vec<u64>>,
+}
+
+/// The checks `def`'s `Illegal` lines make of `coords`. A line whose piece
+/// never reaches its place (another orbit), or whose place holds the same
+/// piece whatever the moves do (and the start is legal: the reader checked
+/// that), can never be met and is dropped.
+pub(super) fn checks(def: &Definition, coords: &[Coord]) -> Vec<Check> {
+    let mut out: Vec<Check> = Vec::new();
+    for &(s, pos, piece) in &def.illegal {
+        let found = coords.iter().enumerate().find_map(|(c, coord)| {
+            if coord.set != s {
+                return None;
+            }
+            let a = coord.positions.iter().position(|&p| p == pos)?;
+            let values = match &coord.kind {
+                Kind::Perm { values, .. } => values,
+                Kind::Wild { arrangement, .. } => match &arrangement.kind {
+                    Kind::Perm { values, .. } => values,
+                    _ => return None,
+                },
+                Kind::Ori { .. } => return None,
+            };
+            let kind = values.binary_search(&piece).ok()?;
+            Some((c, a, kind as u8))
+        });
+        let Some((c, a, kind)) = found else { continue };
+        match out.iter_mut().find(|check| check.coord == c) {
+            Some(check) => check.pairs.push((a, kind)),
+            None => out.push(Check {
+                coord: c,
+                pairs: vec![(a, kind)],
+                table: None,
+            }),
+        }
+    }
+    for check in &mut out {
+        let arrangement = arrangement(&coords[check.coord]);
+        if arrangement.size <= TABLE_VALUES {
+            let mut bits = vec![0u64; arrangement.size.div_ceil(64) as usize];
+            let mut local = vec![0u8; arrangement.local_len()];
+            for v in 0..arrangement.size {
+                arrangement.unrank(v, &mut local);
+                if meets(&check.pairs, &local) {
+                    bits[(v / 64) as usize] |= 1 << (v % 64);
+                }
+            }
+            check.table = Some(bits);
+        }
+    }
+    out
+}
+
+/// The arrangement part of a coordinate that constraints read.
+fn arrangement(coord: &Coord) -> &Coord {
+    match &coord.kind {
+        Kind::Wild { arrangement, .. } => arrangement,
+        _ => coord,
+    }
+}
+
+/// Whether kinds `local` put a forbidden kind at a forbidden place.
+fn meets(pairs: &[(usize, u8)], local: &[u8]) -> bool {
+    pairs.iter().any(|&(a, kind)| local[a] == kind)
+}
+
+/// Whether `key` of a model with `coords` meets none of `checks`;
+/// `scratch` has room for any coordinate's values.
+#[inline]
+pub(super) fn legal(checks: &[Check], coords: &[Coord], key: u64, scratch: &mut [u8]) -> bool {
+    checks.iter().all(|check| {
+        let coord = &coords[check.coord];
+        let value = (key / coord.weight) % coord.size;
+        let arrangement = arrangement(coord);
+        let value = value / (coord.size / arrangement.size);
+        match &check.table {
+            Some(bits) => bits[(value / 64) as usize] >> (value % 64) & 1 == 0,
+            None => {
+                let local = &mut scratch[..arrangement.local_len()];
+                arrangement.unrank(value, local);
+                !meets(&check.pairs, local)
+            }
+        }
+    })
+}

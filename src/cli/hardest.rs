@@ -217,7 +217,7 @@ fn hardest_of<M: Model>(
         "{name}: {} in the start's component, {}; {} at the largest distance, {}; the start is {} from the goal",
         count_of(found.component, "state", "states"),
         count_of(found.goal_states, "goal position", "goal positions"),
-        count_of(found.positions.len() as u64, "position", "positions"),
+        count_of(found.report.last_level_states, "position", "positions"),
         count_of(
             u64::from(found.distance),
             &format!("{metric} move"),
@@ -234,7 +234,7 @@ fn hardest_of<M: Model>(
             "component": found.component,
             "goal_states": found.goal_states,
             "distance": found.distance,
-            "count": found.positions.len(),
+            "count": found.report.last_level_states,
             "start_distance": found.start_distance,
             "examples": examples,
             "levels": report.levels,

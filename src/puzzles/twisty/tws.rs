@@ -899,13 +899,7 @@ impl<'a> Parts<'a> {
             let before = left.len();
             let mut waiting = Vec::new();
             for (name, steps, alias) in left {
-                let known: Vec<&MoveDef> = self
-                    .moves
-                    .iter()
-                    .chain(&self.rotations)
-                    .chain(&aliases)
-                    .map(|(_, m)| m)
-                    .collect();
+                let known = known(&[&self.moves, &self.rotations, &aliases]);
                 let mut t = Transform::identity(&self.sets);
                 let mut unknown = None;
                 for &w in &steps {
@@ -944,13 +938,7 @@ impl<'a> Parts<'a> {
                 // sequences refer to each other in a cycle.
                 let pending: Vec<&str> = waiting.iter().map(|(w, _, _)| w.text).collect();
                 let (name, steps, _) = &waiting[0];
-                let known: Vec<&MoveDef> = self
-                    .moves
-                    .iter()
-                    .chain(&self.rotations)
-                    .chain(&aliases)
-                    .map(|(_, m)| m)
-                    .collect();
+                let known = known(&[&self.moves, &self.rotations, &aliases]);
                 let bad = *steps
                     .iter()
                     .find(|w| step(&known, w.text, &self.sets).is_none())
@@ -982,6 +970,15 @@ impl<'a> Parts<'a> {
         }
         Ok(aliases.into_iter().map(|(_, m)| m).collect())
     }
+}
+
+/// The moves of `lists` (moves, rotations, aliases so far), which a step
+/// may name.
+fn known<'m>(lists: &[&'m [(Word<'_>, MoveDef)]]) -> Vec<&'m MoveDef> {
+    lists
+        .iter()
+        .flat_map(|l| l.iter().map(|(_, m)| m))
+        .collect()
 }
 
 /// Whether a move's name is a rotation's, as twsearch tells them: capitals

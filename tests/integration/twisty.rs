@@ -871,7 +871,15 @@ fn twsearch_s_wildcards_illegal_positions_sequences_and_rotations_count_as_patte
                    Illegal A 1 3 4\nIllegal A 2 6\n";
     let sequence = "Name seq\nSet A 4 2\nSolved\nA\n1 2 3 4\nEnd\nMove L\nA\n2 3 1 4\n1 0 0 0\nEnd\n\
                     Move U\nA\n1 3 4 2\nEnd\nMoveSequence R Fv L Fv\nMove Fv\nA\n4 3 2 1\nEnd\nMoveAlias LL L2\n";
-    for (name, text) in [("wild", wild), ("illegal", illegal), ("sequence", sequence)] {
+    // Both at once: the check reads the arrangement part of a wildcard
+    // orbit's combined coordinate.
+    let wild_illegal = format!("{wild}Illegal A 2 4 5\nIllegal B 1 2\n");
+    for (name, text) in [
+        ("wild", wild),
+        ("illegal", illegal),
+        ("sequence", sequence),
+        ("wild-illegal", wild_illegal.as_str()),
+    ] {
         let def = Twisty::parse(text, &format!("{name}.tws")).unwrap();
         for metric in [TwistyMetric::Htm, TwistyMetric::Qtm, TwistyMetric::Moves] {
             let t = build(&def, metric, None);
@@ -889,6 +897,16 @@ fn twsearch_s_wildcards_illegal_positions_sequences_and_rotations_count_as_patte
             }
         }
     }
+    // The Illegal lines do cut the wildcard puzzle's positions.
+    let total = |text: &str| -> u64 {
+        let def = Twisty::parse(text, "t.tws").unwrap();
+        pattern_levels(&build(&def, TwistyMetric::Htm, None), &def.solved)
+            .0
+            .iter()
+            .sum()
+    };
+    let (all, legal) = (total(wild), total(&wild_illegal));
+    assert!(0 < legal && legal < all, "{legal} of {all}");
     // Wildcards leave orientations out of the key: the pieces of A that
     // count (1, 3, 5) and B's piece 2, each with its orientations.
     let def = Twisty::parse(wild, "wild.tws").unwrap();

@@ -135,6 +135,15 @@ pub(super) struct Counted {
 /// number (after the antipodes' boards, with `antipodes`) on stdout.
 pub(super) fn print_count(c: &Counted, antipodes: bool, s: &Settings) -> Result<()> {
     if s.json {
+        // stderr says why a partial document is partial, as solve's and
+        // hardest's do.
+        if let Some(r) = stop_text(&c.report, s) {
+            say!(
+                "PARTIAL: stopped ({r}) after {} states to depth {}; the report covers complete levels only",
+                c.report.states(),
+                c.report.depth()
+            );
+        }
         return Ok(stdout(&format!("{}\n", count_json(c, antipodes, s)))?);
     }
     output::stderr(&count_summary(c, s));

@@ -316,6 +316,14 @@ fn limits_give_a_partial_report_and_exit_3() {
     assert_eq!(v["complete"], false);
     assert!(v["stop_reason"].as_str().unwrap().contains("max-states"));
     assert!(v["states"].as_u64().unwrap() <= 100);
+    // With --json, stderr still says why the document is partial.
+    reach()
+        .args(["count", "klotski", "--max-states", "100", "--json"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "PARTIAL: stopped (the next level would exceed --max-states 100)",
+        ));
     // A limit below what the process holds before it starts is refused.
     reach()
         .args(["count", "pe766", "--memory-limit", "1K"])

@@ -166,6 +166,25 @@ impl Coord {
         })
     }
 
+    /// The arrangement this coordinate ranks: itself for [`Kind::Perm`],
+    /// its first part for [`Kind::Wild`]; `None` for orientations.
+    pub fn arrangement(&self) -> Option<&Coord> {
+        match &self.kind {
+            Kind::Perm { .. } => Some(self),
+            Kind::Wild { arrangement, .. } => Some(arrangement),
+            Kind::Ori { .. } => None,
+        }
+    }
+
+    /// The piece of each kind of the arrangement this coordinate ranks,
+    /// and how many pieces of each kind; `None` for orientations.
+    pub fn pieces(&self) -> Option<(&[u16], &[u8])> {
+        match &self.arrangement()?.kind {
+            Kind::Perm { values, counts, .. } => Some((values, counts)),
+            _ => None,
+        }
+    }
+
     /// How many values `local` holds: the orbit's positions, or twice
     /// that for [`Kind::Wild`] (kinds, then orientations).
     pub fn local_len(&self) -> usize {

@@ -10,7 +10,7 @@
 //! a bit each, and a successor costs a division and a bit test; a larger
 //! one is unranked per successor. A file without `Illegal` checks nothing.
 
-use super::coord::{Coord, Kind};
+use super::coord::Coord;
 use super::def::Definition;
 
 /// Arrangement values past which the verdicts are not tabulated: 32 MiB of
@@ -22,6 +22,11 @@ const TABLE_VALUES: u64 = 1 << 28;
 pub(super) struct Check {
     /// The coordinate (its index among the model's).
     coord: usize,
+    /// What a key is divided by for its arrangement value (the
+    /// coordinate's weight, times what a [`Wild`](super::coord::Kind::Wild) coordinate's
+    /// orientations add), and how many values there are.
+    divisor: u64,
+    values: u64,
     /// Its (local position, kind) pairs that must not meet.
     pairs: Vec<(usize, u8)>,
     /// For each arrangement value, whether it has a pair: one bit each.
@@ -40,33 +45,31 @@ pub(super) fn checks(def: &Definition, coords: &[Coord]) -> Vec<Check> {
                 return None;
             }
             let a = coord.positions.iter().position(|&p| p == pos)?;
-            let values = match &coord.kind {
-                Kind::Perm { values, .. } => values,
-                Kind::Wild { arrangement, .. } => match &arrangement.kind {
-                    Kind::Perm { values, .. } => values,
-                    _ => return None,
-                },
-                Kind::Ori { .. } => return None,
-            };
-            let kind = values.binary_search(&piece).ok()?;
+            let kind = coord.pieces()?.0.binary_search(&piece).ok()?;
             Some((c, a, kind as u8))
         });
         let Some((c, a, kind)) = found else { continue };
         match out.iter_mut().find(|check| check.coord == c) {
             Some(check) => check.pairs.push((a, kind)),
-            None => out.push(Check {
-                coord: c,
-                pairs: vec![(a, kind)],
-                table: None,
-            }),
+            None => {
+                let coord = &coords[c];
+                let arrangement = coord.arrangement().expect("a coordinate of pieces");
+                out.push(Check {
+                    coord: c,
+                    divisor: coord.weight * (coord.size / arrangement.size),
+                    values: arrangement.size,
+                    pairs: vec![(a, kind)],
+                    table: None,
+                })
+            }
         }
     }
     for check in &mut out {
-        let arrangement = arrangement(&coords[check.coord]);
-        if arrangement.size <= TABLE_VALUES {
-            let mut bits = vec![0u64; arrangement.size.div_ceil(64) as usize];
+        let arrangement = arrangement(coords, check);
+        if check.values <= TABLE_VALUES {
+            let mut bits = vec![0u64; check.values.div_ceil(64) as usize];
             let mut local = vec![0u8; arrangement.local_len()];
-            for v in 0..arrangement.size {
+            for v in 0..check.values {
                 arrangement.unrank(v, &mut local);
                 if meets(&check.pairs, &local) {
                     bits[(v / 64) as usize] |= 1 << (v % 64);
@@ -78,12 +81,11 @@ pub(super) fn checks(def: &Definition, coords: &[Coord]) -> Vec<Check> {
     out
 }
 
-/// The arrangement part of a coordinate that constraints read.
-fn arrangement(coord: &Coord) -> &Coord {
-    match &coord.kind {
-        Kind::Wild { arrangement, .. } => arrangement,
-        _ => coord,
-    }
+/// The arrangement coordinate `check` reads.
+fn arrangement<'c>(coords: &'c [Coord], check: &Check) -> &'c Coord {
+    coords[check.coord]
+        .arrangement()
+        .expect("checks read coordinates of pieces")
 }
 
 /// Whether kinds `local` put a forbidden kind at a forbidden place.
@@ -96,13 +98,11 @@ fn meets(pairs: &[(usize, u8)], local: &[u8]) -> bool {
 #[inline]
 pub(super) fn legal(checks: &[Check], coords: &[Coord], key: u64, scratch: &mut [u8]) -> bool {
     checks.iter().all(|check| {
-        let coord = &coords[check.coord];
-        let value = (key / coord.weight) % coord.size;
-        let arrangement = arrangement(coord);
-        let value = value / (coord.size / arrangement.size);
+        let value = (key / check.divisor) % check.values;
         match &check.table {
             Some(bits) => bits[(value / 64) as usize] >> (value % 64) & 1 == 0,
             None => {
+                let arrangement = arrangement(coords, check);
                 let local = &mut scratch[..arrangement.local_len()];
                 arrangement.unrank(value, local);
                 !meets(&check.pairs, local)

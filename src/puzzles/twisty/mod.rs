@@ -285,7 +285,7 @@ impl Twisty {
     }
 
     /// Whether `key` meets none of the file's `Illegal` lines.
-    pub fn legal(&self, key: u64) -> bool {
+    fn legal(&self, key: u64) -> bool {
         let mut scratch = vec![0u8; 2 * MAX_ORBIT];
         illegal::legal(&self.illegal, &self.coords, key, &mut scratch)
     }
@@ -403,15 +403,7 @@ impl Twisty {
         for c in &self.coords {
             let k = c.local_len();
             let set = &self.def.sets[c.set].name;
-            let kinds = match &c.kind {
-                Kind::Perm { values, counts, .. } => Some((values, counts)),
-                Kind::Wild { arrangement, .. } => match &arrangement.kind {
-                    Kind::Perm { values, counts, .. } => Some((values, counts)),
-                    _ => None,
-                },
-                Kind::Ori { .. } => None,
-            };
-            if let Some((values, counts)) = kinds {
+            if let Some((values, counts)) = c.pieces() {
                 let mut seen = vec![0u8; counts.len()];
                 for (a, &pos) in c.positions.iter().enumerate() {
                     let piece = p.pieces[c.set][pos];
@@ -425,7 +417,7 @@ impl Twisty {
                     local[a] = kind as u8;
                     seen[kind] += 1;
                 }
-                if seen != *counts {
+                if seen != counts {
                     return Err(format!(
                         "set {set}: positions {} hold other pieces than at the start, and no move takes a piece out of them",
                         self.positions_text(&c.positions)
@@ -1086,7 +1078,8 @@ fn coordinates(
             for &kind in &kinds {
                 counts[usize::from(kind)] += 1;
             }
-            let distinct = values.len() == k;
+            let kind_count = values.len();
+            let distinct = kind_count == k;
             let even = generators.iter().all(|(p, _)| coord::parity(p) == 0);
             let parity = (distinct && even).then(|| coord::parity(&kinds));
             let arrangement = Kind::Perm {
@@ -1098,7 +1091,7 @@ fn coordinates(
             let o = set.orientations;
             // Pieces whose orientation does not matter (twsearch's `?`), by
             // kind; identical pieces are all such or none.
-            let mut wild = vec![false; arrangement_kinds(&arrangement)];
+            let mut wild = vec![false; kind_count];
             for (a, &p) in positions.iter().enumerate() {
                 if start.ori[s][p] == WILD {
                     wild[usize::from(kinds[a])] = true;
@@ -1128,7 +1121,7 @@ fn coordinates(
                     .push(Coord::new(s, positions.clone(), kind, perm, twist).ok_or_else(too_big)?);
                 continue;
             }
-            if arrangement_kinds(&arrangement) > 1 {
+            if kind_count > 1 {
                 let c = Coord::new(
                     s,
                     positions.clone(),
@@ -1167,34 +1160,21 @@ fn coordinates(
     Ok(coords)
 }
 
-/// The kinds of pieces an arrangement coordinate ranks.
-fn arrangement_kinds(kind: &Kind) -> usize {
-    match kind {
-        Kind::Perm { values, .. } => values.len(),
-        _ => 0,
-    }
-}
-
 /// Writes a coordinate's values into a pattern.
 fn inject(c: &Coord, local: &[u8], p: &mut Pattern) {
-    let pieces = |values: &[u16], p: &mut Pattern| {
+    if let Some((values, _)) = c.pieces() {
         for (&pos, &kind) in c.positions.iter().zip(local) {
             p.pieces[c.set][pos] = values[usize::from(kind)];
         }
-    };
+    }
     match &c.kind {
-        Kind::Perm { values, .. } => pieces(values, p),
+        Kind::Perm { .. } => {}
         Kind::Ori { .. } => {
             for (&pos, &d) in c.positions.iter().zip(local) {
                 p.ori[c.set][pos] = d;
             }
         }
-        Kind::Wild {
-            arrangement, wild, ..
-        } => {
-            if let Kind::Perm { values, .. } = &arrangement.kind {
-                pieces(values, p);
-            }
+        Kind::Wild { wild, .. } => {
             let k = c.positions.len();
             for (a, &pos) in c.positions.iter().enumerate() {
                 p.ori[c.set][pos] = if wild[usize::from(local[a])] {

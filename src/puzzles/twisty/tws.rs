@@ -862,7 +862,8 @@ impl<'a> Parts<'a> {
                         .zip(&q.ori[s])
                         .any(|(&x, &o)| x == piece && o == WILD)
                 };
-                if (p.ori[s][i] == WILD) != wild(solved) {
+                let (here, there) = (p.ori[s][i] == WILD, wild(solved));
+                if here != there {
                     return Err(r.error(
                         Some(at),
                         format!(
@@ -870,16 +871,8 @@ impl<'a> Parts<'a> {
                             set.name,
                             piece + 1,
                             i + 1,
-                            if p.ori[s][i] == WILD {
-                                "a ? wildcard"
-                            } else {
-                                "oriented"
-                            },
-                            if wild(solved) {
-                                "a ? wildcard"
-                            } else {
-                                "oriented"
-                            }
+                            if here { "a ? wildcard" } else { "oriented" },
+                            if there { "a ? wildcard" } else { "oriented" }
                         ),
                         "give a piece's orientation as ? in the scramble exactly where Solved does",
                     ));
@@ -898,6 +891,7 @@ impl<'a> Parts<'a> {
         while !left.is_empty() {
             let before = left.len();
             let mut waiting = Vec::new();
+            let mut unknown_first = None;
             for (name, steps, alias) in left {
                 let known = known(&[&self.moves, &self.rotations, &aliases]);
                 let mut t = Transform::identity(&self.sets);
@@ -930,19 +924,19 @@ impl<'a> Parts<'a> {
                             self.moves.push((name, def));
                         }
                     }
-                    Some(_) => waiting.push((name, steps, alias)),
+                    Some(bad) => {
+                        // The first waiting one's unknown step, for an error.
+                        unknown_first.get_or_insert(bad);
+                        waiting.push((name, steps, alias));
+                    }
                 }
             }
             if waiting.len() == before {
                 // Nothing resolved this pass: a step names nothing, or the
                 // sequences refer to each other in a cycle.
-                let pending: Vec<&str> = waiting.iter().map(|(w, _, _)| w.text).collect();
-                let (name, steps, _) = &waiting[0];
-                let known = known(&[&self.moves, &self.rotations, &aliases]);
-                let bad = *steps
-                    .iter()
-                    .find(|w| step(&known, w.text, &self.sets).is_none())
-                    .expect("an unresolved step");
+                let pending: Vec<&str> = waiting.iter().map(|(w, ..)| w.text).collect();
+                let name = waiting[0].0;
+                let bad = unknown_first.expect("a waiting sequence has an unknown step");
                 let cyclic = pending.iter().any(|p| step_name(bad.text) == *p);
                 return Err(if cyclic {
                     r.error(

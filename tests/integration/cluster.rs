@@ -334,7 +334,10 @@ mod mpi {
 
     #[test]
     fn a_killed_rank_ends_the_job_and_the_checkpoint_resumes_exactly() {
-        let args = ["count", "eleven", "--max-depth", "30", "-j", "1", "--json"];
+        // Deep enough that the job outlives the latest kill (1.5-4 s in):
+        // to depth 30 it took 3.6 s on 2 ranks of the 2-core machine, and
+        // a kill after it had ended found no rank; to depth 33, 7.8 s.
+        let args = ["count", "eleven", "--max-depth", "33", "-j", "1", "--json"];
         let reference = alone(&args[..6], 3);
         let dir = TempDir::new("mpi-kill");
         let cp = dir.path().to_str().unwrap().to_string();

@@ -10,11 +10,12 @@ pub const EXIT_CODES: &str = "\
 Exit codes:
   0    done
   1    solve: no solution; hardest: no goal in the start's component
-  2    bad input or usage
+  2    bad input or usage (also an output path that is a directory, a socket or a block device)
   3    stopped by a limit (--max-states, --max-depth, --memory-limit, available memory) or a storage
        fault (--spill, --checkpoint: full disk, I/O error); the report is partial
-  4    the output could not be written (stdout, or a --plot, --html or --svg file:
-       checked before the search, written whole after the report)
+  4    the output could not be written (stdout, or a --plot, --html, --svg or --toml file:
+       checked before the search, written whole after the report; a FIFO, a character
+       device or /dev/stdout is written straight through, never replaced)
   5    cluster (MPI ranks, --local-processes): a rank was lost, stopped answering, or runs another search
   101  internal error (a bug: please report it)
   130  interrupted by Ctrl-C (SIGINT); 143 terminated by SIGTERM; the report is partial";

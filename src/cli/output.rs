@@ -55,28 +55,131 @@ fn directory_of(path: &std::path::Path) -> &std::path::Path {
     }
 }
 
-/// Checks, before any work, that `path` can be written: not a directory,
-/// in a directory that exists and takes a new file.
-pub fn check_output(path: &std::path::Path) -> Result<(), FileError> {
+/// Where an output file's bytes go.
+enum Target {
+    /// A regular file, or nothing yet (or a link, which is replaced, not
+    /// followed): a temporary file beside it, renamed over it when whole.
+    Replace,
+    /// An open file descriptor of this process (`/dev/stdout`,
+    /// `/dev/fd/N`, a shell's `>(cmd)`): written as it is, never renamed
+    /// over and never reopened.
+    Descriptor(i32),
+    /// A character device or a FIFO: opened after the search (a FIFO's
+    /// open waits for its reader) and written straight through.
+    Through,
+}
+
+/// An output path that no output may go to (a block device, a socket, a
+/// directory): the command line's mistake, exit 2, before the search.
+#[derive(Debug)]
+pub struct UnfitOutput {
+    pub path: std::path::PathBuf,
+    pub what: &'static str,
+}
+
+impl std::fmt::Display for UnfitOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot write {}: it is {}\n  help: give the path of a regular file (it is replaced when whole), a FIFO, a character device such as /dev/null, or /dev/stdout",
+            self.path.display(),
+            self.what
+        )
+    }
+}
+
+impl std::error::Error for UnfitOutput {}
+
+/// The descriptor a path names by itself: `/dev/stdout`, `/dev/stderr`,
+/// `/dev/fd/N`, `/proc/self/fd/N`.
+fn descriptor_of(path: &std::path::Path) -> Option<i32> {
+    let text = path.to_str()?;
+    match text {
+        "/dev/stdin" => Some(0),
+        "/dev/stdout" => Some(1),
+        "/dev/stderr" => Some(2),
+        _ => text
+            .strip_prefix("/dev/fd/")
+            .or_else(|| text.strip_prefix("/proc/self/fd/"))?
+            .parse()
+            .ok(),
+    }
+}
+
+/// How `path` is written, from what is there now (nothing is opened: a
+/// FIFO's open would wait for a reader).
+fn target_of(path: &std::path::Path) -> Result<Target, anyhow::Error> {
+    use std::os::unix::fs::FileTypeExt;
+    if let Some(fd) = descriptor_of(path) {
+        // SAFETY: F_GETFD only reads the descriptor's flags; an fd that
+        // is not open gives -1 (EBADF), and nothing is changed.
+        let open = unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1;
+        if !open {
+            return Err(FileError {
+                path: path.to_path_buf(),
+                what: format!("descriptor {fd} is not open in this process"),
+            }
+            .into());
+        }
+        return Ok(Target::Descriptor(fd));
+    }
+    let unfit = |what| UnfitOutput {
+        path: path.to_path_buf(),
+        what,
+    };
+    // Followed through links: a link to a device is written through, a
+    // link to a regular file (or to nothing) is replaced as ever.
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(Target::Replace);
+    };
+    let kind = meta.file_type();
+    if kind.is_file() {
+        Ok(Target::Replace)
+    } else if kind.is_char_device() || kind.is_fifo() {
+        Ok(Target::Through)
+    } else if kind.is_dir() {
+        Err(unfit("a directory").into())
+    } else if kind.is_block_device() {
+        Err(unfit("a block device (a disk: reach never writes one)").into())
+    } else if kind.is_socket() {
+        Err(unfit("a socket").into())
+    } else {
+        Err(unfit("neither a regular file, a FIFO nor a character device").into())
+    }
+}
+
+/// Checks, before any work, that `path` can be written: a regular file
+/// (or a new one) in a directory that exists and takes a new file, an
+/// open descriptor, or a device or FIFO this process may write (asked
+/// without opening it, so no check waits for a FIFO's reader).
+pub fn check_output(path: &std::path::Path) -> Result<(), anyhow::Error> {
     let fail = |what: String| FileError {
         path: path.to_path_buf(),
         what,
     };
-    if path.is_dir() {
-        return Err(fail("it is a directory".into()));
+    match target_of(path)? {
+        Target::Descriptor(_) => return Ok(()),
+        Target::Through => {
+            let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+                .map_err(|e| fail(e.to_string()))?;
+            // SAFETY: `c` is a NUL-terminated path that lives across the
+            // call; access(2) only reads it.
+            if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
+                return Err(fail(io::Error::last_os_error().to_string()).into());
+            }
+            return Ok(());
+        }
+        Target::Replace => {}
     }
     let dir = directory_of(path);
     if !dir.is_dir() {
-        return Err(fail(format!(
-            "{} is not a directory that exists",
-            dir.display()
-        )));
+        return Err(fail(format!("{} is not a directory that exists", dir.display())).into());
     }
     // A file made and removed at once says whether the directory takes one.
     let probe = dir.join(format!(".reach-probe-{}", std::process::id()));
     create_new(&probe).map_err(|e| fail(e.to_string()))?;
     let _ = std::fs::remove_file(&probe);
-    if path.exists() {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
         std::fs::OpenOptions::new()
             .write(true)
             .open(path)
@@ -85,11 +188,47 @@ pub fn check_output(path: &std::path::Path) -> Result<(), FileError> {
     Ok(())
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory
-/// and a rename: a full disk or a failure leaves no half-written file and
-/// no empty one, and an older file of that name stays until the new one is
-/// whole.
+/// Writes `bytes` to `path`: a regular file through a temporary file in
+/// the same directory and a rename (a full disk or a failure leaves no
+/// half-written file and no empty one, and an older file of that name
+/// stays until the new one is whole); a descriptor, a device or a FIFO
+/// straight through, never replaced.
 pub fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), FileError> {
+    let fail = |e: io::Error| FileError {
+        path: path.to_path_buf(),
+        what: e.to_string(),
+    };
+    match target_of(path) {
+        Ok(Target::Descriptor(fd)) => {
+            use std::os::fd::FromRawFd;
+            // SAFETY: dup(2) of a descriptor gives a new descriptor (or -1)
+            // that this process owns alone, which the File then closes.
+            let own = unsafe { libc::dup(fd) };
+            if own < 0 {
+                return Err(fail(io::Error::last_os_error()));
+            }
+            // SAFETY: `own` is open and owned by nothing else (above).
+            let mut file = unsafe { std::fs::File::from_raw_fd(own) };
+            return file
+                .write_all(bytes)
+                .and_then(|_| file.flush())
+                .map_err(fail);
+        }
+        Ok(Target::Through) => {
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(fail)?;
+            return file.write_all(bytes).map_err(fail);
+        }
+        Ok(Target::Replace) => {}
+        Err(e) => {
+            return Err(FileError {
+                path: path.to_path_buf(),
+                what: e.to_string(),
+            });
+        }
+    }
     let name = path
         .file_name()
         .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
@@ -104,10 +243,7 @@ pub fn write_output(path: &std::path::Path, bytes: &[u8]) -> Result<(), FileErro
         .and_then(|_| std::fs::rename(&temp, path));
     written.map_err(|e| {
         let _ = std::fs::remove_file(&temp);
-        FileError {
-            path: path.to_path_buf(),
-            what: e.to_string(),
-        }
+        fail(e)
     })
 }
 

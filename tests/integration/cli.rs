@@ -761,18 +761,24 @@ fn output_paths_are_checked_before_the_search_and_written_whole() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let checkpoint = dir.join("ckpt");
-    // A missing directory, or a directory given as the file: exit 4 at
-    // once, before the search (no count on stdout, no checkpoint made),
-    // with the file named.
-    for (args, bad) in [
+    // A missing directory (exit 4), or a directory given as the file (no
+    // output may go there: exit 2), at once, before the search (no count
+    // on stdout, no checkpoint made), with the file named.
+    for (args, bad, code) in [
         (
             vec!["count", "eleven", "--plot"],
             "/nonexistent/dir/p.svg".to_string(),
+            4,
         ),
-        (vec!["count", "eleven", "--plot"], dir.display().to_string()),
+        (
+            vec!["count", "eleven", "--plot"],
+            dir.display().to_string(),
+            2,
+        ),
         (
             vec!["solve", "klotski", "--svg"],
             "/nonexistent/dir/k.svg".to_string(),
+            4,
         ),
     ] {
         reach()
@@ -781,7 +787,7 @@ fn output_paths_are_checked_before_the_search_and_written_whole() {
             .arg("--checkpoint")
             .arg(&checkpoint)
             .assert()
-            .code(4)
+            .code(code)
             .stdout("")
             .stderr(predicate::str::contains(format!("cannot write {bad}")));
         assert!(!checkpoint.exists(), "{args:?}: the checkpoint was begun");

@@ -111,3 +111,139 @@ fn json_carries_the_name_as_given_and_terminals_an_escaped_one() {
         predicate::str::contains("a\"b\\u{1b}[31m").and(predicate::str::contains("\u{1b}").not()),
     );
 }
+
+#[test]
+fn a_solution_on_a_file_with_illegal_lines_names_the_moves_it_makes() {
+    // Issue 50's case: R and U on one set of 4, `Illegal A 1 2`; the
+    // solution of R U R U was printed as `R R'` (the identity).
+    let dir = TempDir::new("illegal-names");
+    std::fs::create_dir_all(dir.path()).unwrap();
+    let file = dir.path().join("illegal.tws");
+    std::fs::write(
+        &file,
+        "Name illegal\nSet A 4 1\nSolved\nA\n1 2 3 4\nEnd\n\
+         Move R\nA\n2 3 4 1\nEnd\nMove U\nA\n2 1 3 4\nEnd\nIllegal A 1 2\n",
+    )
+    .unwrap();
+    let out = reach()
+        .args(["solve", file.to_str().unwrap(), "--scramble", "R U R U"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    // The length, then the moves, played here on the four pieces from the
+    // scramble's end: they must solve it, never entering piece 2 at
+    // position 1 on the way.
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    let moves: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(moves.len().to_string(), lines[0], "{out}");
+    let turn = |p: &mut [u8; 4], name: &str| match name {
+        "R" => *p = [p[1], p[2], p[3], p[0]],
+        "U" => p.swap(0, 1),
+        other => panic!("no move {other:?} in\n{out}"),
+    };
+    let play = |p: &mut [u8; 4], step: &str| {
+        let (name, times) = match step.as_bytes() {
+            [n, b'2'] => (&step[..1], 2 + usize::from(*n == b'x')),
+            [_, b'\''] => (&step[..1], 3),
+            _ => (step, 1),
+        };
+        for _ in 0..times {
+            turn(p, name);
+        }
+    };
+    let mut p = [1u8, 2, 3, 4];
+    for step in ["R", "U", "R", "U"] {
+        play(&mut p, step);
+    }
+    for step in &moves {
+        play(&mut p, step);
+        assert_ne!(p[0], 2, "{step} enters a forbidden position in\n{out}");
+    }
+    assert_eq!(p, [1, 2, 3, 4], "the solution does not solve:\n{out}");
+}
+
+#[test]
+fn outputs_write_through_fifos_devices_and_descriptors_and_never_replace_them() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = TempDir::new("special-outputs");
+    std::fs::create_dir_all(dir.path()).unwrap();
+    let mkfifo = |path: &std::path::Path| {
+        let status = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    // A FIFO: the check does not open it (no reader yet, no wait), the
+    // picture goes through it to its reader, and it stays a FIFO.
+    let fifo = dir.path().join("plot.fifo");
+    mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    reach()
+        .args(["count", "pe766-example", "--plot"])
+        .arg(&fifo)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("208"));
+    assert!(reader.join().unwrap().contains("<svg"));
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+    // /dev/stdout (here a pipe to the test): the picture follows the
+    // report on stdout; the path is never renamed over.
+    let out = reach()
+        .args(["count", "pe766-example", "--plot", "/dev/stdout"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("208") && out.contains("<svg"), "{out}");
+    assert!(
+        std::fs::symlink_metadata("/dev/stdout")
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    // A copy of /dev/null (a character device; making one needs root):
+    // written through, still a device.
+    let null = dir.path().join("null");
+    let made = std::process::Command::new("mknod")
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if made {
+        reach()
+            .args(["solve", "klotski", "--svg"])
+            .arg(&null)
+            .assert()
+            .code(0);
+        let kind = std::fs::symlink_metadata(&null).unwrap().file_type();
+        assert!(kind.is_char_device(), "the device was replaced: {kind:?}");
+    }
+    // A socket takes no output: exit 2 before the search.
+    let socket = dir.path().join("sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    reach()
+        .args(["count", "pe766-example", "--plot"])
+        .arg(&socket)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("it is a socket"));
+    // A descriptor that is not open: exit 4 before the search.
+    reach()
+        .args(["count", "pe766-example", "--plot", "/dev/fd/97"])
+        .assert()
+        .code(4)
+        .stdout("")
+        .stderr(predicate::str::contains("descriptor 97 is not open"));
+}

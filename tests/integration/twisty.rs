@@ -945,3 +945,177 @@ fn twsearch_s_wildcards_illegal_positions_sequences_and_rotations_count_as_patte
     .unwrap_err();
     assert!(rotation.to_string().contains("is a rotation"), "{rotation}");
 }
+
+/// The distance from `from` to `to` over whole patterns, by the moves of
+/// `t` that enter no position its file's Illegal lines forbid.
+fn pattern_distance(t: &Twisty, from: &Pattern, to: &Pattern) -> Option<usize> {
+    let (levels, all) = pattern_levels(t, from);
+    let at = all.iter().position(|p| p == to)? as u64;
+    let mut before = 0;
+    levels.iter().position(|&n| {
+        before += n;
+        at < before
+    })
+}
+
+/// Plays `names` from `from` by the moves of `t` (named as a solution
+/// names them), refusing a step onto a forbidden position; the pattern
+/// reached.
+fn replay(t: &Twisty, from: &Pattern, names: &[String]) -> Result<Pattern, String> {
+    let def = t.definition();
+    let mut p = from.clone();
+    for (i, name) in names.iter().enumerate() {
+        let m = t
+            .moves()
+            .iter()
+            .find(|m| &m.name == name)
+            .ok_or_else(|| format!("step {i}: no move named {name:?}"))?;
+        p = p.apply(&m.transform, &def.sets);
+        if let Some(&(s, pos, piece)) = def
+            .illegal
+            .iter()
+            .find(|&&(s, pos, piece)| p.pieces[s][pos] == piece)
+        {
+            return Err(format!(
+                "step {i} ({name}) enters a forbidden position: set {s} position {pos} piece {piece}"
+            ));
+        }
+    }
+    Ok(p)
+}
+
+/// A random walk of `steps` of the file's own moves from solved that
+/// never enters a forbidden position: the scramble, and where it ends.
+fn legal_scramble(def: &Definition, rng: &mut Rng, steps: usize) -> (String, Pattern) {
+    let mut p = def.solved.clone();
+    let mut names = Vec::new();
+    for _ in 0..steps {
+        let m = &def.moves[rng.below(def.moves.len() as u64) as usize];
+        let q = p.apply(&m.transform, &def.sets);
+        if def
+            .illegal
+            .iter()
+            .all(|&(s, pos, piece)| q.pieces[s][pos] != piece)
+        {
+            p = q;
+            names.push(m.name.clone());
+        }
+    }
+    (names.join(" "), p)
+}
+
+#[test]
+fn every_printed_twisty_solution_replays_to_solved_in_the_fewest_moves() {
+    // Random files with Illegal lines, a file with sequences and one with
+    // wildcards, in three metrics and with move subsets: each solution,
+    // named as `reach solve` prints it, is played on whole patterns.
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut defs = Vec::new();
+    while defs.len() < 24 {
+        let mut def = random_definition(&mut rng);
+        // One or two forbidden (set, position, piece), never the solved one.
+        for _ in 0..1 + rng.below(2) {
+            let s = rng.below(def.sets.len() as u64) as usize;
+            let pos = rng.below(def.sets[s].size as u64) as usize;
+            let piece = def.solved.pieces[s][rng.below(def.sets[s].size as u64) as usize];
+            if def.solved.pieces[s][pos] != piece {
+                def.illegal.push((s, pos, piece));
+            }
+        }
+        if !def.illegal.is_empty() {
+            // A subset of the moves where there are three.
+            let subset = (def.moves.len() == 3 && defs.len() % 2 == 0).then_some("U,F");
+            defs.push((def, subset));
+        }
+    }
+    let sequence = "Name seq\nSet A 4 2\nSolved\nA\n1 2 3 4\nEnd\nMove L\nA\n2 3 1 4\n1 0 0 0\nEnd\n\
+                    Move U\nA\n1 3 4 2\nEnd\nMoveSequence R Fv L Fv\nMove Fv\nA\n4 3 2 1\nEnd\n\
+                    Illegal A 1 4\n";
+    let seq = Twisty::parse(sequence, "seq.tws").unwrap();
+    defs.push((seq.clone(), None));
+    defs.push((seq.clone(), Some("L,R")));
+    let (mut solved, mut nonempty) = (0, 0);
+    for (case, (def, moves)) in defs.iter().enumerate() {
+        for metric in [TwistyMetric::Htm, TwistyMetric::Qtm, TwistyMetric::Moves] {
+            for _ in 0..3 {
+                let mut scrambled = def.clone();
+                if let Some(only) = moves {
+                    // A subset's scramble uses the subset's moves only.
+                    scrambled
+                        .moves
+                        .retain(|m| only.split(',').any(|n| n == m.name));
+                }
+                let (scramble, start) = legal_scramble(&scrambled, &mut rng, 8);
+                let t = Twisty::new(
+                    def.clone(),
+                    &Options {
+                        metric,
+                        moves: moves.map(|m| m.split(',').map(String::from).collect()),
+                        scramble: Some(scramble.clone()),
+                    },
+                )
+                .unwrap();
+                let what = format!("case {case} {metric:?} scramble {scramble:?}");
+                let solution = Search::new(&t).threads(2).solve().unwrap();
+                let Some(path) = solution.path else {
+                    // Illegal positions may wall the start off.
+                    assert_eq!(
+                        pattern_distance(&t, &start, &def.solved),
+                        None,
+                        "{what}: no path found"
+                    );
+                    continue;
+                };
+                let names = t.path_moves(&path);
+                let end = replay(&t, &start, &names).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!(end, def.solved, "{what}: {names:?} does not solve");
+                assert_eq!(
+                    Some(names.len()),
+                    pattern_distance(&t, &start, &def.solved),
+                    "{what}: {names:?} is not the fewest moves"
+                );
+                solved += 1;
+                nonempty += usize::from(!names.is_empty());
+            }
+        }
+    }
+    assert!(
+        nonempty > solved / 2,
+        "{nonempty} of {solved} were solved already"
+    );
+}
+
+#[test]
+fn sequences_and_aliases_named_like_rotations_are_rotations_as_twsearch_reads_them() {
+    let base = "Name seq\nSet A 4 2\nSolved\nA\n1 2 3 4\nEnd\nMove L\nA\n2 3 1 4\n1 0 0 0\nEnd\n\
+                Move U\nA\n1 3 4 2\nEnd\n";
+    // `Av` and `x` are sequences of real moves; read as moves they would
+    // add generators (and positions are the same, but the tables differ).
+    let named = format!("{base}MoveSequence Av L U\nMoveAlias x L\nMoveSequence y2 U U\n");
+    let plain = Twisty::parse(base, "plain.tws").unwrap();
+    let def = Twisty::parse(&named, "named.tws").unwrap();
+    let names: Vec<&str> = def.moves.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["L", "U"]);
+    let rotations: Vec<&str> = def.rotations.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(rotations, ["Av", "x", "y2"]);
+    for metric in [TwistyMetric::Htm, TwistyMetric::Qtm, TwistyMetric::Moves] {
+        assert_eq!(
+            count(&build(&def, metric, None), 1, VisitedKind::Auto),
+            count(&build(&plain, metric, None), 1, VisitedKind::Auto),
+            "{metric:?}"
+        );
+    }
+    // A scramble may still name them.
+    let scrambled = Twisty::new(
+        def,
+        &Options {
+            scramble: Some("Av x".into()),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_ne!(
+        scrambled.start(),
+        build(&plain, TwistyMetric::Htm, None).start()
+    );
+}

@@ -531,13 +531,46 @@ impl Twisty {
             .join(" ")
     }
 
-    /// The index of the move that takes `from` to `to`.
+    /// The index of the move that takes `from` to `to`, when `to` is a
+    /// legal position: the index into [`Twisty::moves`], whatever the
+    /// file's Illegal lines drop from the successors of `from`.
     pub fn move_between(&self, from: u64, to: u64) -> Option<usize> {
+        if !self.legal(to) {
+            return None;
+        }
         let mut state = self.new_state();
         self.decode(from, &mut state);
         let mut out = Vec::new();
-        self.successors(&mut state, &mut out);
+        self.each_move(&mut state, &mut out);
         out.iter().position(|&k| k == to)
+    }
+
+    /// Appends one successor for each move of [`Twisty::moves`], in
+    /// their order, legal or not.
+    fn each_move(&self, state: &mut TwistyState, out: &mut Vec<u64>) {
+        let nm = self.moves.len();
+        let base = out.len();
+        out.resize(base + nm, 0);
+        let next = &mut out[base..];
+        for (c, coord) in self.coords.iter().enumerate() {
+            let v = state.values[c];
+            match &coord.table {
+                Some(table) => {
+                    let row = &table[v as usize * nm..][..nm];
+                    for (k, &t) in next.iter_mut().zip(row) {
+                        *k += u64::from(t) * coord.weight;
+                    }
+                }
+                None => {
+                    let len = coord.local_len();
+                    let dst = &mut state.scratch[..len];
+                    for (m, k) in next.iter_mut().enumerate() {
+                        coord.apply(m, &state.local[c], dst);
+                        *k += coord.rank(dst) * coord.weight;
+                    }
+                }
+            }
+        }
     }
 
     /// The moves of a path of keys, by name.
@@ -1225,31 +1258,12 @@ impl Model for Twisty {
     }
 
     fn successors(&self, state: &mut TwistyState, out: &mut Vec<u64>) {
-        let nm = self.moves.len();
         let base = out.len();
-        out.resize(base + nm, 0);
-        let next = &mut out[base..];
-        for (c, coord) in self.coords.iter().enumerate() {
-            let v = state.values[c];
-            match &coord.table {
-                Some(table) => {
-                    let row = &table[v as usize * nm..][..nm];
-                    for (k, &t) in next.iter_mut().zip(row) {
-                        *k += u64::from(t) * coord.weight;
-                    }
-                }
-                None => {
-                    let len = coord.local_len();
-                    let dst = &mut state.scratch[..len];
-                    for (m, k) in next.iter_mut().enumerate() {
-                        coord.apply(m, &state.local[c], dst);
-                        *k += coord.rank(dst) * coord.weight;
-                    }
-                }
-            }
-        }
+        self.each_move(state, out);
         if !self.illegal.is_empty() {
-            // The successors the file's Illegal lines forbid are dropped.
+            // The successors the file's Illegal lines forbid are dropped
+            // (so the list no longer lines up with the moves: a move's
+            // name comes from `move_between`, never from a place here).
             let mut kept = base;
             for i in base..out.len() {
                 let key = out[i];

@@ -37,7 +37,8 @@
 //!   `MoveAlias NAME m`: another name for `m`, no move of its own.
 //! - A `Move` whose name is a rotation's (capitals or `_` then `v`, as
 //!   `Fv`; or `x`, `y`, `z`) turns the whole puzzle: it is no move of the
-//!   search, only a step of sequences and scrambles.
+//!   search, only a step of sequences and scrambles. So is a
+//!   `MoveSequence` or `MoveAlias` with such a name, as twsearch reads it.
 
 use super::def::{Definition, Format, MoveDef, Pattern, Set, Transform, WILD};
 use crate::puzzles::sliding::PuzzleError;
@@ -918,7 +919,12 @@ impl<'a> Parts<'a> {
                             name: name.text.to_string(),
                             transform: t,
                         };
-                        if alias {
+                        if is_rotation(name.text) {
+                            // twsearch makes every name that looks like a
+                            // rotation's one (`isrotation`), a sequence's
+                            // or an alias's too: no move of the search.
+                            self.rotations.push((name, def));
+                        } else if alias {
                             aliases.push((name, def));
                         } else {
                             self.moves.push((name, def));

@@ -15,6 +15,7 @@
 //!
 //! impl Model for Counter {
 //!     type State = u64;
+//!     type Key = u64;
 //!     fn start(&self) -> u64 { 0 }
 //!     fn key_space(&self) -> u64 { 1000 }
 //!     fn new_state(&self) -> u64 { 0 }

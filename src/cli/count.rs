@@ -100,7 +100,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
 
 /// The count of `model` (or the resumed count of it), its levels on disk
 /// where `spill` says.
-fn counting<M: Model>(
+fn counting<M: Model<Key = u64>>(
     model: &M,
     s: &Settings,
     signals: &Signals,

@@ -154,7 +154,7 @@ struct Named<'a> {
 
 /// `hardest` of any model with a goal and reversible moves. Returns the
 /// exit code and, when found, the first hardest position's key.
-fn hardest_of<M: Model>(
+fn hardest_of<M: Model<Key = u64>>(
     puzzle: &M,
     named: &Named,
     a: &HardestArgs,

@@ -169,7 +169,7 @@ pub(super) enum Solved {
 /// Runs a solve (or resumes it) and deals with the endings every puzzle
 /// shares: a cluster follower's exit, the checkpoint hint, a stop by a
 /// limit or a signal, no solution (`goal` names what could not be reached).
-pub(super) fn solve_search<M: Model>(
+pub(super) fn solve_search<M: Model<Key = u64>>(
     model: &M,
     raw_name: &str,
     metric: &str,

@@ -26,6 +26,12 @@ pub enum SearchError {
         "the dense visited set (two bits a key) keeps no level as keys, so it cannot {0}\n  help: leave out --visited (the automatic choice)"
     )]
     DenseUnsupported(&'static str),
+    /// A store that serves 64-bit keys only was asked of a puzzle whose
+    /// keys are wider.
+    #[error(
+        "this puzzle's keys are over 64 bits, and a search of them cannot yet {0}: its levels are kept as sorted keys in memory\n  help: leave out --spill, --checkpoint and --visited; bound the search with --max-depth or --max-states instead"
+    )]
+    WideUnsupported(&'static str),
     /// The dense visited set does not fit in memory.
     #[error(
         "the dense visited set needs {need} MiB (two bits for each of {key_space} keys) and {room} MiB are left\n  help: leave out --visited (the automatic choice), or use --spill DIR to keep levels on disk"

@@ -1,5 +1,5 @@
 //! The search engine: a level-synchronous parallel breadth-first search over
-//! exact `u64` keys. See `README.md` beside this file for the design.
+//! exact keys (`u64`, or [`Wide`] where a puzzle needs more bits). See `README.md` beside this file for the design.
 //!
 //! - [`levels`]: the level loop, its limits and workers, and the one place
 //!   that talks to other processes;
@@ -9,6 +9,7 @@
 
 mod error;
 mod files;
+mod key;
 mod levels;
 mod model;
 mod peers;
@@ -20,6 +21,7 @@ mod stores;
 pub use error::SearchError;
 pub use files::{Checkpoint, DiskUse, Spill, SpillError};
 pub use levels::memory;
+pub use key::{Key, Wide};
 pub use model::{AdjacentKeys, Model};
 #[cfg(feature = "mpi")]
 pub use peers::mpi::{Mpi, MpiError};

@@ -1,9 +1,13 @@
 //! The one trait a puzzle implements to be enumerated by the engine.
 
+use crate::engine::Key;
+
 /// A puzzle's state graph, as the engine sees it.
 ///
-/// Every state is identified by a `u64` *key*: a perfect, collision-free rank
-/// of the state's canonical form. Two states are the same iff their keys are
+/// Every state is identified by a *key* ([`Model::Key`]: a `u64`, or a
+/// [`Wide`](crate::engine::Wide) key of several words where the puzzle
+/// needs more than 64 bits): a perfect, collision-free rank (or exact
+/// packing) of the state's canonical form. Two states are the same iff their keys are
 /// equal, so the engine never needs the states themselves, only their keys.
 /// Keys are below [`Model::key_space`].
 ///
@@ -14,25 +18,32 @@ pub trait Model: Sync {
     /// A decoded state, plus whatever scratch space expanding it needs.
     type State: Send;
 
+    /// The key: `u64` wherever the key space fits 64 bits (every store
+    /// serves it), else a [`Wide`](crate::engine::Wide) key of as many
+    /// words as the puzzle needs (sorted levels in memory, on one process
+    /// or several).
+    type Key: Key;
+
     /// The key of the start state.
-    fn start(&self) -> u64;
+    fn start(&self) -> Self::Key;
 
     /// The number of possible keys: every key is below this. Small key spaces
-    /// let the engine use a dense bitmap as its visited set.
+    /// let the engine use a dense bitmap as its visited set. A model whose
+    /// keys are wide says `u64::MAX` (at least that many).
     fn key_space(&self) -> u64;
 
     /// A fresh working state for one worker.
     fn new_state(&self) -> Self::State;
 
     /// Decodes `key` into `state`, overwriting it.
-    fn decode(&self, key: u64, state: &mut Self::State);
+    fn decode(&self, key: Self::Key, state: &mut Self::State);
 
     /// Appends the keys of the decoded state's successors to `out`.
     ///
     /// `state` holds the last key given to [`Model::decode`]; an
     /// implementation may use it as scratch space, but must leave it holding
     /// the same state when it returns. Duplicates in `out` are allowed.
-    fn successors(&self, state: &mut Self::State, out: &mut Vec<u64>);
+    fn successors(&self, state: &mut Self::State, out: &mut Vec<Self::Key>);
 
     /// Whether the decoded state is a goal. Models without goals keep the
     /// default, which says no.
@@ -92,7 +103,7 @@ pub trait Model: Sync {
     /// (a solved cube, a whole goal board): a store may then look for
     /// them in a level instead of testing every state of it. `None` (the
     /// default): test states with [`Model::is_goal`].
-    fn goal_keys(&self) -> Option<Vec<u64>> {
+    fn goal_keys(&self) -> Option<Vec<Self::Key>> {
         None
     }
 
@@ -110,7 +121,7 @@ pub trait Model: Sync {
     /// [`Model::adjacent_keys`] describes (those may be among them too:
     /// duplicates are allowed, so the default, every successor, is right,
     /// only slower). Same contract as [`Model::successors`] otherwise.
-    fn far_successors(&self, state: &mut Self::State, out: &mut Vec<u64>) {
+    fn far_successors(&self, state: &mut Self::State, out: &mut Vec<Self::Key>) {
         self.successors(state, out)
     }
 

@@ -82,9 +82,9 @@ impl fmt::Display for StopReason {
     }
 }
 
-/// How a search ended.
+/// How a search ended (`K`: the model's key).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Outcome<K = u64> {
     /// Every reachable state was seen.
     Complete,
     /// A goal state was found at `depth` (searches for a goal stop there).
@@ -92,26 +92,27 @@ pub enum Outcome {
         /// The goal's BFS distance from the start.
         depth: u32,
         /// The smallest key among the goal states of that level.
-        key: u64,
+        key: K,
     },
     /// The search stopped early; the counts cover the complete levels only.
     Stopped(StopReason),
 }
 
-/// The result of a search: counts per BFS level and how the search ended.
+/// The result of a search: counts per BFS level and how the search ended
+/// (`K`: the model's key).
 #[derive(Clone, Debug)]
-pub struct Report {
+pub struct Report<K = u64> {
     /// States in every complete level, index = BFS distance from the start.
     pub levels: Vec<u64>,
     /// The keys of the deepest complete level (the antipodes when a count is
     /// complete), sorted except after [`crate::engine::Search::find_goal`].
     /// A spilled search leaves it empty when the level is too large to
     /// read back (over 4 Mi keys).
-    pub last_level: Vec<u64>,
+    pub last_level: Vec<K>,
     /// States in the deepest complete level.
     pub last_level_states: u64,
     /// How the search ended.
-    pub outcome: Outcome,
+    pub outcome: Outcome<K>,
     /// Wall-clock seconds of the search itself.
     pub seconds: f64,
     /// Worker threads used.
@@ -126,7 +127,7 @@ pub struct Report {
     pub disk: Option<crate::engine::files::DiskUse>,
 }
 
-impl Report {
+impl<K> Report<K> {
     /// Total states found (the sum of the levels).
     pub fn states(&self) -> u64 {
         self.levels.iter().sum()

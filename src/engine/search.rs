@@ -19,7 +19,7 @@ use crate::engine::stores::sets::partition::MAX_PARTITIONS;
 use crate::engine::stores::sets::visited::{
     BITMAP_HARD_MAX_KEYS, VisitedKind, bitmap_bytes, resolve,
 };
-use crate::engine::{Model, Progress, Report};
+use crate::engine::{Key, Model, Progress, Report, Wide};
 
 /// A breadth-first search over a [`Model`], configured by a builder:
 ///
@@ -54,9 +54,9 @@ pub struct Search<'a, M: Model> {
     dense_pull: Option<u64>,
 }
 
-/// What [`Search::hardest`] found.
+/// What [`Search::hardest`] found (`K`: the model's key).
 #[derive(Clone, Debug)]
-pub struct Hardest {
+pub struct Hardest<K = u64> {
     /// States in the start's component.
     pub component: u64,
     /// Goal states in the component (0: no goal can be reached).
@@ -65,24 +65,24 @@ pub struct Hardest {
     /// nearest goal position.
     pub distance: u32,
     /// The positions at that distance, sorted by key.
-    pub positions: Vec<u64>,
+    pub positions: Vec<K>,
     /// The start's distance to its nearest goal position.
     pub start_distance: Option<u32>,
     /// The report of the search from the goals (its levels: how many
     /// positions lie at each distance from the goal; its last level moved
     /// into `positions`), or of the count of the component when that was
     /// cut short or found no goal.
-    pub report: Report,
+    pub report: Report<K>,
 }
 
-/// A shortest path found by [`Search::solve`].
+/// A shortest path found by [`Search::solve`] (`K`: the model's key).
 #[derive(Clone, Debug)]
-pub struct Solution {
+pub struct Solution<K = u64> {
     /// The search's report (its outcome is [`Outcome::Goal`](crate::engine::Outcome::Goal) when a path was found).
-    pub report: Report,
+    pub report: Report<K>,
     /// The keys from the start to a goal, both included; `None` when no goal
     /// was reached.
-    pub path: Option<Vec<u64>>,
+    pub path: Option<Vec<K>>,
 }
 
 impl<'a, M: Model> Search<'a, M> {
@@ -144,75 +144,6 @@ impl<'a, M: Model> Search<'a, M> {
     pub fn mpi(mut self, mpi: &'a crate::engine::Mpi) -> Self {
         self.peers = Some(mpi);
         self
-    }
-
-    /// Continues the search saved in `checkpoint` (its puzzle must be this
-    /// search's model, checked by identity), from its last complete level,
-    /// to the report an uninterrupted run would have given; the path too
-    /// when the checkpoint is a solve's. Threads and limits are this
-    /// search's; the partitions and visited set are the checkpoint's.
-    pub fn resume(mut self, checkpoint: &Checkpoint) -> Result<Solution, SearchError> {
-        let mode = Mode::from_name(&checkpoint.manifest.mode).ok_or_else(|| {
-            SearchError::Checkpoint(format!(
-                "unknown kind of search {:?}",
-                checkpoint.manifest.mode
-            ))
-        })?;
-        if self.model.identity().is_empty() {
-            return Err(SearchError::NoIdentity);
-        }
-        // In a cluster each process's checkpoint is its own directory.
-        self.spill = Some(Spill {
-            dir: checkpoint.dir.clone(),
-            checkpoint: true,
-            ..self
-                .spill
-                .take()
-                .unwrap_or_else(|| Spill::new(checkpoint.dir.clone()))
-        });
-        // The checkpoint's visited set, not the one this search would pick.
-        self.visited = match checkpoint.manifest.visited.as_str() {
-            "bitmap" => VisitedKind::Bitmap,
-            "dense" => VisitedKind::Dense,
-            _ => VisitedKind::Frontier,
-        };
-        let peers = self.connect(&format!("resume {}", mode.name()))?;
-        let levels = agree::resume_levels(peers, checkpoint)?;
-        self.resume_fits(peers)?;
-        let observe = &mut levels::observer(mode);
-        let begin = Begin::Resume(checkpoint, levels);
-        let (report, path) = self.run_with(mode, peers, begin, observe)?;
-        Ok(Solution { report, path })
-    }
-
-    /// Refuses a resume whose visited set, rebuilt before the first level,
-    /// would take the process over its memory limit (a bitmap of the key
-    /// space, or the dense array, which a new search takes within three
-    /// quarters of the memory left): the limit is checked before anything
-    /// is loaded, and every process refuses if one must.
-    fn resume_fits(&self, peers: &dyn Peers) -> Result<(), SearchError> {
-        let Some(limit) = self.memory_limit else {
-            return Ok(());
-        };
-        let key_space = self.model.key_space();
-        let (holds, what) = match self.visited {
-            VisitedKind::Bitmap => (
-                bitmap_bytes(key_space),
-                format!("a bitmap of {key_space} keys"),
-            ),
-            VisitedKind::Dense => (
-                dense::room_for(dense::bytes_for(key_space).div_ceil(peers.processes() as u64)),
-                format!("two bits for each of {key_space} keys, with a quarter to spare"),
-            ),
-            _ => return Ok(()),
-        };
-        let rss = crate::engine::levels::memory::current_rss_bytes().unwrap_or(0);
-        let need = rss.saturating_add(holds);
-        let over = u64::from(need > limit);
-        if agree::sum(peers, over)? > 0 {
-            return Err(SearchError::ResumeTooLarge { need, limit, what });
-        }
-        Ok(())
     }
 
     /// Runs the search as one of `peers` (the engine's tests: processes
@@ -293,14 +224,14 @@ impl<'a, M: Model> Search<'a, M> {
     }
 
     /// Counts every state reachable from the start, level by level.
-    pub fn count(self) -> Result<Report, SearchError> {
+    pub fn count(self) -> Result<Report<M::Key>, SearchError> {
         let peers = self.connect("count")?;
         Ok(self.run(Mode::Count, peers)?.0)
     }
 
     /// Searches until the first level holding a goal; the outcome says at
     /// which depth (no path is kept).
-    pub fn find_goal(self) -> Result<Report, SearchError> {
+    pub fn find_goal(self) -> Result<Report<M::Key>, SearchError> {
         if !self.model.has_goal() {
             return Err(SearchError::NoGoal);
         }
@@ -311,7 +242,7 @@ impl<'a, M: Model> Search<'a, M> {
     /// A shortest path from the start to a goal. Keeps every level's keys
     /// (8 bytes a state, no parent pointers) and rebuilds the path backwards
     /// from the goal, level by level.
-    pub fn solve(self) -> Result<Solution, SearchError> {
+    pub fn solve(self) -> Result<Solution<M::Key>, SearchError> {
         if !self.model.has_goal() {
             return Err(SearchError::NoGoal);
         }
@@ -326,7 +257,7 @@ impl<'a, M: Model> Search<'a, M> {
     /// them at once gives each position its distance to the nearest goal.
     /// Needs reversible moves (so that the distance from the goals is the
     /// distance to them); costs about two counts.
-    pub fn hardest(self) -> Result<Hardest, SearchError> {
+    pub fn hardest(self) -> Result<Hardest<M::Key>, SearchError> {
         if !self.model.has_goal() {
             return Err(SearchError::NoGoal);
         }
@@ -338,12 +269,12 @@ impl<'a, M: Model> Search<'a, M> {
         }
         let model = self.model;
         let peers = self.connect("hardest")?;
-        let mut goals: Vec<u64> = Vec::new();
+        let mut goals: Vec<M::Key> = Vec::new();
         let (component, _) = self.run_with(
             Mode::Count,
             peers,
             Begin::Sources(vec![model.start()]),
-            &mut |_, level: &mut dyn Newest| {
+            &mut |_, level: &mut dyn Newest<M::Key>| {
                 goals.extend(level.goals()?);
                 Ok(None)
             },
@@ -365,7 +296,7 @@ impl<'a, M: Model> Search<'a, M> {
             Mode::Count,
             peers,
             Begin::Sources(goals),
-            &mut |depth, level: &mut dyn Newest| {
+            &mut |depth, level: &mut dyn Newest<M::Key>| {
                 if start_distance.is_none() && level.contains(start)? {
                     start_distance = Some(depth);
                 }
@@ -382,17 +313,7 @@ impl<'a, M: Model> Search<'a, M> {
     /// The store a search would take on one process, and why (what `show`
     /// says): a solve's when `solve`, otherwise a count's.
     pub fn store(&self, solve: bool) -> Result<(VisitedKind, String), SearchError> {
-        let mode = if solve { Mode::Solve } else { Mode::Count };
-        let (fit, why) = self.dense(mode, 1)?;
-        if fit != DenseFit::No {
-            return Ok((VisitedKind::Dense, why));
-        }
-        let resolved = resolve(
-            self.visited,
-            self.model.key_space(),
-            self.model.reversible(),
-        );
-        Ok((resolved, self.sparse_why(resolved, &why)))
+        M::Key::store(self, solve)
     }
 
     fn thread_count(&self) -> usize {
@@ -420,10 +341,61 @@ impl<'a, M: Model> Search<'a, M> {
         &self,
         mode: Mode,
         peers: &dyn Peers,
-    ) -> Result<(Report, Option<Vec<u64>>), SearchError> {
+    ) -> Result<(Report<M::Key>, Option<Vec<M::Key>>), SearchError> {
         let observe = &mut levels::observer(mode);
         let start = Begin::Sources(vec![self.model.start()]);
         self.run_with(mode, peers, start, observe)
+    }
+
+    /// A search that begins at `begin` on the stores its key serves.
+    fn run_with(
+        &self,
+        mode: Mode,
+        peers: &dyn Peers,
+        begin: Begin<'_, M::Key>,
+        observe: &mut Observer<'_, M::Key>,
+    ) -> SearchRun<M::Key> {
+        M::Key::run_with(self, mode, peers, begin, observe)
+    }
+
+    /// A search of wide keys: sorted levels in memory (frontier search,
+    /// or a hash set of the keys seen where moves are not all
+    /// reversible); the stores that index arrays by key or code levels on
+    /// disk serve 64-bit keys only.
+    pub(crate) fn run_wide(
+        &self,
+        mode: Mode,
+        peers: &dyn Peers,
+        begin: Begin<'_, M::Key>,
+        observe: &mut Observer<'_, M::Key>,
+    ) -> SearchRun<M::Key> {
+        self.check()?;
+        if self.spill.is_some() {
+            return Err(SearchError::WideUnsupported(
+                "keep its levels on disk or checkpoint them",
+            ));
+        }
+        if matches!(self.visited, VisitedKind::Bitmap | VisitedKind::Dense) {
+            return Err(SearchError::WideUnsupported(
+                "take a bitmap or the dense store (arrays indexed by key)",
+            ));
+        }
+        let Begin::Sources(sources) = begin else {
+            return Err(SearchError::WideUnsupported("resume a checkpoint"));
+        };
+        let threads = self.thread_count();
+        let limits = self.limits();
+        let partitions = self.partitions_for(peers.processes());
+        let share = Share::of(peers);
+        let (kind, why) = self.wide_store(mode == Mode::Solve);
+        let (mut report, path) = in_pool(threads, || {
+            let (store, start) = InMemory::new(
+                self.model, share, kind, mode, threads, partitions, sources, self.stop,
+            );
+            levels::run(store, peers, &limits, threads, mode, start, observe)
+        })?;
+        report.store = why;
+        Ok((report, path))
     }
 
     /// The partition count: as asked; across processes, by default a few
@@ -502,16 +474,126 @@ impl<'a, M: Model> Search<'a, M> {
         Ok(())
     }
 
-    /// A search that begins at `begin` (sources as level 0, several for a
-    /// multi-source search; or a checkpoint, whose levels are on disk), in
-    /// memory or on disk, with `observe` looking at every complete level.
-    fn run_with(
+    /// The store a search of wide keys takes, and why.
+    pub(crate) fn wide_store(&self, _solve: bool) -> (VisitedKind, String) {
+        let words = M::Key::WORDS;
+        let kind = resolve(VisitedKind::Auto, u64::MAX, self.model.reversible());
+        let why = match kind {
+            VisitedKind::Frontier => format!(
+                "keys of {words} words ({} bits): the moves are reversible, so the last levels as sorted keys, no visited set",
+                words * 64
+            ),
+            _ => format!(
+                "keys of {words} words ({} bits): a hash set of the keys seen (the moves are not all reversible)",
+                words * 64
+            ),
+        };
+        (kind, why)
+    }
+}
+
+/// What a search returns: its report and, for a solve, its path.
+pub(crate) type SearchRun<K> = Result<(Report<K>, Option<Vec<K>>), SearchError>;
+
+impl<'a, M: Model<Key = u64>> Search<'a, M> {
+    /// Continues the search saved in `checkpoint` (its puzzle must be this
+    /// search's model, checked by identity), from its last complete level,
+    /// to the report an uninterrupted run would have given; the path too
+    /// when the checkpoint is a solve's. Threads and limits are this
+    /// search's; the partitions and visited set are the checkpoint's.
+    pub fn resume(mut self, checkpoint: &Checkpoint) -> Result<Solution, SearchError> {
+        let mode = Mode::from_name(&checkpoint.manifest.mode).ok_or_else(|| {
+            SearchError::Checkpoint(format!(
+                "unknown kind of search {:?}",
+                checkpoint.manifest.mode
+            ))
+        })?;
+        if self.model.identity().is_empty() {
+            return Err(SearchError::NoIdentity);
+        }
+        // In a cluster each process's checkpoint is its own directory.
+        self.spill = Some(Spill {
+            dir: checkpoint.dir.clone(),
+            checkpoint: true,
+            ..self
+                .spill
+                .take()
+                .unwrap_or_else(|| Spill::new(checkpoint.dir.clone()))
+        });
+        // The checkpoint's visited set, not the one this search would pick.
+        self.visited = match checkpoint.manifest.visited.as_str() {
+            "bitmap" => VisitedKind::Bitmap,
+            "dense" => VisitedKind::Dense,
+            _ => VisitedKind::Frontier,
+        };
+        let peers = self.connect(&format!("resume {}", mode.name()))?;
+        let levels = agree::resume_levels(peers, checkpoint)?;
+        self.resume_fits(peers)?;
+        let observe = &mut levels::observer(mode);
+        let begin = Begin::Resume(checkpoint, levels);
+        let (report, path) = self.run_with(mode, peers, begin, observe)?;
+        Ok(Solution { report, path })
+    }
+
+    /// Refuses a resume whose visited set, rebuilt before the first level,
+    /// would take the process over its memory limit (a bitmap of the key
+    /// space, or the dense array, which a new search takes within three
+    /// quarters of the memory left): the limit is checked before anything
+    /// is loaded, and every process refuses if one must.
+    fn resume_fits(&self, peers: &dyn Peers) -> Result<(), SearchError> {
+        let Some(limit) = self.memory_limit else {
+            return Ok(());
+        };
+        let key_space = self.model.key_space();
+        let (holds, what) = match self.visited {
+            VisitedKind::Bitmap => (
+                bitmap_bytes(key_space),
+                format!("a bitmap of {key_space} keys"),
+            ),
+            VisitedKind::Dense => (
+                dense::room_for(dense::bytes_for(key_space).div_ceil(peers.processes() as u64)),
+                format!("two bits for each of {key_space} keys, with a quarter to spare"),
+            ),
+            _ => return Ok(()),
+        };
+        let rss = crate::engine::levels::memory::current_rss_bytes().unwrap_or(0);
+        let need = rss.saturating_add(holds);
+        let over = u64::from(need > limit);
+        if agree::sum(peers, over)? > 0 {
+            return Err(SearchError::ResumeTooLarge { need, limit, what });
+        }
+        Ok(())
+    }
+
+
+    /// The store a search of 64-bit keys would take on one process, and
+    /// why.
+    pub(crate) fn narrow_store(&self, solve: bool) -> Result<(VisitedKind, String), SearchError> {
+        let mode = if solve { Mode::Solve } else { Mode::Count };
+        let (fit, why) = self.dense(mode, 1)?;
+        if fit != DenseFit::No {
+            return Ok((VisitedKind::Dense, why));
+        }
+        let resolved = resolve(
+            self.visited,
+            self.model.key_space(),
+            self.model.reversible(),
+        );
+        Ok((resolved, self.sparse_why(resolved, &why)))
+    }
+
+
+    /// A search of 64-bit keys that begins at `begin` (sources as level
+    /// 0, several for a multi-source search; or a checkpoint, whose levels
+    /// are on disk), in memory or on disk, with `observe` looking at every
+    /// complete level.
+    pub(crate) fn run_narrow(
         &self,
         mode: Mode,
         peers: &dyn Peers,
         begin: Begin<'_>,
         observe: &mut Observer<'_>,
-    ) -> Result<(Report, Option<Vec<u64>>), SearchError> {
+    ) -> SearchRun<u64> {
         self.check()?;
         let threads = self.thread_count();
         let limits = self.limits();
@@ -586,7 +668,7 @@ impl<'a, M: Model> Search<'a, M> {
     }
 }
 
-impl<'a, M: Model> Search<'a, M> {
+impl<'a, M: Model<Key = u64>> Search<'a, M> {
     /// The dense store for a search that begins at `begin`, with its
     /// checkpoint if the search has one.
     fn dense_store<'p>(
@@ -825,4 +907,67 @@ fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> Result<R, S
         .build()
         .map_err(|source| SearchError::ThreadPool { threads, source })?;
     Ok(pool.install(f))
+}
+
+/// The stores a key's width is served by: every store for 64-bit keys;
+/// sorted levels in memory, on one process or several, for wide ones.
+/// Sealed (its module is private): the engine's key widths are its own.
+#[allow(private_interfaces)]
+pub trait Stores: Sized {
+    /// Runs the search on a store that serves this key.
+    #[doc(hidden)]
+    fn run_with<M: Model<Key = Self>>(
+        search: &Search<'_, M>,
+        mode: Mode,
+        peers: &dyn Peers,
+        begin: Begin<'_, Self>,
+        observe: &mut Observer<'_, Self>,
+    ) -> SearchRun<Self>;
+
+    /// The store a search would take on one process, and why.
+    #[doc(hidden)]
+    fn store<M: Model<Key = Self>>(
+        search: &Search<'_, M>,
+        solve: bool,
+    ) -> Result<(VisitedKind, String), SearchError>;
+}
+
+#[allow(private_interfaces)]
+impl Stores for u64 {
+    fn run_with<M: Model<Key = u64>>(
+        search: &Search<'_, M>,
+        mode: Mode,
+        peers: &dyn Peers,
+        begin: Begin<'_>,
+        observe: &mut Observer<'_>,
+    ) -> SearchRun<u64> {
+        search.run_narrow(mode, peers, begin, observe)
+    }
+
+    fn store<M: Model<Key = u64>>(
+        search: &Search<'_, M>,
+        solve: bool,
+    ) -> Result<(VisitedKind, String), SearchError> {
+        search.narrow_store(solve)
+    }
+}
+
+#[allow(private_interfaces)]
+impl<const N: usize> Stores for Wide<N> {
+    fn run_with<M: Model<Key = Wide<N>>>(
+        search: &Search<'_, M>,
+        mode: Mode,
+        peers: &dyn Peers,
+        begin: Begin<'_, Wide<N>>,
+        observe: &mut Observer<'_, Wide<N>>,
+    ) -> SearchRun<Wide<N>> {
+        search.run_wide(mode, peers, begin, observe)
+    }
+
+    fn store<M: Model<Key = Wide<N>>>(
+        search: &Search<'_, M>,
+        solve: bool,
+    ) -> Result<(VisitedKind, String), SearchError> {
+        Ok(search.wide_store(solve))
+    }
 }

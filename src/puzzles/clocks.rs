@@ -94,6 +94,7 @@ impl Clocks {
 
 impl Model for Clocks {
     type State = u64;
+    type Key = u64;
 
     fn start(&self) -> u64 {
         self.start

@@ -195,6 +195,7 @@ fn component(adjacent: &[u16; 9], cell: usize) -> u16 {
 
 impl Model for Sawtooth {
     type State = u64;
+    type Key = u64;
 
     fn start(&self) -> u64 {
         0

@@ -578,6 +578,7 @@ impl Tiles {
 
 impl Model for Tiles {
     type State = TileState;
+    type Key = u64;
 
     fn start(&self) -> u64 {
         // Tiles in order (rank 0), the blank in its cell.

@@ -179,6 +179,7 @@ fn a_panicking_worker_ends_the_search() {
     struct Faulty;
     impl Model for Faulty {
         type State = u64;
+        type Key = u64;
         fn start(&self) -> u64 {
             0
         }

@@ -51,7 +51,7 @@ impl Drop for TempDir {
     }
 }
 
-fn in_memory<M: Model>(model: &M, visited: VisitedKind) -> Report {
+fn in_memory<M: Model<Key = u64>>(model: &M, visited: VisitedKind) -> Report {
     Search::new(model)
         .threads(2)
         .visited(visited)
@@ -200,7 +200,7 @@ fn spilled_solutions_are_the_in_memory_ones() {
 
 /// Runs a checkpointed count stopped by `max_states`, then resumes it
 /// without the limit.
-fn stop_and_resume<M: Model>(model: &M, visited: VisitedKind, stop_at: u64, threads: usize) {
+fn stop_and_resume<M: Model<Key = u64>>(model: &M, visited: VisitedKind, stop_at: u64, threads: usize) {
     let expected = in_memory(model, visited);
     let dir = TempDir::new("resume");
     let stopped = Search::new(model)

@@ -147,6 +147,7 @@ impl Wrapped {
 
 impl Model for Wrapped {
     type State = (TileState, u64);
+    type Key = u64;
     fn start(&self) -> u64 {
         self.tiles.start()
     }

@@ -8,7 +8,7 @@
 //! process makes the same collective calls in the same order. Alone, every
 //! call returns at once without a word sent.
 
-use crate::engine::SearchError;
+use crate::engine::{Key, SearchError};
 use crate::engine::files::manifest::run_seed;
 use crate::engine::files::{Checkpoint, SpillError, manifest};
 use crate::engine::peers::{Mismatch, Peers};
@@ -86,8 +86,14 @@ impl<'p> Exchange<'p> {
 
     /// Sends `outgoing[q]` to every other process q in one round; what
     /// each sent this one, by process (empty at this one's index).
-    pub(crate) fn once(&self, outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, Fault> {
-        Ok(self.peers.exchange(outgoing)?)
+    pub(crate) fn once<K: Key>(&self, outgoing: Vec<Vec<K>>) -> Result<Vec<Vec<K>>, Fault> {
+        let words = outgoing.into_iter().map(K::to_wire).collect();
+        Ok(self
+            .peers
+            .exchange(words)?
+            .into_iter()
+            .map(K::from_wire)
+            .collect())
     }
 
     /// Moves keys to their owners in rounds of at most `round` keys to each
@@ -257,11 +263,12 @@ pub(crate) fn width(peers: &dyn Peers, share: u64, signal: u64) -> Result<(u64, 
 }
 
 /// Every process's `keys`, one after another in process order.
-pub(crate) fn gather(peers: &dyn Peers, keys: Vec<u64>) -> Result<Vec<u64>, Fault> {
+pub(crate) fn gather<K: Key>(peers: &dyn Peers, keys: Vec<K>) -> Result<Vec<K>, Fault> {
     if peers.processes() == 1 {
         return Ok(keys);
     }
-    Ok(peers.all_gather(&keys)?.concat())
+    let words = K::to_wire(keys);
+    Ok(K::from_wire(peers.all_gather(&words)?.concat()))
 }
 
 /// The sum of every process's `value`.
@@ -273,11 +280,12 @@ pub(crate) fn sum(peers: &dyn Peers, value: u64) -> Result<u64, Fault> {
 }
 
 /// The smallest of every process's `value`.
-pub(crate) fn min(peers: &dyn Peers, value: Option<u64>) -> Result<Option<u64>, Fault> {
+pub(crate) fn min<K: Key>(peers: &dyn Peers, value: Option<K>) -> Result<Option<K>, Fault> {
     if peers.processes() == 1 {
         return Ok(value);
     }
-    Ok(peers.min(value)?)
+    // Every process's value (none: no words), and the least of them.
+    Ok(gather(peers, value.into_iter().collect())?.into_iter().min())
 }
 
 /// A reason to stop before a level, as words that processes exchange.
@@ -409,6 +417,84 @@ mod tests {
                     assert_eq!(report.levels, tiles_levels, "dense {segment:?} on {n}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn wide_keys_count_solve_and_find_the_hardest_as_narrow_ones_on_one_to_three_processes() {
+        use crate::engine::Model;
+        use crate::engine::reference::Widened;
+        let klotski = builtin::sliding("klotski").unwrap();
+        let wide: Widened<'_, _, 2> = Widened(&klotski);
+        let narrow = Search::new(&klotski).threads(1).hardest().unwrap();
+        let solved = Search::new(&klotski).threads(1).solve().unwrap();
+        let truth = reference::level_sizes(&klotski);
+        assert_eq!(reference::level_sizes(&wide), truth, "the oracle");
+        // A path is checked move by move: the smallest predecessor is the
+        // smallest wide key, not the smallest narrow one.
+        let check_path = |path: &[crate::engine::Wide<2>], what: &str| {
+            assert_eq!(path.len(), solved.path.as_ref().unwrap().len(), "{what}");
+            assert_eq!(path[0], wide.start(), "{what}");
+            let mut state = wide.new_state();
+            let mut next = Vec::new();
+            for step in path.windows(2) {
+                wide.decode(step[0], &mut state);
+                next.clear();
+                wide.successors(&mut state, &mut next);
+                assert!(next.contains(&step[1]), "{what}: not a move");
+            }
+            wide.decode(*path.last().unwrap(), &mut state);
+            assert!(wide.is_goal(&state), "{what}: no goal at the end");
+        };
+        for n in [1, 2, 3] {
+            for kind in [VisitedKind::Frontier, VisitedKind::DashMap] {
+                let what = format!("{kind:?} on {n}");
+                let all = on(n, |peers| {
+                    let search = || Search::new(&wide).threads(2).visited(kind).peers(peers);
+                    (
+                        search().count().unwrap(),
+                        search().solve().unwrap(),
+                        search().hardest().unwrap(),
+                        search().max_depth(Some(40)).count().unwrap(),
+                    )
+                });
+                for (count, solve, hardest, shallow) in all {
+                    assert_eq!(count.levels, truth, "{what}");
+                    assert!(count.is_complete(), "{what}");
+                    assert_eq!(shallow.levels, truth[..41], "{what}: to depth 40");
+                    assert_eq!(solve.report.levels, solved.report.levels, "{what}");
+                    check_path(solve.path.as_deref().expect("solvable"), &what);
+                    assert_eq!(hardest.component, narrow.component, "{what}");
+                    assert_eq!(hardest.goal_states, narrow.goal_states, "{what}");
+                    assert_eq!(hardest.distance, narrow.distance, "{what}");
+                    assert_eq!(hardest.start_distance, narrow.start_distance, "{what}");
+                    let mut positions: Vec<u64> = hardest
+                        .positions
+                        .iter()
+                        .map(|&k| Widened::<'_, crate::puzzles::sliding::SlidingPuzzle, 2>::narrow(k))
+                        .collect();
+                    positions.sort_unstable();
+                    assert_eq!(positions, narrow.positions, "{what}");
+                }
+            }
+        }
+        // Wide keys take no array store and no disk yet: a clear refusal.
+        for (search, why) in [
+            (
+                Search::new(&wide).visited(VisitedKind::Bitmap),
+                "the bitmap visited set needs one bit per possible key",
+            ),
+            (
+                Search::new(&wide).visited(VisitedKind::Dense),
+                "keys are over 64 bits",
+            ),
+            (
+                Search::new(&wide).spill(Spill::new(std::env::temp_dir().join("reach-wide-never"))),
+                "keys are over 64 bits",
+            ),
+        ] {
+            let e = search.count().unwrap_err().to_string();
+            assert!(e.contains(why), "{e}");
         }
     }
 

@@ -18,7 +18,7 @@ use std::time::Instant;
 use crate::engine::files::DiskUse;
 use crate::engine::files::SpillError;
 use crate::engine::peers::{PeerError, Peers};
-use crate::engine::{Outcome, Progress, Report, StopReason, VisitedKind};
+use crate::engine::{Key, Outcome, Progress, Report, StopReason, VisitedKind};
 use agree::Exchange;
 use workers::{SEQUENTIAL_BELOW, cores, sort_keys};
 
@@ -66,13 +66,13 @@ impl Mode {
 /// from every process ([`agree`]), and the store's one dealing with other
 /// processes is the [`Exchange`] that settling hands it. Errors are
 /// storage faults (a full disk, a damaged file) and lost peers.
-pub(crate) trait Store {
+pub(crate) trait Store<K: Key = u64> {
     /// The goal keys of this process's share of the newest level, in no
     /// particular order.
-    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault>;
+    fn goals(&mut self, threads: usize) -> Result<Vec<K>, Fault>;
 
     /// Whether this process's share of the newest level holds `key`.
-    fn contains(&mut self, key: u64) -> Result<bool, Fault>;
+    fn contains(&mut self, key: K) -> Result<bool, Fault>;
 
     /// Expands the newest level (at `depth`, `width` states in all
     /// processes) on `threads` workers and settles this process's share of
@@ -113,12 +113,12 @@ pub(crate) trait Store {
     /// This process's share of the newest level (`width` states in all
     /// processes), in any order; `None` when the store does not hold it
     /// whole, which depends on `width` alone (every process answers alike).
-    fn last_level(&mut self, width: u64, threads: usize) -> Result<Option<Vec<u64>>, Fault>;
+    fn last_level(&mut self, width: u64, threads: usize) -> Result<Option<Vec<K>>, Fault>;
 
     /// When every level was kept (sorted): the smallest key of this
     /// process's share of level `depth` that has `key` (of the level after
     /// it) as a successor.
-    fn predecessor(&mut self, depth: u32, key: u64, threads: usize) -> Result<Option<u64>, Fault>;
+    fn predecessor(&mut self, depth: u32, key: K, threads: usize) -> Result<Option<K>, Fault>;
 
     /// Why the search stopped, given the fault `e` (a store with a
     /// checkpoint adds how to go on).
@@ -142,11 +142,11 @@ pub(crate) struct Finished {
 }
 
 /// The newest complete level, as an observer sees it.
-pub(crate) trait Newest {
+pub(crate) trait Newest<K = u64> {
     /// Its goal keys, in no particular order.
-    fn goals(&mut self) -> Result<Vec<u64>, Fault>;
+    fn goals(&mut self) -> Result<Vec<K>, Fault>;
     /// Whether it holds `key`.
-    fn contains(&mut self, key: u64) -> Result<bool, Fault>;
+    fn contains(&mut self, key: K) -> Result<bool, Fault>;
 }
 
 /// A store's newest level, looked at with a level's worth of workers, for
@@ -157,12 +157,12 @@ struct At<'s, S> {
     threads: usize,
 }
 
-impl<S: Store> Newest for At<'_, S> {
-    fn goals(&mut self) -> Result<Vec<u64>, Fault> {
+impl<K: Key, S: Store<K>> Newest<K> for At<'_, S> {
+    fn goals(&mut self) -> Result<Vec<K>, Fault> {
         agree::gather(self.peers, self.store.goals(self.threads)?)
     }
 
-    fn contains(&mut self, key: u64) -> Result<bool, Fault> {
+    fn contains(&mut self, key: K) -> Result<bool, Fault> {
         let mine = self.store.contains(key)?;
         Ok(agree::sum(self.peers, u64::from(mine))? > 0)
     }
@@ -170,12 +170,15 @@ impl<S: Store> Newest for At<'_, S> {
 
 /// What a command does with each complete level (at the given depth):
 /// `Some(outcome)` ends the search there.
-pub(crate) type Observer<'o> =
-    dyn FnMut(u32, &mut dyn Newest) -> Result<Option<Outcome>, Fault> + Send + 'o;
+pub(crate) type Observer<'o, K = u64> =
+    dyn FnMut(u32, &mut dyn Newest<K>) -> Result<Option<Outcome<K>>, Fault> + Send + 'o;
 
 /// What a plain `mode` observes: nothing for a count; for a goal search
 /// and a solve, the first level with a goal.
-pub(crate) fn observer(mode: Mode) -> fn(u32, &mut dyn Newest) -> Result<Option<Outcome>, Fault> {
+pub(crate) type ObserverFn<K> = fn(u32, &mut dyn Newest<K>) -> Result<Option<Outcome<K>>, Fault>;
+
+/// What a plain `mode` observes (see [`observer`]).
+pub(crate) fn observer<K: Key>(mode: Mode) -> ObserverFn<K> {
     match mode {
         Mode::Count => |_, _| Ok(None),
         Mode::FindGoal | Mode::Solve => find_goal,
@@ -184,7 +187,7 @@ pub(crate) fn observer(mode: Mode) -> fn(u32, &mut dyn Newest) -> Result<Option<
 
 /// An observer that looks for a goal: the smallest goal key of the first
 /// level that has one.
-fn find_goal(depth: u32, level: &mut dyn Newest) -> Result<Option<Outcome>, Fault> {
+fn find_goal<K: Key>(depth: u32, level: &mut dyn Newest<K>) -> Result<Option<Outcome<K>>, Fault> {
     Ok(level
         .goals()?
         .into_iter()
@@ -320,15 +323,15 @@ pub(crate) struct Start {
 ///
 /// A level cut short by a signal, or over `--max-states`, is discarded, so
 /// that a report holds complete levels only.
-pub(crate) fn run<S: Store>(
+pub(crate) fn run<K: Key, S: Store<K>>(
     mut store: S,
     peers: &dyn Peers,
     limits: &Limits<'_>,
     threads: usize,
     mode: Mode,
     start: Start,
-    observe: &mut Observer<'_>,
-) -> (Report, Option<Vec<u64>>) {
+    observe: &mut Observer<'_, K>,
+) -> (Report<K>, Option<Vec<K>>) {
     let Start {
         mut levels,
         seconds: before,
@@ -418,13 +421,13 @@ impl Turns<'_> {
     /// `levels`; `total` states in all), checks the limits, expands it and
     /// settles the next, commits or discards it. `Some(outcome)` when the
     /// search ends here.
-    fn turn<S: Store>(
+    fn turn<K: Key, S: Store<K>>(
         &self,
         store: &mut S,
         levels: &mut Vec<u64>,
         total: &mut u64,
-        observe: &mut Observer<'_>,
-    ) -> Result<Option<Outcome>, Fault> {
+        observe: &mut Observer<'_, K>,
+    ) -> Result<Option<Outcome<K>>, Fault> {
         let (peers, limits) = (self.peers, self.limits);
         let depth = levels.len() as u32 - 1;
         let width = *levels.last().expect("level 0");
@@ -490,14 +493,14 @@ impl Turns<'_> {
     /// before expanding the level at `depth`. A depth limit at the last
     /// level cuts nothing short: the search is complete if no state of the
     /// frontier has a new successor (unless a signal came meanwhile).
-    fn stop_before<S: Store>(
+    fn stop_before<K: Key, S: Store<K>>(
         &self,
         store: &mut S,
         reason: StopReason,
         depth: u32,
         width: u64,
         threads: usize,
-    ) -> Result<Option<Outcome>, Fault> {
+    ) -> Result<Option<Outcome<K>>, Fault> {
         if matches!(reason, StopReason::MaxDepth(_)) {
             let mine = store.new_successors(depth, width, threads, &self.exchange)?;
             if agree::sum(self.peers, mine)? == 0 {
@@ -520,13 +523,13 @@ const GATHER_MAX: u64 = 1 << 22;
 /// The newest level's keys (`width` of them in all processes), sorted if
 /// `sorted`; none when there are too many to gather from other processes,
 /// or the store does not hold them.
-fn last_level<S: Store>(
+fn last_level<K: Key, S: Store<K>>(
     store: &mut S,
     peers: &dyn Peers,
     width: u64,
     threads: usize,
     sorted: bool,
-) -> Result<Vec<u64>, Fault> {
+) -> Result<Vec<K>, Fault> {
     if peers.processes() > 1 && width > GATHER_MAX {
         return Ok(Vec::new());
     }
@@ -544,13 +547,13 @@ fn last_level<S: Store>(
 /// kept: at each level back, the smallest key that has the current one as
 /// a successor, over every process's share (so that the path depends on
 /// neither thread timing, the partition count nor the process count).
-fn path<S: Store>(
+fn path<K: Key, S: Store<K>>(
     store: &mut S,
     peers: &dyn Peers,
-    goal: u64,
+    goal: K,
     depth: u32,
     threads: usize,
-) -> Result<Vec<u64>, Fault> {
+) -> Result<Vec<K>, Fault> {
     let mut path = vec![goal];
     let mut current = goal;
     for d in (0..depth).rev() {

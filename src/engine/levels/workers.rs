@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use crossbeam_utils::CachePadded;
 
-use crate::engine::Model;
+use crate::engine::{Key, Model};
 use crate::engine::stores::sets::partition::MAX_PARTITIONS;
 
 /// Levels with fewer states than this are expanded on one thread: a rayon
@@ -48,9 +48,9 @@ pub(crate) fn cores() -> usize {
 pub(crate) fn successors_of<'o, M: Model>(
     model: &M,
     state: &mut M::State,
-    out: &'o mut Vec<u64>,
-    key: u64,
-) -> &'o [u64] {
+    out: &'o mut Vec<M::Key>,
+    key: M::Key,
+) -> &'o [M::Key] {
     successors_of_all(model, state, out, std::slice::from_ref(&key))
 }
 
@@ -64,9 +64,9 @@ pub(crate) fn successors_of<'o, M: Model>(
 pub(crate) fn successors_of_all<'o, M: Model>(
     model: &M,
     state: &mut M::State,
-    out: &'o mut Vec<u64>,
-    keys: &[u64],
-) -> &'o [u64] {
+    out: &'o mut Vec<M::Key>,
+    keys: &[M::Key],
+) -> &'o [M::Key] {
     out.clear();
     for &key in keys {
         model.decode(key, state);
@@ -119,7 +119,7 @@ pub(crate) fn my_slot<T>(slots: &[CachePadded<Mutex<T>>]) -> &Mutex<T> {
 }
 
 /// Sorts `keys`, in parallel when there are many.
-pub(crate) fn sort_keys(keys: &mut [u64], threads: usize) {
+pub(crate) fn sort_keys<K: Key>(keys: &mut [K], threads: usize) {
     if threads == 1 || keys.len() < 1 << 14 {
         keys.sort_unstable();
     } else {

@@ -100,9 +100,4 @@ pub(crate) trait Peers: Sync {
         Ok(self.sum(u64::from(value))? > 0)
     }
 
-    /// The smallest of every process's `value`.
-    fn min(&self, value: Option<u64>) -> Result<Option<u64>, PeerError> {
-        let words = value.map_or(vec![], |v| vec![v]);
-        Ok(self.all_gather(&words)?.into_iter().flatten().min())
-    }
 }

@@ -1175,6 +1175,7 @@ impl SlidingPuzzle {
 
 impl Model for SlidingPuzzle {
     type State = SlidingState;
+    type Key = u64;
 
     fn start(&self) -> u64 {
         self.start

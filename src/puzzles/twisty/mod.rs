@@ -1222,6 +1222,7 @@ fn inject(c: &Coord, local: &[u8], p: &mut Pattern) {
 
 impl Model for Twisty {
     type State = TwistyState;
+    type Key = u64;
 
     fn start(&self) -> u64 {
         self.start_key

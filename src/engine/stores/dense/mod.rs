@@ -278,7 +278,7 @@ struct Worker<S> {
 }
 
 /// The dense store.
-pub(crate) struct Dense<'a, M: Model> {
+pub(crate) struct Dense<'a, M: Model<Key = u64>> {
     model: &'a M,
     /// The two-bit array: all of it, or (on disk) the resident segment's.
     bits: Bits,
@@ -323,7 +323,7 @@ pub(crate) struct Dense<'a, M: Model> {
     adjacent: Option<Adjacent>,
 }
 
-impl<'a, M: Model> Dense<'a, M> {
+impl<'a, M: Model<Key = u64>> Dense<'a, M> {
     /// A search of `model` from `sources` (each below the key space).
     /// (In a cluster, `share`: each process holds the two bits of its own
     /// range of keys, and successors in another's go to it once a level.)
@@ -1304,7 +1304,7 @@ impl Tally {
 /// the far ones only when `far_only` (the moves to neighbouring keys are
 /// then done a word at a time).
 #[inline(always)]
-fn successors_of<M: Model>(
+fn successors_of<M: Model<Key = u64>>(
     model: &M,
     far_only: bool,
     key: u64,
@@ -1470,7 +1470,7 @@ fn owner_of(b: usize, blocks: usize, processes: usize) -> usize {
 }
 
 /// The blocks of `model`'s two-bit array.
-fn block_count<M: Model>(model: &M) -> usize {
+fn block_count<M: Model<Key = u64>>(model: &M) -> usize {
     (model.key_space().div_ceil(KEYS_PER_WORD) as usize).div_ceil(BLOCK_WORDS)
 }
 
@@ -1528,7 +1528,7 @@ fn slot(key: u64) -> (usize, u32) {
     )
 }
 
-impl<M: Model> Store for Dense<'_, M> {
+impl<M: Model<Key = u64>> Store for Dense<'_, M> {
     fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault> {
         if !self.model.has_goal() {
             return Ok(Vec::new());

@@ -43,7 +43,7 @@ pub(super) const PULL_RATIO: u64 = 1;
 /// Keys of the array a pull scans for the work of one key it decodes.
 const SCAN_KEYS: u64 = 1024;
 
-impl<M: Model> Dense<'_, M> {
+impl<M: Model<Key = u64>> Dense<'_, M> {
     /// Whether the level after the newest (`width` states) is settled by a
     /// pull: the model allows it, the whole array is in this process's
     /// memory, and few enough keys are left unseen. A pull also reads every

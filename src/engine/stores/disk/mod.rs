@@ -198,9 +198,9 @@ fn merge_into(
 }
 
 /// Where a search on disk begins.
-pub(crate) enum Begin<'c> {
+pub(crate) enum Begin<'c, K = u64> {
     /// A new search from these keys (level 0).
-    Sources(Vec<u64>),
+    Sources(Vec<K>),
     /// The search saved in this checkpoint, from the last of its first
     /// `levels` levels (all of them alone; across processes, those every
     /// process saved).
@@ -208,7 +208,7 @@ pub(crate) enum Begin<'c> {
 }
 
 /// A search's levels on disk.
-pub(crate) struct OnDisk<'a, M: Model> {
+pub(crate) struct OnDisk<'a, M: Model<Key = u64>> {
     model: &'a M,
     share: Share,
     /// Whether each partition is another process's.
@@ -243,7 +243,7 @@ pub(crate) struct OnDisk<'a, M: Model> {
     scratch: (Vec<u8>, Vec<u64>),
 }
 
-impl<'a, M: Model> OnDisk<'a, M> {
+impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
     /// A search of `model` with its levels under `spill`'s directory:
     /// from `begin`'s sources, keeping what `mode` needs, with `kind` of
     /// visited set in `partitions` partitions (0: a few per worker); or
@@ -550,7 +550,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
     }
 }
 
-impl<M: Model> Store for OnDisk<'_, M> {
+impl<M: Model<Key = u64>> Store for OnDisk<'_, M> {
     fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault> {
         let failure = Failure::default();
         let found = Mutex::new(Vec::new());
@@ -736,7 +736,7 @@ impl<M: Model> Store for OnDisk<'_, M> {
     }
 }
 
-impl<M: Model> OnDisk<'_, M> {
+impl<M: Model<Key = u64>> OnDisk<'_, M> {
     fn header(&self, kind: Kind, depth: u32, first: usize, count: usize) -> Header {
         Header {
             kind,
@@ -1071,7 +1071,7 @@ impl<M: Model> OnDisk<'_, M> {
 }
 
 /// The disk store's side of an exchange (see [`OnDisk::send_away`]).
-struct Post<'s, 'a, M: Model> {
+struct Post<'s, 'a, M: Model<Key = u64>> {
     store: &'s OnDisk<'a, M>,
     depth: u32,
     /// incoming[p][w]: the workers' candidates by partition; the last
@@ -1093,7 +1093,7 @@ struct Post<'s, 'a, M: Model> {
     received: Vec<RunFile>,
 }
 
-impl<M: Model> Post<'_, '_, M> {
+impl<M: Model<Key = u64>> Post<'_, '_, M> {
     /// Writes the last column, if it holds any keys, as a candidate file.
     fn write_held(&mut self) -> Result<(), SpillError> {
         if self.held == 0 {
@@ -1113,7 +1113,7 @@ impl<M: Model> Post<'_, '_, M> {
     }
 }
 
-impl<M: Model> Mail for Post<'_, '_, M> {
+impl<M: Model<Key = u64>> Mail for Post<'_, '_, M> {
     fn next_for(&mut self, to: usize, out: &mut Vec<u64>, max: usize) -> Result<bool, Fault> {
         let store = self.store;
         let partitions = store.router.partitions();

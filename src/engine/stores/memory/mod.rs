@@ -17,17 +17,17 @@ use crate::engine::levels::{Finished, Mode, Start, Store};
 use crate::engine::stores::sets::frontier::levels_alternate;
 use crate::engine::stores::sets::partition::{MAX_PARTITIONS, Partition, Router, Settle};
 use crate::engine::stores::sets::visited::{Visited, resolve};
-use crate::engine::{Model, VisitedKind};
+use crate::engine::{Key, Model, VisitedKind};
 
 /// One worker's reusable buffers.
-struct Slot<S> {
+struct Slot<S, K> {
     state: S,
-    successors: Vec<u64>,
+    successors: Vec<K>,
     /// Candidates for the next level, one buffer per destination partition.
-    out: Vec<Vec<u64>>,
+    out: Vec<Vec<K>>,
 }
 
-type Slots<S> = [CachePadded<Mutex<Slot<S>>>];
+type Slots<S, K> = [CachePadded<Mutex<Slot<S, K>>>];
 
 /// The most states of a level expanded before their candidates are
 /// settled, with owned bitmaps: 2^21 states, about 6 million candidates
@@ -62,14 +62,14 @@ pub(crate) fn bitmap_partitions_for_cache(key_space: u64) -> usize {
 pub(crate) struct InMemory<'a, M: Model> {
     model: &'a M,
     share: Share,
-    parts: Vec<Partition>,
-    slots: Vec<CachePadded<Mutex<Slot<M::State>>>>,
+    parts: Vec<Partition<M::Key>>,
+    slots: Vec<CachePadded<Mutex<Slot<M::State, M::Key>>>>,
     /// incoming[p][w]: worker w's candidates for partition p, moved out of
     /// the workers' slots for the settle step and back after it; with
     /// other processes, a last column for the candidates they sent.
-    incoming: Vec<Vec<Vec<u64>>>,
+    incoming: Vec<Vec<Vec<M::Key>>>,
     router: Router,
-    visited: Visited,
+    visited: Visited<M::Key>,
     how: Settle,
     /// Whether each partition is another process's.
     remote: Vec<bool>,
@@ -82,8 +82,8 @@ pub(crate) struct InMemory<'a, M: Model> {
 /// partitions (each one's share of the level is its frontier), the workers'
 /// slots, and the threads to use (one for a thin level).
 struct LevelView<'v, M: Model> {
-    parts: &'v [Partition],
-    slots: &'v Slots<M::State>,
+    parts: &'v [Partition<M::Key>],
+    slots: &'v Slots<M::State, M::Key>,
     router: Router,
     threads: usize,
     model: &'v M,
@@ -104,7 +104,7 @@ impl<'a, M: Model> InMemory<'a, M> {
         mode: Mode,
         threads: usize,
         partitions: usize,
-        mut sources: Vec<u64>,
+        mut sources: Vec<M::Key>,
         stop: Option<&'a AtomicBool>,
     ) -> (InMemory<'a, M>, Start) {
         let key_space = model.key_space();
@@ -206,12 +206,12 @@ impl<'a, M: Model> InMemory<'a, M> {
     }
 }
 
-impl<M: Model> Store for InMemory<'_, M> {
-    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault> {
+impl<M: Model> Store<M::Key> for InMemory<'_, M> {
+    fn goals(&mut self, threads: usize) -> Result<Vec<M::Key>, Fault> {
         Ok(self.view(threads, (0, 1)).goals())
     }
 
-    fn contains(&mut self, key: u64) -> Result<bool, Fault> {
+    fn contains(&mut self, key: M::Key) -> Result<bool, Fault> {
         let p = self.router.route(key);
         Ok(self.share.owns(p) && self.parts[p].frontier().contains(&key))
     }
@@ -296,10 +296,15 @@ impl<M: Model> Store for InMemory<'_, M> {
     fn bytes_per_new_key(&self) -> u64 {
         // Its keys, the visited set's share of them, and the kept levels
         // where a path is wanted.
-        self.visited.bytes_per_new_key() + 8 + if self.keep == 0 { 8 } else { 0 }
+        let key = std::mem::size_of::<M::Key>() as u64;
+        self.visited.bytes_per_new_key() + key + if self.keep == 0 { key } else { 0 }
     }
 
-    fn last_level(&mut self, _width: u64, _threads: usize) -> Result<Option<Vec<u64>>, Fault> {
+    fn last_level(
+        &mut self,
+        _width: u64,
+        _threads: usize,
+    ) -> Result<Option<Vec<M::Key>>, Fault> {
         Ok(Some(
             self.parts
                 .iter()
@@ -309,7 +314,12 @@ impl<M: Model> Store for InMemory<'_, M> {
         ))
     }
 
-    fn predecessor(&mut self, depth: u32, key: u64, threads: usize) -> Result<Option<u64>, Fault> {
+    fn predecessor(
+        &mut self,
+        depth: u32,
+        key: M::Key,
+        threads: usize,
+    ) -> Result<Option<M::Key>, Fault> {
         Ok(predecessor(
             self.model,
             &self.parts,
@@ -333,7 +343,7 @@ impl<M: Model> Store for InMemory<'_, M> {
 /// that each partition's settle task owns its column, or back (the same
 /// swap again), with their capacity: the next level reuses them instead
 /// of paying for fresh memory in page faults.
-fn transpose<S>(slots: &Slots<S>, incoming: &mut [Vec<Vec<u64>>]) {
+fn transpose<S, K>(slots: &Slots<S, K>, incoming: &mut [Vec<Vec<K>>]) {
     for (w, slot) in slots.iter().enumerate() {
         let mut slot = lock(slot);
         for (p, column) in incoming.iter_mut().enumerate() {
@@ -345,12 +355,12 @@ fn transpose<S>(slots: &Slots<S>, incoming: &mut [Vec<Vec<u64>>]) {
 /// Sends the candidates for other processes' partitions to them, and puts
 /// those they sent into the last column of this process's partitions
 /// (those `visited` has not seen, where the search keeps a visited set).
-fn send_away(
+fn send_away<K: Key>(
     exchange: &Exchange<'_>,
     share: Share,
     router: Router,
-    visited: &Visited,
-    incoming: &mut [Vec<Vec<u64>>],
+    visited: &Visited<K>,
+    incoming: &mut [Vec<Vec<K>>],
 ) -> Result<(), Fault> {
     let mut outgoing = vec![Vec::new(); share.processes];
     for (p, runs) in incoming.iter_mut().enumerate() {
@@ -392,7 +402,7 @@ impl<M: Model> LevelView<'_, M> {
     }
 
     /// The part of `part`'s share of the level that this pass covers.
-    fn share<'p>(&self, part: &'p Partition) -> &'p [u64] {
+    fn share<'p>(&self, part: &'p Partition<M::Key>) -> &'p [M::Key] {
         let (b, k) = self.batch;
         let all = part.frontier();
         &all[all.len() * b / k..all.len() * (b + 1) / k]
@@ -403,10 +413,10 @@ impl<M: Model> LevelView<'_, M> {
     /// stolen freely); the smallest of the results.
     fn min_over_chunks<R: Ord + Send>(
         &self,
-        f: impl Fn(&mut Slot<M::State>, &[u64]) -> Option<R> + Sync + Send,
+        f: impl Fn(&mut Slot<M::State, M::Key>, &[M::Key]) -> Option<R> + Sync + Send,
     ) -> Option<R> {
         let slots = self.slots;
-        let f = |chunk: &[u64]| f(&mut lock(my_slot(slots)), chunk);
+        let f = |chunk: &[M::Key]| f(&mut lock(my_slot(slots)), chunk);
         if self.threads == 1 {
             self.parts.iter().filter_map(|p| f(self.share(p))).min()
         } else {
@@ -424,7 +434,7 @@ impl<M: Model> LevelView<'_, M> {
     /// them, under frontier search) to its own buffer for the successor's
     /// partition. A raised `stop` flag abandons the level (the caller drops
     /// it).
-    fn expand(&self, visited: &Visited, remote: &[bool], stop: Option<&AtomicBool>) {
+    fn expand(&self, visited: &Visited<M::Key>, remote: &[bool], stop: Option<&AtomicBool>) {
         let (model, router) = (self.model, self.router);
         // Frontier search and owned bitmaps take every successor as a
         // candidate and never ask the visited set (whose answer would
@@ -454,7 +464,7 @@ impl<M: Model> LevelView<'_, M> {
 
     /// Whether some state of the level has a successor the search has not
     /// seen: a look at the next level that keeps none of it.
-    fn has_new_successor(&self, visited: &Visited) -> bool {
+    fn has_new_successor(&self, visited: &Visited<M::Key>) -> bool {
         let (model, parts, router) = (self.model, self.parts, self.router);
         let partitions_know = matches!(visited, Visited::Frontier | Visited::Owned);
         self.min_over_chunks(|slot, chunk| {
@@ -478,9 +488,9 @@ impl<M: Model> LevelView<'_, M> {
     }
 
     /// The goal states of this level.
-    fn goals(&self) -> Vec<u64> {
+    fn goals(&self) -> Vec<M::Key> {
         let (model, slots) = (self.model, self.slots);
-        let scan = |chunk: &[u64]| -> Vec<u64> {
+        let scan = |chunk: &[M::Key]| -> Vec<M::Key> {
             let mut slot = lock(my_slot(slots));
             chunk
                 .iter()
@@ -507,9 +517,9 @@ impl<M: Model> LevelView<'_, M> {
 /// Settles every partition's share of the next level from the candidates
 /// routed to it (`incoming[p]`, one run per worker and one from other
 /// processes), one task per partition; the size of this process's share.
-fn settle_all(
-    parts: &mut [Partition],
-    incoming: &mut [Vec<Vec<u64>>],
+fn settle_all<K: Key>(
+    parts: &mut [Partition<K>],
+    incoming: &mut [Vec<Vec<K>>],
     how: Settle,
     threads: usize,
 ) -> usize {
@@ -533,12 +543,12 @@ fn settle_all(
 /// successor.
 fn predecessor<M: Model>(
     model: &M,
-    parts: &[Partition],
+    parts: &[Partition<M::Key>],
     router: Router,
     depth: usize,
-    key: u64,
+    key: M::Key,
     threads: usize,
-) -> Option<u64> {
+) -> Option<M::Key> {
     let share = |p: usize| parts[p].level(depth);
     let mut state = model.new_state();
     let mut successors = Vec::new();

@@ -10,7 +10,7 @@
 //! state. Each
 //! partition (`partition.rs`) does this for its own share of the keys.
 
-use crate::engine::Model;
+use crate::engine::{Key, Model};
 
 /// Whether frontier search of `model` from a level 0 of `level_zero` keys
 /// may check a level's candidates against the level before it only: when
@@ -30,11 +30,11 @@ pub(crate) fn levels_alternate<M: Model>(model: &M, level_zero: u64) -> bool {
 /// every pass below is a loop of fixed shape that moves its indices by
 /// comparisons: each run is sorted, then deduplicated and filtered in
 /// place, then the runs are merged.
-pub(crate) fn merge_range(
-    runs: &mut [Vec<u64>],
-    current: &[u64],
-    previous: &[u64],
-    out: &mut Vec<u64>,
+pub(crate) fn merge_range<K: Key>(
+    runs: &mut [Vec<K>],
+    current: &[K],
+    previous: &[K],
+    out: &mut Vec<K>,
 ) {
     for run in runs.iter_mut() {
         run.sort_unstable();
@@ -62,7 +62,7 @@ pub(crate) fn merge_range(
 }
 
 /// Moves the distinct keys of sorted `keys` to its front; returns how many.
-fn dedup(keys: &mut [u64]) -> usize {
+fn dedup<K: Key>(keys: &mut [K]) -> usize {
     let Some(&first) = keys.first() else {
         return 0;
     };
@@ -79,7 +79,7 @@ fn dedup(keys: &mut [u64]) -> usize {
 
 /// Moves the keys of sorted, distinct `keys` that are not in sorted `drop`
 /// to its front; returns how many.
-fn difference(keys: &mut [u64], drop: &[u64]) -> usize {
+fn difference<K: Key>(keys: &mut [K], drop: &[K]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     if drop.len() > 8 * keys.len() {
         // Few keys against a long level: each is looked up in what is left
@@ -109,7 +109,7 @@ fn difference(keys: &mut [u64], drop: &[u64]) -> usize {
 }
 
 /// Appends to `out` the union of sorted, distinct `a` and `b`, in order.
-fn union(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
+fn union<K: Key>(a: &[K], b: &[K], out: &mut Vec<K>) {
     out.reserve(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {

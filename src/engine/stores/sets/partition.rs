@@ -15,7 +15,9 @@
 //! lock or a global merge, and a partition's levels are exactly what a
 //! disk-backed or remote partition would hold: sorted runs of keys.
 
+use crate::engine::Key;
 use crate::engine::stores::sets::frontier::merge_range;
+#[cfg(test)]
 use crate::engine::stores::sets::visited::mix64;
 
 /// The largest partition count accepted.
@@ -80,12 +82,12 @@ impl Router {
 
     /// The partition that owns `key`.
     #[inline]
-    pub(crate) fn route(self, key: u64) -> usize {
+    pub(crate) fn route<K: Key>(self, key: K) -> usize {
         if self.ranged {
-            (key >> self.shift) as usize
+            (key.index() >> self.shift) as usize
         } else {
             // A shift by 64 (one partition) is out of range for `>>`.
-            mix64(key).checked_shr(self.shift).unwrap_or(0) as usize
+            key.mix().checked_shr(self.shift).unwrap_or(0) as usize
         }
     }
 }
@@ -165,7 +167,7 @@ impl Segment {
     /// the new ones and kept by advancing the count, without a branch. In
     /// `count eleven --max-depth 40` at one thread (3 runs each, medians),
     /// a filtering `extend` took 25.9 s, and this 22.6 s.
-    fn settle(&mut self, keys: &[u64], new: &mut Vec<u64>) {
+    fn settle<K: Key>(&mut self, keys: &[K], new: &mut Vec<K>) {
         const AHEAD: usize = 16;
         // Room for a block at a time: reserving a whole run at once would
         // grow the vector a doubling early (eleven: +128 MiB peak).
@@ -176,10 +178,10 @@ impl Segment {
             let mut count = 0;
             for (i, &key) in block.iter().enumerate() {
                 if let Some(&ahead) = keys.get(b * BLOCK + i + AHEAD) {
-                    self.prefetch(ahead);
+                    self.prefetch(ahead.index());
                 }
                 room[count].write(key);
-                count += usize::from(self.insert(key));
+                count += usize::from(self.insert(key.index()));
             }
             let len = new.len() + count;
             // SAFETY: the loop initialised the first `count` elements of
@@ -203,24 +205,34 @@ impl Segment {
 }
 
 /// One partition's share of the search.
-#[derive(Default)]
-pub(crate) struct Partition {
+pub(crate) struct Partition<K = u64> {
     /// The kept levels' keys in this partition, oldest first, each sorted
     /// (under frontier search or when `Settle::Visited { sorted: true }`).
-    levels: Vec<Vec<u64>>,
+    levels: Vec<Vec<K>>,
     /// The level being settled, until it is committed or discarded.
-    next: Vec<u64>,
+    next: Vec<K>,
     /// A dropped level's buffer, reused for the next one: a level's worth
     /// of fresh memory costs as much in page faults as settling it.
-    spare: Vec<u64>,
+    spare: Vec<K>,
     /// Its share of a bitmap visited set, if the search uses one.
     seen: Option<Segment>,
 }
 
-impl Partition {
+impl<K> Default for Partition<K> {
+    fn default() -> Self {
+        Partition {
+            levels: Vec::new(),
+            next: Vec::new(),
+            spare: Vec::new(),
+            seen: None,
+        }
+    }
+}
+
+impl<K: Key> Partition<K> {
     /// A partition holding `keys` (sorted, distinct, all routed here) as
     /// its level 0.
-    pub(crate) fn with_level(keys: Vec<u64>) -> Partition {
+    pub(crate) fn with_level(keys: Vec<K>) -> Partition<K> {
         Partition {
             levels: vec![keys],
             ..Partition::default()
@@ -230,7 +242,7 @@ impl Partition {
     /// A partition that owns the `len` keys from `first` on in a bitmap
     /// visited set, holding `keys` (sorted, distinct, all routed here) as
     /// its level 0, their bits set.
-    pub(crate) fn with_bitmap(keys: Vec<u64>, first: u64, len: u64) -> Partition {
+    pub(crate) fn with_bitmap(keys: Vec<K>, first: u64, len: u64) -> Partition<K> {
         // A zeroed vector comes from calloc: pages the search never
         // touches cost no memory.
         let mut seen = Segment {
@@ -238,7 +250,7 @@ impl Partition {
             words: vec![0; len.div_ceil(64) as usize],
         };
         for &key in &keys {
-            seen.insert(key);
+            seen.insert(key.index());
         }
         Partition {
             levels: vec![keys],
@@ -250,22 +262,22 @@ impl Partition {
     /// Whether the search has seen `key` (routed here): under frontier
     /// search, whether it is in the last two levels; with a bitmap, whether
     /// its bit is set.
-    pub(crate) fn has_seen(&self, key: u64) -> bool {
+    pub(crate) fn has_seen(&self, key: K) -> bool {
         match &self.seen {
-            Some(seen) => seen.contains(key),
+            Some(seen) => seen.contains(key.index()),
             None => self.holds_recent(key),
         }
     }
 
     /// This partition's share of the newest committed level.
-    pub(crate) fn frontier(&self) -> &[u64] {
+    pub(crate) fn frontier(&self) -> &[K] {
         self.levels.last().map_or(&[], Vec::as_slice)
     }
 
     /// Whether `key` (routed here) is in this partition's share of the last
     /// two committed levels: under frontier search, whether a successor of
     /// the frontier has been seen.
-    pub(crate) fn holds_recent(&self, key: u64) -> bool {
+    pub(crate) fn holds_recent(&self, key: K) -> bool {
         self.levels
             .iter()
             .rev()
@@ -275,7 +287,7 @@ impl Partition {
 
     /// This partition's share of kept level `i` (0 = the oldest kept;
     /// empty past the newest).
-    pub(crate) fn level(&self, i: usize) -> &[u64] {
+    pub(crate) fn level(&self, i: usize) -> &[K] {
         self.levels.get(i).map_or(&[], Vec::as_slice)
     }
 
@@ -283,7 +295,7 @@ impl Partition {
     /// candidates each worker routed here, which it empties (keeping their
     /// capacity). Returns the share's size; the share waits in the
     /// partition until [`Partition::commit`] or [`Partition::discard`].
-    pub(crate) fn settle(&mut self, runs: &mut [Vec<u64>], how: Settle) -> usize {
+    pub(crate) fn settle(&mut self, runs: &mut [Vec<K>], how: Settle) -> usize {
         let mut next = if let Settle::Bitmap { append: true, .. } = how {
             std::mem::take(&mut self.next)
         } else {
@@ -400,7 +412,7 @@ mod tests {
 
     #[test]
     fn bitmap_settle_keeps_first_sightings_across_slices() {
-        let mut part = Partition::with_bitmap(vec![3], 0, 128);
+        let mut part = Partition::<u64>::with_bitmap(vec![3], 0, 128);
         let mut runs = vec![vec![9, 3, 5], vec![9, 70]];
         let how = |append| Settle::Bitmap {
             sorted: true,
@@ -420,7 +432,7 @@ mod tests {
         // Runs longer than a block, with repeats within and across them,
         // against a set that remembers what it has seen.
         let (first, len) = (1 << 12, 3000u64);
-        let mut part = Partition::with_bitmap(vec![first + 7], first, len);
+        let mut part = Partition::<u64>::with_bitmap(vec![first + 7], first, len);
         let mut seen = std::collections::HashSet::from([first + 7]);
         let mut want = Vec::new();
         let mut x = 12345u64;
@@ -449,7 +461,7 @@ mod tests {
 
     #[test]
     fn frontier_settle_drops_duplicates_and_the_last_two_levels() {
-        let mut part = Partition::with_level(vec![1, 7]);
+        let mut part = Partition::<u64>::with_level(vec![1, 7]);
         let mut runs = vec![vec![4, 3, 3]];
         assert_eq!(
             part.settle(&mut runs, Settle::Frontier { bipartite: false }),
@@ -484,7 +496,7 @@ mod tests {
 
     #[test]
     fn visited_settle_keeps_everything_and_sorts_on_request() {
-        let mut part = Partition::with_level(vec![0]);
+        let mut part = Partition::<u64>::with_level(vec![0]);
         let mut runs = vec![vec![9, 2], vec![5]];
         part.settle(&mut runs, Settle::Visited { sorted: true });
         part.commit(0);

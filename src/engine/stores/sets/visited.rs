@@ -23,6 +23,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use dashmap::DashMap;
 
+use crate::engine::Key;
+
 /// Which visited set a search uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum VisitedKind {
@@ -119,15 +121,17 @@ impl Hasher for MixHasher {
         }
     }
 
+    /// One word: its mix (from a fresh hasher, `mix64(k)`); a wide key's
+    /// words each fold into the mix of those before.
     #[inline]
     fn write_u64(&mut self, k: u64) {
-        self.0 = mix64(k);
+        self.0 = mix64(self.0 ^ k);
     }
 }
 
 /// A set of keys: dashmap's `DashSet` does not take a shard count, so the
 /// map with unit values stands in for it (which is what `DashSet` wraps).
-type DashKeys = DashMap<u64, (), BuildHasherDefault<MixHasher>>;
+type DashKeys<K> = DashMap<K, (), BuildHasherDefault<MixHasher>>;
 
 /// The bytes a bitmap of `key_space` keys takes: a bit a key, in words.
 pub(crate) fn bitmap_bytes(key_space: u64) -> u64 {
@@ -135,10 +139,10 @@ pub(crate) fn bitmap_bytes(key_space: u64) -> u64 {
 }
 
 /// A visited set built for one search.
-pub(crate) enum Visited {
+pub(crate) enum Visited<K: Key = u64> {
     /// The words, and whether several workers share them.
     Bitmap(Vec<AtomicU64>, bool),
-    Dash(DashKeys),
+    Dash(DashKeys<K>),
     /// No set: the search keeps the last two levels instead.
     Frontier,
     /// A bitmap split between the partitions, each owning the bits of its
@@ -147,14 +151,14 @@ pub(crate) enum Visited {
     Owned,
 }
 
-impl Visited {
+impl<K: Key> Visited<K> {
     /// Builds the set `kind` resolves to for a model with `key_space` keys.
     pub(crate) fn new(
         kind: VisitedKind,
         key_space: u64,
         reversible: bool,
         threads: usize,
-    ) -> Visited {
+    ) -> Visited<K> {
         let resolved = resolve(kind, key_space, reversible);
         if resolved == VisitedKind::Bitmap {
             let words = (bitmap_bytes(key_space) / 8) as usize;
@@ -207,9 +211,10 @@ impl Visited {
     /// in the worker's own buffer, handed over by rayon's join at the end of
     /// the level, which carries the happens-before edge the next level needs.
     #[inline]
-    pub(crate) fn insert(&self, key: u64) -> bool {
+    pub(crate) fn insert(&self, key: K) -> bool {
         match self {
             Visited::Bitmap(words, shared) => {
+                let key = key.index();
                 let word = &words[(key >> 6) as usize];
                 let bit = 1u64 << (key & 63);
                 // Most successors were seen before: a plain load settles them
@@ -237,9 +242,10 @@ impl Visited {
 
     /// Whether `key` has been inserted (always false under frontier
     /// search, which keeps no set).
-    pub(crate) fn contains(&self, key: u64) -> bool {
+    pub(crate) fn contains(&self, key: K) -> bool {
         match self {
             Visited::Bitmap(words, _) => {
+                let key = key.index();
                 words[(key >> 6) as usize].load(Ordering::Relaxed) >> (key & 63) & 1 != 0
             }
             Visited::Dash(set) => set.contains_key(&key),
@@ -274,7 +280,7 @@ mod tests {
         let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
         for threads in [2, 3, 8] {
             for run in 0..10 {
-                let set = Visited::new(kind, key_space, false, threads);
+                let set = Visited::<u64>::new(kind, key_space, false, threads);
                 let new: usize = std::thread::scope(|s| {
                     let workers: Vec<_> = (0..threads)
                         .map(|t| {

@@ -367,7 +367,10 @@ pub(super) fn spilled<'a, M: Model>(search: Search<'a, M>, spill: &Option<Spill>
 }
 
 /// Counts, or resumes the checkpointed count.
-pub(super) fn run_count<M: Model<Key = u64>>(search: Search<'_, M>, s: &Settings) -> Result<Report> {
+pub(super) fn run_count<M: Model<Key = u64>>(
+    search: Search<'_, M>,
+    s: &Settings,
+) -> Result<Report> {
     Ok(match &s.resume {
         Some(cp) => search.resume(cp)?.report,
         None => search.count()?,
@@ -375,7 +378,10 @@ pub(super) fn run_count<M: Model<Key = u64>>(search: Search<'_, M>, s: &Settings
 }
 
 /// Solves, or resumes the checkpointed solve.
-pub(super) fn run_solve<M: Model<Key = u64>>(search: Search<'_, M>, s: &Settings) -> Result<Solution> {
+pub(super) fn run_solve<M: Model<Key = u64>>(
+    search: Search<'_, M>,
+    s: &Settings,
+) -> Result<Solution> {
     Ok(match &s.resume {
         Some(cp) => search.resume(cp)?,
         None => search.solve()?,

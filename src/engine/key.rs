@@ -18,9 +18,7 @@ use crate::engine::stores::sets::visited::mix64;
 
 /// A state's key: a value the engine sorts, compares, hashes, routes to a
 /// partition and sends to other processes as 64-bit words.
-pub trait Key:
-    Stores + Copy + Ord + Eq + Hash + Default + Send + Sync + Debug + 'static
-{
+pub trait Key: Stores + Copy + Ord + Eq + Hash + Default + Send + Sync + Debug + 'static {
     /// Its width in 64-bit words.
     const WORDS: usize;
 
@@ -53,7 +51,10 @@ pub trait Key:
 
     /// Keys from another process's words.
     fn from_wire(words: Vec<u64>) -> Vec<Self> {
-        words.chunks_exact(Self::WORDS).map(Self::from_words).collect()
+        words
+            .chunks_exact(Self::WORDS)
+            .map(Self::from_words)
+            .collect()
     }
 }
 

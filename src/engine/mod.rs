@@ -20,8 +20,8 @@ mod stores;
 
 pub use error::SearchError;
 pub use files::{Checkpoint, DiskUse, Spill, SpillError};
-pub use levels::memory;
 pub use key::{Key, Wide};
+pub use levels::memory;
 pub use model::{AdjacentKeys, Model};
 #[cfg(feature = "mpi")]
 pub use peers::mpi::{Mpi, MpiError};

@@ -337,11 +337,7 @@ impl<'a, M: Model> Search<'a, M> {
         }
     }
 
-    fn run(
-        &self,
-        mode: Mode,
-        peers: &dyn Peers,
-    ) -> Result<(Report<M::Key>, Option<Vec<M::Key>>), SearchError> {
+    fn run(&self, mode: Mode, peers: &dyn Peers) -> SearchRun<M::Key> {
         let observe = &mut levels::observer(mode);
         let start = Begin::Sources(vec![self.model.start()]);
         self.run_with(mode, peers, start, observe)
@@ -565,7 +561,6 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         Ok(())
     }
 
-
     /// The store a search of 64-bit keys would take on one process, and
     /// why.
     pub(crate) fn narrow_store(&self, solve: bool) -> Result<(VisitedKind, String), SearchError> {
@@ -581,7 +576,6 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         );
         Ok((resolved, self.sparse_why(resolved, &why)))
     }
-
 
     /// A search of 64-bit keys that begins at `begin` (sources as level
     /// 0, several for a multi-source search; or a checkpoint, whose levels

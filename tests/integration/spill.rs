@@ -200,7 +200,12 @@ fn spilled_solutions_are_the_in_memory_ones() {
 
 /// Runs a checkpointed count stopped by `max_states`, then resumes it
 /// without the limit.
-fn stop_and_resume<M: Model<Key = u64>>(model: &M, visited: VisitedKind, stop_at: u64, threads: usize) {
+fn stop_and_resume<M: Model<Key = u64>>(
+    model: &M,
+    visited: VisitedKind,
+    stop_at: u64,
+    threads: usize,
+) {
     let expected = in_memory(model, visited);
     let dir = TempDir::new("resume");
     let stopped = Search::new(model)

@@ -8,11 +8,11 @@
 //! process makes the same collective calls in the same order. Alone, every
 //! call returns at once without a word sent.
 
-use crate::engine::{Key, SearchError};
 use crate::engine::files::manifest::run_seed;
 use crate::engine::files::{Checkpoint, SpillError, manifest};
 use crate::engine::peers::{Mismatch, Peers};
 use crate::engine::report::StopReason;
+use crate::engine::{Key, SearchError};
 
 use super::Fault;
 use super::memory::Bound;
@@ -285,7 +285,9 @@ pub(crate) fn min<K: Key>(peers: &dyn Peers, value: Option<K>) -> Result<Option<
         return Ok(value);
     }
     // Every process's value (none: no words), and the least of them.
-    Ok(gather(peers, value.into_iter().collect())?.into_iter().min())
+    Ok(gather(peers, value.into_iter().collect())?
+        .into_iter()
+        .min())
 }
 
 /// A reason to stop before a level, as words that processes exchange.
@@ -471,7 +473,9 @@ mod tests {
                     let mut positions: Vec<u64> = hardest
                         .positions
                         .iter()
-                        .map(|&k| Widened::<'_, crate::puzzles::sliding::SlidingPuzzle, 2>::narrow(k))
+                        .map(|&k| {
+                            Widened::<'_, crate::puzzles::sliding::SlidingPuzzle, 2>::narrow(k)
+                        })
                         .collect();
                     positions.sort_unstable();
                     assert_eq!(positions, narrow.positions, "{what}");

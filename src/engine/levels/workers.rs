@@ -5,8 +5,8 @@ use std::sync::Mutex;
 
 use crossbeam_utils::CachePadded;
 
-use crate::engine::{Key, Model};
 use crate::engine::stores::sets::partition::MAX_PARTITIONS;
+use crate::engine::{Key, Model};
 
 /// Levels with fewer states than this are expanded on one thread: a rayon
 /// fork/join costs microseconds, as much as a hundred expansions (pe766 has

@@ -99,5 +99,4 @@ pub(crate) trait Peers: Sync {
     fn any(&self, value: bool) -> Result<bool, PeerError> {
         Ok(self.sum(u64::from(value))? > 0)
     }
-
 }

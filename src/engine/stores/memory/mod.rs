@@ -63,7 +63,7 @@ pub(crate) struct InMemory<'a, M: Model> {
     model: &'a M,
     share: Share,
     parts: Vec<Partition<M::Key>>,
-    slots: Vec<CachePadded<Mutex<Slot<M::State, M::Key>>>>,
+    slots: Box<Slots<M::State, M::Key>>,
     /// incoming[p][w]: worker w's candidates for partition p, moved out of
     /// the workers' slots for the settle step and back after it; with
     /// other processes, a last column for the candidates they sent.
@@ -178,7 +178,7 @@ impl<'a, M: Model> InMemory<'a, M> {
             model,
             share,
             parts,
-            slots,
+            slots: slots.into_boxed_slice(),
             incoming: vec![vec![Vec::new(); columns]; router.partitions()],
             router,
             visited,
@@ -300,11 +300,7 @@ impl<M: Model> Store<M::Key> for InMemory<'_, M> {
         self.visited.bytes_per_new_key() + key + if self.keep == 0 { key } else { 0 }
     }
 
-    fn last_level(
-        &mut self,
-        _width: u64,
-        _threads: usize,
-    ) -> Result<Option<Vec<M::Key>>, Fault> {
+    fn last_level(&mut self, _width: u64, _threads: usize) -> Result<Option<Vec<M::Key>>, Fault> {
         Ok(Some(
             self.parts
                 .iter()

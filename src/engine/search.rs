@@ -383,7 +383,7 @@ impl<'a, M: Model> Search<'a, M> {
         let limits = self.limits();
         let partitions = self.partitions_for(peers.processes());
         let share = Share::of(peers);
-        let (kind, why) = self.wide_store(mode == Mode::Solve);
+        let (kind, why) = self.wide_store();
         let (mut report, path) = in_pool(threads, || {
             let (store, start) = InMemory::new(
                 self.model, share, kind, mode, threads, partitions, sources, self.stop,
@@ -470,10 +470,11 @@ impl<'a, M: Model> Search<'a, M> {
         Ok(())
     }
 
-    /// The store a search of wide keys takes, and why.
-    pub(crate) fn wide_store(&self, _solve: bool) -> (VisitedKind, String) {
+    /// The store a search of wide keys takes (the one asked for, where it
+    /// serves), and why.
+    pub(crate) fn wide_store(&self) -> (VisitedKind, String) {
         let words = M::Key::WORDS;
-        let kind = resolve(VisitedKind::Auto, u64::MAX, self.model.reversible());
+        let kind = resolve(self.visited, u64::MAX, self.model.reversible());
         let why = match kind {
             VisitedKind::Frontier => format!(
                 "keys of {words} words ({} bits): the moves are reversible, so the last levels as sorted keys, no visited set",
@@ -960,8 +961,8 @@ impl<const N: usize> Stores for Wide<N> {
 
     fn store<M: Model<Key = Wide<N>>>(
         search: &Search<'_, M>,
-        solve: bool,
+        _solve: bool,
     ) -> Result<(VisitedKind, String), SearchError> {
-        Ok(search.wide_store(solve))
+        Ok(search.wide_store())
     }
 }

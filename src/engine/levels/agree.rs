@@ -461,6 +461,7 @@ mod tests {
                     )
                 });
                 for (count, solve, hardest, shallow) in all {
+                    assert_eq!(count.visited, kind, "{what}: the store asked for");
                     assert_eq!(count.levels, truth, "{what}");
                     assert!(count.is_complete(), "{what}");
                     assert_eq!(shallow.levels, truth[..41], "{what}: to depth 40");

@@ -251,7 +251,7 @@ pub(super) fn relaunch(local: bool, ranks: usize) -> (String, String) {
 
 /// A search that lost a process ends as an error (exit 5), not a partial
 /// report: with a checkpoint, saying how to go on from it.
-pub(super) fn check(report: &Report, s: &Settings) -> Result<()> {
+pub(super) fn check<K>(report: &Report<K>, s: &Settings) -> Result<()> {
     if let Outcome::Stopped(StopReason::Cluster(what)) = &report.outcome {
         let next = match s.resume_hint() {
             Some((dir, how, saved)) => format!(

@@ -2,17 +2,20 @@
 //! start, level by level.
 
 use std::process::ExitCode;
+use std::rc::Rc;
 
 use anyhow::Result;
 
 use reach::engine::{Model, Outcome, Progress, Report, Spill};
 use reach::puzzles::clocks;
+use reach::puzzles::twisty::Twisty;
 
 use super::args::CountArgs;
 use super::output::{ProgressLine, check_output};
 use super::puzzle::{Prepared, Puzzle, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, run_count, search, spilled};
-use super::summary::{Counted, print_count};
+use super::summary::{Counted, narrowed, print_count};
+use super::twisty::by_width;
 use super::{cluster, exit, plot};
 
 pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
@@ -60,10 +63,18 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
             counted(name, raw, metric, report, Box::new(move |k| p.render(k)))
         }
         Prepared::Twisty(t) => {
-            let report = counting(&*t, s, &signals, &progress, &spill)?;
+            let t: Rc<Twisty> = Rc::from(t);
+            // The keys of any width as indices into a table of them.
+            let (report, render) = by_width!(&t, |m| {
+                let (report, keys) = narrowed(counting(m, s, &signals, &progress, &spill)?);
+                let t = Rc::clone(&t);
+                let render: Box<dyn Fn(u64) -> String> =
+                    Box::new(move |i| t.render(keys[i as usize]));
+                (report, render)
+            });
             let (name, raw) = (t.name().to_string(), t.raw_name().to_string());
             let metric = Some(t.metric().name());
-            counted(name, raw, metric, report, Box::new(move |k| t.render(k)))
+            counted(name, raw, metric, report, render)
         }
         Prepared::Clocks(c) => {
             let report = counting(&c, s, &signals, &progress, &spill)?;
@@ -100,13 +111,13 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
 
 /// The count of `model` (or the resumed count of it), its levels on disk
 /// where `spill` says.
-fn counting<M: Model<Key = u64>>(
+fn counting<M: Model>(
     model: &M,
     s: &Settings,
     signals: &Signals,
     progress: &(dyn Fn(&Progress) + Sync),
     spill: &Option<Spill>,
-) -> Result<Report> {
+) -> Result<Report<M::Key>> {
     run_count(spilled(search(model, s, signals, progress), spill), s)
 }
 

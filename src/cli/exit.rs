@@ -81,7 +81,7 @@ pub(super) fn code_of(code: ExitCode) -> u8 {
 
 /// The exit code of a finished search: `None` for a complete one, else
 /// that of the limit or signal that stopped it.
-pub(super) fn stopped(report: &Report) -> Option<u8> {
+pub(super) fn stopped<K>(report: &Report<K>) -> Option<u8> {
     match &report.outcome {
         Outcome::Stopped(StopReason::Interrupted) => Some(SIGINT),
         Outcome::Stopped(StopReason::Terminated) => Some(SIGTERM),
@@ -92,13 +92,13 @@ pub(super) fn stopped(report: &Report) -> Option<u8> {
 
 /// The exit code of a finished search that has no more to say: 0, or that
 /// of what stopped it.
-pub(super) fn of_report(report: &Report) -> ExitCode {
+pub(super) fn of_report<K>(report: &Report<K>) -> ExitCode {
     ExitCode::from(stopped(report).unwrap_or(0))
 }
 
 /// The exit code of a process of a cluster other than process 0, which
 /// prints nothing: that of the limit or signal that stopped the search, 1
 /// when it found nothing, 0 otherwise.
-pub(super) fn follower(report: &Report, found: bool) -> ExitCode {
+pub(super) fn follower<K>(report: &Report<K>, found: bool) -> ExitCode {
     ExitCode::from(stopped(report).unwrap_or(if found { 0 } else { NO_SOLUTION }))
 }

@@ -231,7 +231,11 @@ impl Settings {
     /// checkpoint that [`Settings::spill_until_printed`] left of a
     /// completed search (its manifest first, so that a crash from here on
     /// leaves no checkpoint rather than a broken one).
-    pub(super) fn outputs_written(&self, spill: &Option<Spill>, report: &Report) -> Result<()> {
+    pub(super) fn outputs_written<K>(
+        &self,
+        spill: &Option<Spill>,
+        report: &Report<K>,
+    ) -> Result<()> {
         let Some(sp) = spill else { return Ok(()) };
         // What was printed is out of the process before the checkpoint goes.
         let _ = std::io::Write::flush(&mut std::io::stdout());
@@ -243,7 +247,7 @@ impl Settings {
 
     /// Says how to go on from a checkpoint that a limit, a signal or a
     /// storage fault left behind.
-    pub(super) fn checkpoint_hint(&self, report: &Report) {
+    pub(super) fn checkpoint_hint<K>(&self, report: &Report<K>) {
         if !report.is_complete()
             && let Some((dir, how, saved)) = self.resume_hint()
         {
@@ -367,10 +371,7 @@ pub(super) fn spilled<'a, M: Model>(search: Search<'a, M>, spill: &Option<Spill>
 }
 
 /// Counts, or resumes the checkpointed count.
-pub(super) fn run_count<M: Model<Key = u64>>(
-    search: Search<'_, M>,
-    s: &Settings,
-) -> Result<Report> {
+pub(super) fn run_count<M: Model>(search: Search<'_, M>, s: &Settings) -> Result<Report<M::Key>> {
     Ok(match &s.resume {
         Some(cp) => search.resume(cp)?.report,
         None => search.count()?,
@@ -378,10 +379,7 @@ pub(super) fn run_count<M: Model<Key = u64>>(
 }
 
 /// Solves, or resumes the checkpointed solve.
-pub(super) fn run_solve<M: Model<Key = u64>>(
-    search: Search<'_, M>,
-    s: &Settings,
-) -> Result<Solution> {
+pub(super) fn run_solve<M: Model>(search: Search<'_, M>, s: &Settings) -> Result<Solution<M::Key>> {
     Ok(match &s.resume {
         Some(cp) => search.resume(cp)?,
         None => search.solve()?,

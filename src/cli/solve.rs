@@ -161,22 +161,22 @@ fn sliding(
 
 /// How a solve's search ended, once the endings every puzzle shares are
 /// dealt with: a path to print, or the exit code already decided.
-pub(super) enum Solved {
-    Path(Vec<u64>, Box<Report>),
+pub(super) enum Solved<K = u64> {
+    Path(Vec<K>, Box<Report<K>>),
     Exit(ExitCode),
 }
 
 /// Runs a solve (or resumes it) and deals with the endings every puzzle
 /// shares: a cluster follower's exit, the checkpoint hint, a stop by a
 /// limit or a signal, no solution (`goal` names what could not be reached).
-pub(super) fn solve_search<M: Model<Key = u64>>(
+pub(super) fn solve_search<M: Model>(
     model: &M,
     raw_name: &str,
     metric: &str,
     goal: &str,
     spill: &Option<Spill>,
     s: &Settings,
-) -> Result<Solved> {
+) -> Result<Solved<M::Key>> {
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose && s.process() == 0);
     let progress = |p: &Progress| line.update(p);

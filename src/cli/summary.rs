@@ -16,8 +16,8 @@ use super::settings::Settings;
 /// A search that a limit or a signal cut short: says so on stderr (and in
 /// JSON on stdout, with the puzzle, metric and what is left unknown) and
 /// gives the exit code; `None` if the search was not cut short.
-pub(super) fn report_stopped(
-    report: &Report,
+pub(super) fn report_stopped<K>(
+    report: &Report<K>,
     s: &Settings,
     puzzle: &str,
     metric: &str,
@@ -42,6 +42,50 @@ pub(super) fn report_stopped(
     Ok(Some(ExitCode::from(code)))
 }
 
+/// A report of keys of any width as a report of `u64` keys, each key
+/// (of the last level, and a goal's) replaced by its index in the table
+/// returned with it: for the printers, which take `u64` keys.
+pub(super) fn narrowed<K: Copy>(report: Report<K>) -> (Report, Vec<K>) {
+    let Report {
+        levels,
+        last_level,
+        last_level_states,
+        outcome,
+        seconds,
+        threads,
+        visited,
+        store,
+        partitions,
+        disk,
+    } = report;
+    let mut keys = last_level;
+    let last_level = (0..keys.len() as u64).collect();
+    let outcome = match outcome {
+        Outcome::Complete => Outcome::Complete,
+        Outcome::Stopped(why) => Outcome::Stopped(why),
+        Outcome::Goal { depth, key } => {
+            keys.push(key);
+            Outcome::Goal {
+                depth,
+                key: keys.len() as u64 - 1,
+            }
+        }
+    };
+    let report = Report {
+        levels,
+        last_level,
+        last_level_states,
+        outcome,
+        seconds,
+        threads,
+        visited,
+        store,
+        partitions,
+        disk,
+    };
+    (report, keys)
+}
+
 /// No solution, or no goal to measure from: `message` on stderr, `value`
 /// (with `--json`) or the line `text` on stdout, exit code 1.
 pub(super) fn unsolvable(
@@ -60,7 +104,7 @@ pub(super) fn unsolvable(
 }
 
 /// The line on stderr that says a solve succeeded.
-pub(super) fn say_solved(name: &str, moves: usize, metric: &str, report: &Report) {
+pub(super) fn say_solved<K>(name: &str, moves: usize, metric: &str, report: &Report<K>) {
     say!(
         "solved {name} in {}: {} searched in {:.3} s, {}, {} visited set",
         count_of(
@@ -77,7 +121,7 @@ pub(super) fn say_solved(name: &str, moves: usize, metric: &str, report: &Report
 
 /// Why a search stopped early, in words: `terminated` after SIGTERM,
 /// `interrupted` after SIGINT, the limit otherwise; `None` if it did not.
-fn stop_text(report: &Report, s: &Settings) -> Option<String> {
+fn stop_text<K>(report: &Report<K>, s: &Settings) -> Option<String> {
     // What this run could do about a memory stop: a run with its levels in
     // memory can spill (every searching command takes --spill; a resumed
     // run always has its levels on disk already).

@@ -15,6 +15,40 @@ use super::settings::Settings;
 use super::solve::{Solved, solve_search};
 use super::summary::{say_solved, unsolvable};
 
+/// Evaluates `$body` with `$m` bound to the twisty puzzle `$t` as the
+/// model its keys need: the puzzle itself where a key is one word, else a
+/// [`Wider`](reach::puzzles::twisty::Wider) of 2, 3, 4, 6, 8, 16, 32 or
+/// 128 words. `$body` is compiled once for each width class; the class
+/// is chosen once per search, never per key.
+macro_rules! by_width {
+    ($t:expr, |$m:ident| $body:expr) => {{
+        let t: &reach::puzzles::twisty::Twisty = $t;
+        macro_rules! wider {
+            ($n:literal) => {{
+                let w = reach::puzzles::twisty::Wider::<$n>::new(t)
+                    .expect("the width class holds the key");
+                let $m = &w;
+                $body
+            }};
+        }
+        match t.words() {
+            1 => {
+                let $m = t;
+                $body
+            }
+            2 => wider!(2),
+            3 => wider!(3),
+            4 => wider!(4),
+            5..=6 => wider!(6),
+            7..=8 => wider!(8),
+            9..=16 => wider!(16),
+            17..=32 => wider!(32),
+            _ => wider!(128),
+        }
+    }};
+}
+pub(super) use by_width;
+
 /// Refuses a twisty `solve` that has nothing to solve or asks for a
 /// sliding-block puzzle's pictures.
 pub(super) fn check_solvable(def: &Definition, a: &SolveArgs) -> Result<()> {
@@ -53,9 +87,22 @@ pub(super) fn solve(
             "no solution",
         );
     }
+    by_width!(puzzle, |m| solve_with(puzzle, m, a, s, file_text))
+}
+
+/// [`solve`] with `model`, the puzzle with keys as wide as it needs.
+fn solve_with<M: Model>(
+    puzzle: &Twisty,
+    model: &M,
+    a: &SolveArgs,
+    s: &Settings,
+    file_text: Option<&str>,
+) -> Result<ExitCode> {
+    let json = s.json;
+    let metric = puzzle.metric().name();
     let spill = s.spill_until_printed(file_text)?;
     let (path, report) = match solve_search(
-        puzzle,
+        model,
         puzzle.raw_name(),
         metric,
         "the solved state",
@@ -129,7 +176,13 @@ pub(super) fn show_json(t: &Twisty) -> serde_json::Value {
         "moves": t.moves().iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
         "reversible": t.reversible(),
         "coordinates": coords,
-        "key_space": t.key_space(),
-        "start": t.render(t.start()),
+        "key_space": if t.words() == 1 {
+            json!(t.key_space())
+        } else {
+            json!(t.key_space_text())
+        },
+        "key_words": t.words(),
+        "key_bits": t.key_bits(),
+        "start": t.render(t.start_key::<reach::engine::Wide<128>>()),
     })
 }

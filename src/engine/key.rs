@@ -33,6 +33,13 @@ pub trait Key: Stores + Copy + Ord + Eq + Hash + Default + Send + Sync + Debug +
     /// A wide key gives its lowest word.
     fn index(self) -> u64;
 
+    /// Word `i` of the key, counted from the least significant (0); a
+    /// one-word key has only word 0.
+    fn word(self, i: usize) -> u64;
+
+    /// Word `i` of the key, counted from the least significant, to change.
+    fn word_mut(&mut self, i: usize) -> &mut u64;
+
     /// Appends the key's words, most significant first.
     fn put_words(self, out: &mut Vec<u64>);
 
@@ -68,6 +75,18 @@ impl Key for u64 {
 
     #[inline(always)]
     fn index(self) -> u64 {
+        self
+    }
+
+    #[inline(always)]
+    fn word(self, i: usize) -> u64 {
+        debug_assert_eq!(i, 0, "a u64 key has one word");
+        self
+    }
+
+    #[inline(always)]
+    fn word_mut(&mut self, i: usize) -> &mut u64 {
+        debug_assert_eq!(i, 0, "a u64 key has one word");
         self
     }
 
@@ -115,6 +134,16 @@ impl<const N: usize> Key for Wide<N> {
     #[inline]
     fn index(self) -> u64 {
         self.0[N - 1]
+    }
+
+    #[inline(always)]
+    fn word(self, i: usize) -> u64 {
+        self.0[N - 1 - i]
+    }
+
+    #[inline(always)]
+    fn word_mut(&mut self, i: usize) -> &mut u64 {
+        &mut self.0[N - 1 - i]
     }
 
     #[inline]

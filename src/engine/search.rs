@@ -492,13 +492,13 @@ impl<'a, M: Model> Search<'a, M> {
 /// What a search returns: its report and, for a solve, its path.
 pub(crate) type SearchRun<K> = Result<(Report<K>, Option<Vec<K>>), SearchError>;
 
-impl<'a, M: Model<Key = u64>> Search<'a, M> {
+impl<'a, M: Model> Search<'a, M> {
     /// Continues the search saved in `checkpoint` (its puzzle must be this
     /// search's model, checked by identity), from its last complete level,
     /// to the report an uninterrupted run would have given; the path too
     /// when the checkpoint is a solve's. Threads and limits are this
     /// search's; the partitions and visited set are the checkpoint's.
-    pub fn resume(mut self, checkpoint: &Checkpoint) -> Result<Solution, SearchError> {
+    pub fn resume(mut self, checkpoint: &Checkpoint) -> Result<Solution<M::Key>, SearchError> {
         let mode = Mode::from_name(&checkpoint.manifest.mode).ok_or_else(|| {
             SearchError::Checkpoint(format!(
                 "unknown kind of search {:?}",
@@ -561,7 +561,9 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         }
         Ok(())
     }
+}
 
+impl<'a, M: Model<Key = u64>> Search<'a, M> {
     /// The store a search of 64-bit keys would take on one process, and
     /// why.
     pub(crate) fn narrow_store(&self, solve: bool) -> Result<(VisitedKind, String), SearchError> {

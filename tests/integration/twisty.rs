@@ -354,7 +354,7 @@ fn random_puzzles_match_a_search_over_whole_patterns() {
             // Every reachable pattern has its own key within the key space.
             let mut keys = HashSet::new();
             for p in &patterns {
-                let k = t.key_of(p).unwrap();
+                let k = t.key_of::<u64>(p).unwrap();
                 assert!(k < t.key_space(), "case {case}");
                 assert_eq!(t.pattern(k), *p, "case {case}");
                 assert!(keys.insert(k), "case {case}: two patterns, one key");
@@ -592,31 +592,204 @@ fn files_with_mistakes_are_located() {
     );
 }
 
-#[test]
-fn a_key_space_over_2_to_the_64_is_refused_at_its_set() {
-    // Three sets of 15 pieces, each a 15-cycle and a swap: 15!^3 > 2^64.
-    let mut text = String::new();
-    for s in ["A", "B", "C"] {
-        text += &format!("Set {s} 15 1\n");
-    }
-    text += "Solved\nEnd\n";
-    for (i, s) in ["A", "B", "C"].iter().enumerate() {
-        let cycle: Vec<String> = (0..15).map(|p| ((p + 1) % 15 + 1).to_string()).collect();
-        let swap: Vec<String> = [2, 1]
-            .into_iter()
-            .chain(3..=15)
-            .map(|p: usize| p.to_string())
-            .collect();
-        text += &format!("Move C{i}\n{s}\n{}\nEnd\n", cycle.join(" "));
-        text += &format!("Move S{i}\n{s}\n{}\nEnd\n", swap.join(" "));
-    }
-    let def = Twisty::parse(&text, "big.tws").unwrap();
-    let e = Twisty::new(def, &Options::default()).unwrap_err();
-    let text = e.to_string();
-    assert!(
-        text.contains("big.tws:") && text.contains("over 2^64"),
-        "{text}"
+/// A puzzle whose key passes 2^64 many times over, with a coordinate of
+/// each kind over 2^64 on its own (split into parts): 24 distinct pieces
+/// whose moves are all even (24!/2), 40 pieces of 4 kinds (40!/10!^4), 48
+/// pieces of 3 orientations whose twists keep their sum (48! 3^47), and 30
+/// pieces of 2 orientations, half of them `?` (30! 2^15).
+fn wide_tws() -> String {
+    let line = |v: Vec<String>| v.join(" ") + "\n";
+    let mut text = String::from("Name Wide\nSet A 24 1\nSet M 40 1\nSet O 48 3\nSet W 30 2\n");
+    text += "Solved\nA\n";
+    text += &line((1..=24).map(|p| p.to_string()).collect());
+    text += "M\n";
+    text += &line((0..40).map(|p| (p / 10 + 1).to_string()).collect());
+    text += "O\n";
+    text += &line((1..=48).map(|p| p.to_string()).collect());
+    text += &line(vec!["0".to_string(); 48]);
+    text += "W\n";
+    text += &line((1..=30).map(|p| p.to_string()).collect());
+    text += &line(
+        (0..30)
+            .map(|p| if p % 2 == 1 { "?" } else { "0" }.to_string())
+            .collect(),
     );
+    text += "End\n";
+    // A move of one set: `perm` (1-based) and its twists, the other sets
+    // left alone.
+    type OneSet<'a> = (&'a str, &'a str, usize, Vec<usize>, Vec<u8>);
+    let moves: [OneSet; 8] = [
+        (
+            "X",
+            "A",
+            24,
+            [2, 3, 1].into_iter().chain(4..=24).collect(),
+            vec![],
+        ),
+        (
+            "Y",
+            "A",
+            24,
+            [1].into_iter().chain(3..=24).chain([2]).collect(),
+            vec![],
+        ),
+        ("MC", "M", 40, (2..=40).chain([1]).collect(), vec![]),
+        (
+            "MS",
+            "M",
+            40,
+            [2, 1].into_iter().chain(3..=40).collect(),
+            vec![],
+        ),
+        ("OC", "O", 48, (2..=48).chain([1]).collect(), {
+            let mut t = vec![0; 48];
+            (t[0], t[1]) = (1, 2);
+            t
+        }),
+        (
+            "OS",
+            "O",
+            48,
+            [2, 1].into_iter().chain(3..=48).collect(),
+            vec![0; 48],
+        ),
+        ("WC", "W", 30, (2..=30).chain([1]).collect(), {
+            let mut t = vec![0; 30];
+            t[0] = 1;
+            t
+        }),
+        (
+            "WS",
+            "W",
+            30,
+            [2, 1].into_iter().chain(3..=30).collect(),
+            vec![0; 30],
+        ),
+    ];
+    for (name, set, _, perm, twist) in moves {
+        text += &format!("Move {name}\n{set}\n");
+        text += &line(perm.iter().map(|p| p.to_string()).collect());
+        if !twist.is_empty() {
+            text += &line(twist.iter().map(|t| t.to_string()).collect());
+        }
+        text += "End\n";
+    }
+    text
+}
+
+/// Breadth-first search over whole patterns to `depth`.
+fn pattern_levels_to(t: &Twisty, start: &Pattern, depth: usize) -> (Vec<u64>, Vec<Pattern>) {
+    let sets = &t.definition().sets;
+    let mut seen = HashSet::new();
+    seen.insert(start.clone());
+    let mut frontier = vec![start.clone()];
+    let mut all = vec![start.clone()];
+    let mut levels = vec![1];
+    while levels.len() <= depth {
+        let mut next = Vec::new();
+        for p in &frontier {
+            for m in t.moves() {
+                let q = p.apply(&m.transform, sets);
+                if seen.insert(q.clone()) {
+                    next.push(q.clone());
+                    all.push(q);
+                }
+            }
+        }
+        levels.push(next.len() as u64);
+        frontier = next;
+    }
+    (levels, all)
+}
+
+/// Levels to `depth` of `model`, on `threads`.
+fn levels_to<M: Model>(model: &M, threads: usize, depth: u32) -> Vec<u64> {
+    let r = Search::new(model)
+        .threads(threads)
+        .max_depth(Some(depth))
+        .count()
+        .unwrap();
+    r.levels
+}
+
+#[test]
+fn keys_over_2_to_the_64_count_solve_and_rank_every_pattern_exactly() {
+    use reach::engine::Wide;
+    use reach::puzzles::twisty::Wider;
+    let def = Twisty::parse(&wide_tws(), "wide.tws").unwrap();
+    for (metric, depth) in [
+        (TwistyMetric::Htm, 2),
+        (TwistyMetric::Qtm, 3),
+        (TwistyMetric::Moves, 4),
+    ] {
+        let t = build(&def, metric, None);
+        // Every coordinate is over 2^64 and split; the key takes words.
+        assert!(t.coords().iter().all(|c| c.split.is_some()), "{metric:?}");
+        assert!(t.key_bits() > 400.0, "{}", t.key_bits());
+        let words = t.words();
+        assert!(
+            words <= (t.key_bits() / 60.0).ceil() as usize,
+            "{words} words"
+        );
+        let (truth, patterns) = pattern_levels_to(&t, &def.solved, depth);
+        let w16 = Wider::<16>::new(&t).unwrap();
+        let w32 = Wider::<32>::new(&t).unwrap();
+        assert!(Wider::<4>::new(&t).is_none(), "too narrow a key");
+        for threads in [1, 3] {
+            assert_eq!(levels_to(&w16, threads, depth as u32), truth, "{metric:?}");
+        }
+        assert_eq!(levels_to(&w32, 2, depth as u32), truth, "{metric:?}");
+        // Each reached pattern has its own key, which gives it back.
+        let mut keys = HashSet::new();
+        for p in &patterns {
+            let k: Wide<16> = t.key_of(p).unwrap();
+            assert_eq!(t.pattern(k), *p, "{metric:?}");
+            assert!(keys.insert(k), "two patterns, one key");
+        }
+    }
+    // Far from solved: patterns after hundreds of random moves rank and
+    // unrank to themselves, each to its own key.
+    let t = build(&def, TwistyMetric::Htm, None);
+    let sets = &def.sets;
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut keys = HashSet::new();
+    let mut p = def.solved.clone();
+    for _ in 0..300 {
+        for _ in 0..50 {
+            let m = &t.moves()[rng.below(t.moves().len() as u64) as usize];
+            p = p.apply(&m.transform, sets);
+        }
+        let k: Wide<16> = t.key_of(&p).unwrap();
+        assert_eq!(t.pattern(k), p);
+        keys.insert(k);
+    }
+    assert!(keys.len() > 290, "{} keys of 300 patterns", keys.len());
+    // A short scramble is solved in as few moves, and the solution's
+    // names undo it.
+    let mut scrambled = t.clone();
+    for scramble in ["X OC' WS", "MC Y' WC OS"] {
+        scrambled = Twisty::new(
+            def.clone(),
+            &Options {
+                metric: TwistyMetric::Qtm,
+                scramble: Some(scramble.into()),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        let model = Wider::<16>::new(&scrambled).unwrap();
+        let solution = Search::new(&model).threads(2).solve().unwrap();
+        let path = solution.path.unwrap();
+        let names = scrambled.path_moves(&path);
+        assert_eq!(names.len(), scramble.split(' ').count(), "{names:?}");
+        let mut q = scrambled.pattern(path[0]);
+        for name in &names {
+            let m = scrambled.moves().iter().find(|m| m.name == *name).unwrap();
+            q = q.apply(&m.transform, sets);
+        }
+        assert_eq!(q, def.solved, "{scramble}: {names:?}");
+    }
+    drop(scrambled);
 }
 
 #[test]

@@ -18,6 +18,14 @@
 //!
 //! Orbits of one position and sets of one orientation give coordinates of
 //! size 1, which are left out: their part of the state never changes.
+//!
+//! A coordinate of more than 2^64 values (the 24 wings of the 4x4x4, the
+//! 30 edges of the megaminx, 60 centres of 12 colours) is *split* (see
+//! [`Split`]): its rank is a sequence of digits (a Lehmer code's, one
+//! base-`o` digit an orientation, one combination a kind of identical
+//! pieces), grouped into parts that each fit a `u64`. The key packs the
+//! parts as it packs whole coordinates, so it stays an exact packing of
+//! the state, a few words wide.
 
 /// What a coordinate ranks.
 #[derive(Clone, Debug)]
@@ -82,10 +90,176 @@ pub struct Coord {
     pub table: Option<Vec<u32>>,
     /// `(k-1-i)!` (halved when the parity is fixed), for Lehmer codes.
     factorials: Vec<u64>,
+    /// How the rank is cut into parts, when it has more than 2^64 values
+    /// (`size` then says `u64::MAX`).
+    pub split: Option<Split>,
+    /// The word of the key its (first) part is in, counted from the
+    /// least significant; [`Coord::weight`] is its place value there.
+    pub word: usize,
     /// The digits a rank holds: a Lehmer code's first `k-1` (`k-2` when
     /// the parity is fixed), or the orientations' first `k` (`k-1` when
     /// the sum is fixed); the rest are implied.
     digits: usize,
+}
+
+/// A coordinate of more than 2^64 values as digits (each below its
+/// radix), grouped into consecutive runs whose values fit a `u64`: its
+/// parts. A part's value is its digits as a mixed-radix number, the first
+/// digit the most significant.
+#[derive(Clone, Debug)]
+pub struct Split {
+    /// Each digit's radix.
+    radices: Vec<u64>,
+    /// Each part's digits.
+    parts: Vec<std::ops::Range<usize>>,
+    /// Each part's number of values: its digits' radices multiplied.
+    sizes: Vec<u64>,
+    /// log2 of the coordinate's number of values.
+    bits: f64,
+}
+
+impl Split {
+    /// The digits of `radices`, in parts that each fit a `u64`.
+    fn new(radices: Vec<u64>) -> Split {
+        let bits = radices.iter().map(|&r| (r as f64).log2()).sum();
+        let mut split = Split {
+            radices,
+            parts: Vec::new(),
+            sizes: Vec::new(),
+            bits,
+        };
+        split.cut(u64::MAX);
+        split
+    }
+
+    /// Groups the digits into parts again, greedily: the first part takes
+    /// the digits whose radices multiply to at most `room` (what the word
+    /// it starts in has left; none, and it starts a word), each next part
+    /// those that fit a `u64`. So a key's words hold whole digits and
+    /// waste less than a digit each.
+    pub fn cut(&mut self, room: u64) {
+        self.parts.clear();
+        self.sizes.clear();
+        let (mut start, mut size, mut room) = (0, 1u64, room);
+        for (i, &r) in self.radices.iter().enumerate() {
+            match size.checked_mul(r).filter(|&n| n <= room) {
+                Some(n) => size = n,
+                None => {
+                    if i > start {
+                        self.parts.push(start..i);
+                        self.sizes.push(size);
+                    }
+                    start = i;
+                    size = r;
+                    room = u64::MAX;
+                }
+            }
+        }
+        self.parts.push(start..self.radices.len());
+        self.sizes.push(size);
+    }
+
+    /// Each part's number of values.
+    pub fn sizes(&self) -> &[u64] {
+        &self.sizes
+    }
+
+    /// The digits' values from the parts' (`digits` as long as the
+    /// digits).
+    fn unpack(&self, parts: &[u64], digits: &mut [u64]) {
+        for (range, &v) in self.parts.iter().zip(parts) {
+            let mut v = v;
+            for i in range.clone().rev() {
+                digits[i] = v % self.radices[i];
+                v /= self.radices[i];
+            }
+        }
+    }
+
+    /// The parts' values from the digits'.
+    fn pack(&self, digits: &[u64], parts: &mut [u64]) {
+        for (range, p) in self.parts.iter().zip(parts) {
+            *p = range
+                .clone()
+                .fold(0u64, |v, i| v * self.radices[i] + digits[i]);
+        }
+    }
+}
+
+/// A set of up to 256 values (a byte each), as bits.
+#[derive(Clone, Copy, Default)]
+struct Bits256([u64; 4]);
+
+impl Bits256 {
+    fn all(k: usize) -> Bits256 {
+        let mut b = Bits256::default();
+        for x in 0..k {
+            b.insert(x as u8);
+        }
+        b
+    }
+
+    fn insert(&mut self, x: u8) {
+        self.0[usize::from(x >> 6)] |= 1 << (x & 63);
+    }
+
+    fn remove(&mut self, x: u8) {
+        self.0[usize::from(x >> 6)] &= !(1 << (x & 63));
+    }
+
+    fn contains(&self, x: u8) -> bool {
+        self.0[usize::from(x >> 6)] >> (x & 63) & 1 == 1
+    }
+
+    /// How many members are below `x`.
+    fn below(&self, x: u8) -> u64 {
+        let w = usize::from(x >> 6);
+        let whole: u32 = self.0[..w].iter().map(|b| b.count_ones()).sum();
+        u64::from(whole + (self.0[w] & ((1u64 << (x & 63)) - 1)).count_ones())
+    }
+
+    /// The `n`-th (0-based) smallest member.
+    fn nth(&self, mut n: u64) -> u8 {
+        for (w, &b) in self.0.iter().enumerate() {
+            let c = u64::from(b.count_ones());
+            if n < c {
+                return (w as u8) << 6 | nth_set_bit64(b, n as u32);
+            }
+            n -= c;
+        }
+        unreachable!("fewer members than asked for")
+    }
+}
+
+/// The index of the `n`-th (0-based) set bit of `bits`.
+#[inline]
+fn nth_set_bit64(mut bits: u64, n: u32) -> u8 {
+    for _ in 0..n {
+        bits &= bits - 1;
+    }
+    bits.trailing_zeros() as u8
+}
+
+/// `C(n, k)` for `n` up to 256, saturated at `u64::MAX`.
+fn binomial(n: usize, k: usize) -> u64 {
+    static TABLE: std::sync::OnceLock<Vec<Vec<u64>>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut rows: Vec<Vec<u64>> = Vec::with_capacity(257);
+        for n in 0..=256usize {
+            let row = (0..=n)
+                .map(|k| {
+                    if k == 0 || k == n {
+                        1
+                    } else {
+                        rows[n - 1][k - 1].saturating_add(rows[n - 1][k])
+                    }
+                })
+                .collect();
+            rows.push(row);
+        }
+        rows
+    });
+    if k > n { 0 } else { table[n][k] }
 }
 
 /// Parity of a permutation given as `perm[a]` in `0..k`.
@@ -130,26 +304,38 @@ impl Coord {
             Kind::Wild { counted, .. } => *counted,
         };
         let mut factorials = Vec::new();
-        let size = match &kind {
-            Kind::Perm {
-                counts,
-                distinct: true,
-                parity,
-                ..
-            } => {
-                debug_assert!(counts.iter().all(|&c| c == 1));
-                let halve = u64::from(parity.is_some()) + 1;
-                for i in 0..k {
-                    factorials.push(factorial(k - 1 - i)? / if i + 2 < k { halve } else { 1 });
+        let mut whole = || -> Option<u64> {
+            Some(match &kind {
+                Kind::Perm {
+                    counts,
+                    distinct: true,
+                    parity,
+                    ..
+                } => {
+                    debug_assert!(counts.iter().all(|&c| c == 1));
+                    let halve = u64::from(parity.is_some()) + 1;
+                    for i in 0..k {
+                        factorials.push(factorial(k - 1 - i)? / if i + 2 < k { halve } else { 1 });
+                    }
+                    factorial(k)? / halve
                 }
-                factorial(k)? / halve
-            }
-            Kind::Perm { counts, .. } => multinomial(counts)?,
-            Kind::Ori { o, .. } => {
-                (0..digits).try_fold(1u64, |n, _| n.checked_mul(u64::from(*o)))?
-            }
-            Kind::Wild { arrangement, o, .. } => {
-                (0..digits).try_fold(arrangement.size, |n, _| n.checked_mul(u64::from(*o)))?
+                Kind::Perm { counts, .. } => multinomial(counts)?,
+                Kind::Ori { o, .. } => {
+                    (0..digits).try_fold(1u64, |n, _| n.checked_mul(u64::from(*o)))?
+                }
+                Kind::Wild { arrangement, o, .. } => {
+                    if arrangement.split.is_some() {
+                        return None;
+                    }
+                    (0..digits).try_fold(arrangement.size, |n, _| n.checked_mul(u64::from(*o)))?
+                }
+            })
+        };
+        let (size, split) = match whole() {
+            Some(size) => (size, None),
+            None => {
+                factorials.clear();
+                (u64::MAX, Some(Split::new(split_radices(&kind, k, digits)?)))
             }
         };
         Some(Coord {
@@ -163,7 +349,211 @@ impl Coord {
             table: None,
             factorials,
             digits,
+            split,
+            word: 0,
         })
+    }
+
+    /// How many parts of the key it takes: one, or its split's parts.
+    pub fn parts(&self) -> usize {
+        self.split.as_ref().map_or(1, |s| s.parts.len())
+    }
+
+    /// Its number of values, as a float (exact below 2^53).
+    pub fn size_f64(&self) -> f64 {
+        match &self.split {
+            Some(s) => s.bits.exp2(),
+            None => self.size as f64,
+        }
+    }
+
+    /// log2 of its number of values.
+    pub fn bits(&self) -> f64 {
+        match &self.split {
+            Some(s) => s.bits,
+            None => (self.size as f64).log2(),
+        }
+    }
+
+    /// Its number of values, in decimal: exact, however large.
+    pub fn size_text(&self) -> String {
+        let Some(split) = &self.split else {
+            return self.size.to_string();
+        };
+        product_text(split.radices.iter().copied())
+    }
+
+    /// The parts' values of `local` (a split coordinate's; one part, the
+    /// rank, otherwise); `digits` has room for its digits.
+    pub fn rank_parts(&self, local: &[u8], parts: &mut [u64], digits: &mut [u64]) {
+        match &self.split {
+            None => parts[0] = self.rank(local),
+            Some(split) => {
+                self.split_digits(local, digits);
+                split.pack(digits, parts);
+            }
+        }
+    }
+
+    /// The values whose parts are `parts`, into `local`.
+    pub fn unrank_parts(&self, parts: &[u64], local: &mut [u8], digits: &mut [u64]) {
+        match &self.split {
+            None => self.unrank(parts[0], local),
+            Some(split) => {
+                split.unpack(parts, digits);
+                self.split_undigits(digits, local);
+            }
+        }
+    }
+
+    /// A split coordinate's digits of `local`.
+    fn split_digits(&self, local: &[u8], out: &mut [u64]) {
+        let k = self.positions.len();
+        match &self.kind {
+            Kind::Perm { distinct: true, .. } => {
+                let mut used = Bits256::default();
+                for (i, &x) in local[..self.digits].iter().enumerate() {
+                    out[i] = u64::from(x) - used.below(x);
+                    used.insert(x);
+                }
+            }
+            Kind::Perm { counts, .. } => {
+                // Kind by kind, which of the places the kinds before left
+                // it holds: a combination's colex rank.
+                let mut taken = Bits256::default();
+                for (j, d) in out[..counts.len() - 1].iter_mut().enumerate() {
+                    let (mut t, mut seen, mut r) = (0, 0, 0u64);
+                    for (a, &x) in local[..k].iter().enumerate() {
+                        if taken.contains(a as u8) {
+                            continue;
+                        }
+                        if usize::from(x) == j {
+                            seen += 1;
+                            r += binomial(t, seen);
+                            taken.insert(a as u8);
+                        }
+                        t += 1;
+                    }
+                    *d = r;
+                }
+            }
+            Kind::Ori { .. } => {
+                for (d, &x) in out.iter_mut().zip(&local[..self.digits]) {
+                    *d = u64::from(x);
+                }
+            }
+            Kind::Wild {
+                arrangement, wild, ..
+            } => {
+                let (kinds, ori) = local.split_at(k);
+                let n = match &arrangement.split {
+                    Some(split) => {
+                        arrangement.split_digits(kinds, out);
+                        split.radices.len()
+                    }
+                    None => {
+                        out[0] = arrangement.rank(kinds);
+                        1
+                    }
+                };
+                let mut i = n;
+                for a in 0..k {
+                    if !wild[usize::from(kinds[a])] {
+                        out[i] = u64::from(ori[a]);
+                        i += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The values of a split coordinate's `digits`, into `local`.
+    fn split_undigits(&self, digits: &[u64], local: &mut [u8]) {
+        let k = self.positions.len();
+        match &self.kind {
+            Kind::Perm {
+                distinct: true,
+                parity,
+                ..
+            } => {
+                let mut unused = Bits256::all(k);
+                let mut sum = 0u64;
+                for (slot, &d) in local[..self.digits].iter_mut().zip(digits) {
+                    sum += d;
+                    *slot = unused.nth(d);
+                    unused.remove(*slot);
+                }
+                match parity {
+                    Some(p) if k >= 2 => {
+                        let (a, b) = (unused.nth(0), unused.nth(1));
+                        let d = (u64::from(*p) + sum) & 1;
+                        (local[k - 2], local[k - 1]) = if d == 1 { (b, a) } else { (a, b) };
+                    }
+                    _ => local[k - 1] = unused.nth(0),
+                }
+            }
+            Kind::Perm { counts, .. } => {
+                let last = counts.len() - 1;
+                local[..k].fill(last as u8);
+                let mut free = Bits256::all(k);
+                let mut n = k;
+                for (j, (&r, &c)) in digits.iter().zip(counts).take(last).enumerate() {
+                    // The combination of rank r: its largest index first.
+                    let mut r = r;
+                    let mut chosen = Vec::with_capacity(usize::from(c));
+                    let mut t = n;
+                    for i in (1..=usize::from(c)).rev() {
+                        t -= 1;
+                        while binomial(t, i) > r {
+                            t -= 1;
+                        }
+                        r -= binomial(t, i);
+                        chosen.push(t);
+                    }
+                    let places: Vec<u8> = chosen.iter().map(|&t| free.nth(t as u64)).collect();
+                    for a in places {
+                        local[usize::from(a)] = j as u8;
+                        free.remove(a);
+                    }
+                    n -= usize::from(c);
+                }
+            }
+            Kind::Ori { o, sum } => {
+                let mut total = 0u32;
+                for (slot, &d) in local[..self.digits].iter_mut().zip(digits) {
+                    *slot = d as u8;
+                    total += d as u32;
+                }
+                if let Some(s) = sum {
+                    let o = u32::from(*o);
+                    local[k - 1] = ((u32::from(*s) + o * 256 - total) % o) as u8;
+                }
+            }
+            Kind::Wild {
+                arrangement, wild, ..
+            } => {
+                let (kinds, ori) = local.split_at_mut(k);
+                let n = match &arrangement.split {
+                    Some(split) => {
+                        arrangement.split_undigits(digits, kinds);
+                        split.radices.len()
+                    }
+                    None => {
+                        arrangement.unrank(digits[0], kinds);
+                        1
+                    }
+                };
+                let mut i = n;
+                for a in 0..k {
+                    ori[a] = if wild[usize::from(kinds[a])] {
+                        0
+                    } else {
+                        i += 1;
+                        digits[i - 1] as u8
+                    };
+                }
+            }
+        }
     }
 
     /// The arrangement this coordinate ranks: itself for [`Kind::Perm`],
@@ -412,6 +802,69 @@ impl Coord {
             });
         self.table = Some(table);
     }
+}
+
+/// A product of numbers, in decimal: exact, however large.
+pub fn product_text(factors: impl Iterator<Item = u64>) -> String {
+    // Base-10^18 limbs, the least significant first.
+    const BASE: u128 = 1_000_000_000_000_000_000;
+    let mut limbs: Vec<u128> = vec![1];
+    for r in factors {
+        let mut carry = 0u128;
+        for l in &mut limbs {
+            let v = *l * u128::from(r) + carry;
+            *l = v % BASE;
+            carry = v / BASE;
+        }
+        while carry > 0 {
+            limbs.push(carry % BASE);
+            carry /= BASE;
+        }
+    }
+    while limbs.len() > 1 && limbs.last() == Some(&0) {
+        limbs.pop();
+    }
+    let mut out = limbs.last().expect("one limb at least").to_string();
+    for l in limbs.iter().rev().skip(1) {
+        out.push_str(&format!("{l:018}"));
+    }
+    out
+}
+
+/// The radices of a split coordinate's digits (see [`Split`]), or `None`
+/// when one of them is over 2^64 (a kind of identical pieces whose places
+/// can be chosen in more ways).
+fn split_radices(kind: &Kind, k: usize, digits: usize) -> Option<Vec<u64>> {
+    Some(match kind {
+        Kind::Perm { distinct: true, .. } => (0..digits).map(|i| (k - i) as u64).collect(),
+        Kind::Perm { counts, .. } => {
+            let mut n = k;
+            let mut out = Vec::new();
+            for &c in &counts[..counts.len() - 1] {
+                let r = binomial(n, usize::from(c));
+                if r == u64::MAX {
+                    return None;
+                }
+                out.push(r);
+                n -= usize::from(c);
+            }
+            out
+        }
+        Kind::Ori { o, .. } => vec![u64::from(*o); digits],
+        Kind::Wild {
+            arrangement,
+            o,
+            counted,
+            ..
+        } => {
+            let mut out = match &arrangement.split {
+                Some(split) => split.radices.clone(),
+                None => vec![arrangement.size],
+            };
+            out.extend(std::iter::repeat_n(u64::from(*o), *counted));
+            out
+        }
+    })
 }
 
 /// The index of the `n`-th (0-based) set bit of `bits`.

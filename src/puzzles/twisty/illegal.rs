@@ -10,8 +10,8 @@
 //! a bit each, and a successor costs a division and a bit test; a larger
 //! one is unranked per successor. A file without `Illegal` checks nothing.
 
+use super::Twisty;
 use super::coord::Coord;
-use super::def::Definition;
 
 /// Arrangement values past which the verdicts are not tabulated: 32 MiB of
 /// bits.
@@ -22,6 +22,8 @@ const TABLE_VALUES: u64 = 1 << 28;
 pub(super) struct Check {
     /// The coordinate (its index among the model's).
     coord: usize,
+    /// The word of the key it is in.
+    word: usize,
     /// What a key is divided by for its arrangement value (the
     /// coordinate's weight, times what a [`Wild`](super::coord::Kind::Wild) coordinate's
     /// orientations add), and how many values there are.
@@ -31,13 +33,17 @@ pub(super) struct Check {
     pairs: Vec<(usize, u8)>,
     /// For each arrangement value, whether it has a pair: one bit each.
     table: Option<Vec<u64>>,
+    /// The coordinate is split (over 2^64 values): its values are read
+    /// from its parts, not by `divisor`.
+    split: bool,
 }
 
 /// The checks `def`'s `Illegal` lines make of `coords`. A line whose piece
 /// never reaches its place (another orbit), or whose place holds the same
 /// piece whatever the moves do (and the start is legal: the reader checked
 /// that), can never be met and is dropped.
-pub(super) fn checks(def: &Definition, coords: &[Coord]) -> Vec<Check> {
+pub(super) fn checks(twisty: &Twisty) -> Vec<Check> {
+    let (def, coords) = (&twisty.def, &twisty.coords);
     let mut out: Vec<Check> = Vec::new();
     for &(s, pos, piece) in &def.illegal {
         let found = coords.iter().enumerate().find_map(|(c, coord)| {
@@ -54,19 +60,26 @@ pub(super) fn checks(def: &Definition, coords: &[Coord]) -> Vec<Check> {
             None => {
                 let coord = &coords[c];
                 let arrangement = coord.arrangement().expect("a coordinate of pieces");
+                let split = coord.split.is_some();
                 out.push(Check {
                     coord: c,
-                    divisor: coord.weight * (coord.size / arrangement.size),
+                    word: coord.word,
+                    divisor: if split {
+                        1
+                    } else {
+                        coord.weight * (coord.size / arrangement.size)
+                    },
                     values: arrangement.size,
                     pairs: vec![(a, kind)],
                     table: None,
+                    split,
                 })
             }
         }
     }
     for check in &mut out {
         let arrangement = arrangement(coords, check);
-        if check.values <= TABLE_VALUES {
+        if !check.split && check.values <= TABLE_VALUES {
             let mut bits = vec![0u64; check.values.div_ceil(64) as usize];
             let mut local = vec![0u8; arrangement.local_len()];
             for v in 0..check.values {
@@ -93,12 +106,25 @@ fn meets(pairs: &[(usize, u8)], local: &[u8]) -> bool {
     pairs.iter().any(|&(a, kind)| local[a] == kind)
 }
 
-/// Whether `key` of a model with `coords` meets none of `checks`;
-/// `scratch` has room for any coordinate's values.
+/// Whether the key whose words `word` gives (the least significant
+/// first) meets none of `twisty`'s checks; `scratch` has room for any
+/// coordinate's values, `wide` for a split one's parts and digits.
 #[inline]
-pub(super) fn legal(checks: &[Check], coords: &[Coord], key: u64, scratch: &mut [u8]) -> bool {
-    checks.iter().all(|check| {
-        let value = (key / check.divisor) % check.values;
+pub(super) fn legal(
+    twisty: &Twisty,
+    word: impl Fn(usize) -> u64,
+    scratch: &mut [u8],
+    wide: &mut [u64],
+) -> bool {
+    let coords = &twisty.coords;
+    twisty.illegal.iter().all(|check| {
+        if check.split {
+            // The whole coordinate's values; its arrangement's kinds lead.
+            let local = &mut scratch[..coords[check.coord].local_len()];
+            twisty.coord_values(check.coord, &word, local, wide);
+            return !meets(&check.pairs, local);
+        }
+        let value = (word(check.word) / check.divisor) % check.values;
         match &check.table {
             Some(bits) => bits[(value / 64) as usize] >> (value % 64) & 1 == 0,
             None => {

@@ -9,6 +9,13 @@
 //! fixed orientation sum, a fixed parity, pieces that never move). For the
 //! 2x2x2 with a fixed corner, that is exactly its 3,674,160 positions.
 //!
+//! Where the coordinates multiply past 2^64 (the 3x3x3's 4.3e19, the
+//! megaminx's 1e68), the key is several 64-bit words: the coordinates (and
+//! the parts of those over 2^64 each) are packed, smallest first, into a
+//! word until the next would not fit, then into the next word. The search
+//! then runs on [`Wider`], the same puzzle with keys of that many words
+//! ([`Twisty::words`]); a puzzle of one word is its own model.
+//!
 //! Metrics follow the cube's: `htm` counts each move and each of its
 //! powers as one move; `qtm` each move and its inverse; `moves` only the
 //! moves as written (a directed graph when a move is not its own inverse).
@@ -23,7 +30,7 @@ mod tws;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use crate::engine::Model;
+use crate::engine::{Key, Model, Wide};
 use crate::puzzles::sliding::PuzzleError;
 use coord::{Coord, Kind};
 pub use def::{Definition, Format, MoveDef, Pattern, Set, Transform, WILD};
@@ -93,6 +100,22 @@ const TABLE_ENTRIES: u64 = 1 << 24;
 /// Positions an orbit may have (its ranks count pieces in bytes).
 pub const MAX_ORBIT: usize = 255;
 
+/// The most 64-bit words a key may take (8,192 bits: the 20x20x20 cube
+/// takes about 80).
+pub const MAX_WORDS: usize = 128;
+
+/// One part of the key: a whole coordinate's value, or one part of a
+/// split coordinate's (see [`coord::Split`]), at a place in a word.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    /// Its number of values.
+    size: u64,
+    /// The word it is in, counted from the least significant.
+    word: usize,
+    /// Its place value in that word.
+    weight: u64,
+}
+
 /// A move that generates the search's moves: one of the file's, an
 /// alias's, or a power of one (`--moves U,R2`: R2 and its powers).
 #[derive(Clone, Debug)]
@@ -129,11 +152,21 @@ pub struct Twisty {
     bases: Vec<Generator>,
     moves: Vec<Generated>,
     coords: Vec<Coord>,
+    /// The parts of the key, in the order of the words and of their place
+    /// values (the whole coordinates first, in the coordinates' order).
+    parts: Vec<Part>,
+    /// Each coordinate's first part.
+    first_part: Vec<usize>,
+    /// For each word of the key, the part after its last.
+    word_ends: Vec<usize>,
+    /// The keys below this are the key space (`u64::MAX` for keys of
+    /// several words).
     key_space: u64,
     start: Pattern,
-    start_key: u64,
+    /// The start's key, its words from the least significant.
+    start_key: Vec<u64>,
     /// The solved pattern's key, or why the start cannot reach it.
-    goal: Result<u64, String>,
+    goal: Result<Vec<u64>, String>,
     reversible: bool,
     /// The order of the group the moves generate (see [`group`]), once
     /// asked for.
@@ -142,13 +175,27 @@ pub struct Twisty {
     illegal: Vec<illegal::Check>,
 }
 
-/// A decoded key: its coordinates, and the values of those without a move
-/// table.
-pub struct TwistyState {
-    key: u64,
+/// A decoded key: its parts' values, and the values of the coordinates
+/// without a move table.
+pub struct TwistyState<K = u64> {
+    key: K,
     values: Vec<u64>,
     local: Vec<Vec<u8>>,
     scratch: Vec<u8>,
+    /// Room for a split coordinate's parts and digits.
+    wide: Vec<u64>,
+}
+
+/// Room a split coordinate's parts and digits take.
+const WIDE_SCRATCH: usize = 4 * MAX_ORBIT + 8;
+
+/// A key of any width from its words, the least significant first.
+fn key_from<K: Key>(words: &[u64]) -> K {
+    let mut k = K::default();
+    for (i, &w) in words.iter().enumerate() {
+        *k.word_mut(i) = w;
+    }
+    k
 }
 
 impl Twisty {
@@ -210,26 +257,56 @@ impl Twisty {
         // of keys that share it fall, move by move, in a window of the
         // others' size (the 2x2x2: 2187 twists, half a KiB of two-bit
         // slots), which the caches hold.
-        coords.sort_by_key(|c| c.size);
-        let mut key_space = 1u64;
-        for (i, c) in coords.iter().enumerate() {
-            key_space = key_space.checked_mul(c.size).ok_or_else(|| {
-                option_error(
-                    format!(
-                        "{}: {}'s key space is over 2^64 (its coordinates multiply to {}, and set {} brings it past)",
-                        def.place(c.set),
-                        def.name,
-                        coords
-                            .iter()
-                            .map(|c| c.size.to_string())
-                            .collect::<Vec<_>>()
-                            .join(" x "),
-                        def.sets[coords[i].set].name
-                    ),
-                    "a search of that size cannot run on one key a state; restrict the moves (--moves) or split the puzzle",
-                )
-            })?;
+        // Whole coordinates first (so that coordinate `c` of those is
+        // part `c`), split ones last.
+        coords.sort_by(|a, b| {
+            (a.split.is_some(), a.size)
+                .cmp(&(b.split.is_some(), b.size))
+                .then(a.bits().total_cmp(&b.bits()))
+        });
+        // The parts, packed into words: a word takes parts while their
+        // values multiply within 2^64.
+        let mut parts: Vec<Part> = Vec::new();
+        let mut first_part = Vec::with_capacity(coords.len());
+        let (mut word, mut weight) = (0usize, 1u64);
+        for c in &mut coords {
+            first_part.push(parts.len());
+            let sizes = match &mut c.split {
+                Some(split) => {
+                    // Its first part takes what this word has left.
+                    split.cut(u64::MAX / weight);
+                    split.sizes().to_vec()
+                }
+                None => vec![c.size],
+            };
+            for (i, &size) in sizes.iter().enumerate() {
+                if weight.checked_mul(size).is_none() {
+                    word += 1;
+                    weight = 1;
+                }
+                if i == 0 {
+                    c.word = word;
+                    c.weight = weight;
+                }
+                parts.push(Part { size, word, weight });
+                weight *= size;
+            }
         }
+        let words = word + 1;
+        if words > MAX_WORDS {
+            return Err(option_error(
+                format!(
+                    "{}'s positions take {words} words of 64 bits a key ({:.0} bits); at most {MAX_WORDS} are supported",
+                    def.name,
+                    coords.iter().map(Coord::bits).sum::<f64>()
+                ),
+                "restrict the moves (--moves) or split the puzzle",
+            ));
+        }
+        let word_ends = (0..words)
+            .map(|w| parts.iter().take_while(|p| p.word <= w).count())
+            .collect();
+        let key_space = if words == 1 { weight } else { u64::MAX };
         let reversible = {
             let all: HashSet<&Transform> = moves.iter().map(|m| &m.transform).collect();
             moves
@@ -242,20 +319,18 @@ impl Twisty {
             bases,
             moves,
             coords,
+            parts,
+            first_part,
+            word_ends,
             key_space,
-            start_key: 0,
+            start_key: Vec::new(),
             start,
-            goal: Ok(0),
+            goal: Ok(Vec::new()),
             reversible,
             order: std::sync::OnceLock::new(),
             illegal: Vec::new(),
             def,
         };
-        let mut weight = 1u64;
-        for c in &mut twisty.coords {
-            c.weight = weight;
-            weight = weight.wrapping_mul(c.size);
-        }
         // Move tables for the smallest coordinates first, within budget.
         let nm = twisty.moves.len() as u64;
         let mut order: Vec<usize> = (0..twisty.coords.len()).collect();
@@ -271,11 +346,12 @@ impl Twisty {
             }
         }
         twisty.start_key = twisty
-            .key_of(&twisty.start)
+            .words_of(&twisty.start)
             .expect("the coordinates are those of the start");
-        twisty.goal = twisty.key_of(&twisty.def.solved);
-        twisty.illegal = illegal::checks(&twisty.def, &twisty.coords);
-        if !twisty.legal(twisty.start_key) {
+        twisty.goal = twisty.words_of(&twisty.def.solved);
+        twisty.illegal = illegal::checks(&twisty);
+        let start: &[u64] = &twisty.start_key;
+        if !twisty.legal_words(start) {
             return Err(option_error(
                 "the scramble ends on a position that the file's Illegal lines forbid".into(),
                 "give a scramble that keeps the puzzle legal",
@@ -284,10 +360,36 @@ impl Twisty {
         Ok(twisty)
     }
 
-    /// Whether `key` meets none of the file's `Illegal` lines.
-    fn legal(&self, key: u64) -> bool {
+    /// Whether the key of `words` meets none of the file's `Illegal`
+    /// lines.
+    fn legal_words(&self, words: &[u64]) -> bool {
         let mut scratch = vec![0u8; 2 * MAX_ORBIT];
-        illegal::legal(&self.illegal, &self.coords, key, &mut scratch)
+        let mut wide = vec![0u64; WIDE_SCRATCH];
+        illegal::legal(self, |w| words[w], &mut scratch, &mut wide)
+    }
+
+    /// How many 64-bit words a key takes: 1 where the key space fits
+    /// 2^64, and the puzzle is its own [`Model`]; more, and it searches
+    /// as a [`Wider`] of at least that many.
+    pub fn words(&self) -> usize {
+        self.word_ends.len()
+    }
+
+    /// The bits a key holds: log2 of the coordinates' values multiplied
+    /// (what a perfect rank of them would take).
+    pub fn key_bits(&self) -> f64 {
+        self.coords.iter().map(Coord::bits).sum()
+    }
+
+    /// The number of keys, in decimal (exact, however many words).
+    pub fn key_space_text(&self) -> String {
+        coord::product_text(self.parts.iter().map(|p| p.size))
+    }
+
+    /// The start's key, as a key of any width of at least
+    /// [`Twisty::words`] words.
+    pub fn start_key<K: Key>(&self) -> K {
+        key_from(&self.start_key)
     }
 
     /// The definition.
@@ -365,7 +467,7 @@ impl Twisty {
                 Kind::Perm {
                     distinct: false, ..
                 } => factorial(c.positions.len()),
-                _ => c.size as f64,
+                _ => c.size_f64(),
             })
             .product();
         // Orbits of one kind of piece have no coordinate at all.
@@ -383,13 +485,38 @@ impl Twisty {
         Some((order / (told_apart * alike)).min(1.0))
     }
 
+    /// The values of coordinate `c` in the key whose words `word` gives,
+    /// into `local`; `wide` is room for its parts and digits.
+    fn coord_values(
+        &self,
+        c: usize,
+        word: impl Fn(usize) -> u64,
+        local: &mut [u8],
+        wide: &mut [u64],
+    ) {
+        let coord = &self.coords[c];
+        let first = self.first_part[c];
+        let n = coord.parts();
+        let (values, digits) = wide.split_at_mut(n);
+        for (v, part) in values.iter_mut().zip(&self.parts[first..first + n]) {
+            *v = (word(part.word) / part.weight) % part.size;
+        }
+        coord.unrank_parts(values, local, digits);
+    }
+
     /// The pattern of a key.
-    pub fn pattern(&self, key: u64) -> Pattern {
+    pub fn pattern<K: Key>(&self, key: K) -> Pattern {
+        self.pattern_of(|w| key.word(w))
+    }
+
+    /// The pattern of the key whose words `word` gives.
+    fn pattern_of(&self, word: impl Fn(usize) -> u64) -> Pattern {
         let mut p = self.start.clone();
         let mut local = vec![0u8; 2 * MAX_ORBIT];
-        for c in &self.coords {
+        let mut wide = vec![0u64; WIDE_SCRATCH];
+        for (i, c) in self.coords.iter().enumerate() {
             let k = c.local_len();
-            c.unrank((key / c.weight) % c.size, &mut local[..k]);
+            self.coord_values(i, &word, &mut local[..k], &mut wide);
             inject(c, &local[..k], &mut p);
         }
         p
@@ -397,10 +524,25 @@ impl Twisty {
 
     /// The key of a pattern, or why it is not one the start can reach by
     /// what the moves keep.
-    pub fn key_of(&self, p: &Pattern) -> Result<u64, String> {
-        let mut key = 0u64;
+    pub fn key_of<K: Key>(&self, p: &Pattern) -> Result<K, String> {
+        if K::WORDS < self.words() {
+            return Err(format!(
+                "a key of {} takes {} words; this one has {}",
+                self.name,
+                self.words(),
+                K::WORDS
+            ));
+        }
+        Ok(key_from(&self.words_of(p)?))
+    }
+
+    /// The words of a pattern's key, the least significant first, or why
+    /// it is not one the start can reach by what the moves keep.
+    fn words_of(&self, p: &Pattern) -> Result<Vec<u64>, String> {
+        let mut key = vec![0u64; self.words()];
         let mut local = vec![0u8; 2 * MAX_ORBIT];
-        for c in &self.coords {
+        let mut wide = vec![0u64; WIDE_SCRATCH];
+        for (ci, c) in self.coords.iter().enumerate() {
             let k = c.local_len();
             let set = &self.def.sets[c.set].name;
             if let Some((values, counts)) = c.pieces() {
@@ -457,11 +599,16 @@ impl Twisty {
                 }
                 Kind::Perm { .. } => {}
             }
-            key += c.rank(&local[..k]) * c.weight;
+            let (first, n) = (self.first_part[ci], c.parts());
+            let (values, digits) = wide.split_at_mut(n);
+            c.rank_parts(&local[..k], values, digits);
+            for (v, part) in values.iter().zip(&self.parts[first..first + n]) {
+                key[part.word] += v * part.weight;
+            }
         }
         // What the coordinates cannot hold (a fixed parity, sum, piece or
         // orientation) must be as at the start.
-        let back = self.pattern(key);
+        let back = self.pattern_of(|w| key[w]);
         let coord_at = |s: usize, pos: usize, perm: bool| {
             self.coords.iter().find(|c| {
                 c.set == s
@@ -534,47 +681,136 @@ impl Twisty {
     /// The index of the move that takes `from` to `to`, when `to` is a
     /// legal position: the index into [`Twisty::moves`], whatever the
     /// file's Illegal lines drop from the successors of `from`.
-    pub fn move_between(&self, from: u64, to: u64) -> Option<usize> {
-        if !self.legal(to) {
+    pub fn move_between<K: Key>(&self, from: K, to: K) -> Option<usize> {
+        if !self.legal_words(&(0..self.words()).map(|w| to.word(w)).collect::<Vec<_>>()) {
             return None;
         }
-        let mut state = self.new_state();
-        self.decode(from, &mut state);
+        let mut state = self.state_of::<K>();
+        self.decode_key(from, &mut state);
         let mut out = Vec::new();
         self.each_move(&mut state, &mut out);
         out.iter().position(|&k| k == to)
     }
 
+    /// A fresh working state for keys `K`.
+    fn state_of<K: Key>(&self) -> TwistyState<K> {
+        TwistyState {
+            key: K::default(),
+            values: vec![0; self.parts.len()],
+            local: self
+                .coords
+                .iter()
+                .map(|c| vec![0; if c.table.is_some() { 0 } else { c.local_len() }])
+                .collect(),
+            scratch: vec![0; 2 * MAX_ORBIT],
+            wide: vec![0; WIDE_SCRATCH],
+        }
+    }
+
+    /// Decodes `key` into `state`: the parts' values, word by word, then
+    /// the values of the coordinates without a move table.
+    #[inline]
+    fn decode_key<K: Key>(&self, key: K, state: &mut TwistyState<K>) {
+        state.key = key;
+        let mut p = 0;
+        for (w, &end) in self.word_ends.iter().enumerate() {
+            let mut rest = key.word(w);
+            while p < end {
+                let size = self.parts[p].size;
+                state.values[p] = rest % size;
+                rest /= size;
+                p += 1;
+            }
+        }
+        for (c, coord) in self.coords.iter().enumerate() {
+            if coord.table.is_none() {
+                let first = self.first_part[c];
+                coord.unrank_parts(
+                    &state.values[first..first + coord.parts()],
+                    &mut state.local[c],
+                    &mut state.wide,
+                );
+            }
+        }
+    }
+
     /// Appends one successor for each move of [`Twisty::moves`], in
     /// their order, legal or not.
-    fn each_move(&self, state: &mut TwistyState, out: &mut Vec<u64>) {
+    #[inline]
+    fn each_move<K: Key>(&self, state: &mut TwistyState<K>, out: &mut Vec<K>) {
         let nm = self.moves.len();
         let base = out.len();
-        out.resize(base + nm, 0);
+        out.resize(base + nm, K::default());
         let next = &mut out[base..];
         for (c, coord) in self.coords.iter().enumerate() {
-            let v = state.values[c];
+            let w = coord.word;
             match &coord.table {
                 Some(table) => {
+                    // A tabulated coordinate is whole: its part is `c`.
+                    let v = state.values[c];
                     let row = &table[v as usize * nm..][..nm];
                     for (k, &t) in next.iter_mut().zip(row) {
-                        *k += u64::from(t) * coord.weight;
+                        *k.word_mut(w) += u64::from(t) * coord.weight;
+                    }
+                }
+                None if coord.split.is_none() => {
+                    let len = coord.local_len();
+                    let dst = &mut state.scratch[..len];
+                    for (m, k) in next.iter_mut().enumerate() {
+                        coord.apply(m, &state.local[c], dst);
+                        *k.word_mut(w) += coord.rank(dst) * coord.weight;
                     }
                 }
                 None => {
                     let len = coord.local_len();
                     let dst = &mut state.scratch[..len];
+                    let (first, n) = (self.first_part[c], coord.parts());
+                    let parts = &self.parts[first..first + n];
+                    let (values, digits) = state.wide.split_at_mut(n);
                     for (m, k) in next.iter_mut().enumerate() {
                         coord.apply(m, &state.local[c], dst);
-                        *k += coord.rank(dst) * coord.weight;
+                        coord.rank_parts(dst, values, digits);
+                        for (v, part) in values.iter().zip(parts) {
+                            *k.word_mut(part.word) += v * part.weight;
+                        }
                     }
                 }
             }
         }
     }
 
+    /// The successors of the decoded state that the file's Illegal lines
+    /// allow.
+    #[inline]
+    fn legal_successors<K: Key>(&self, state: &mut TwistyState<K>, out: &mut Vec<K>) {
+        let base = out.len();
+        self.each_move(state, out);
+        if !self.illegal.is_empty() {
+            // The successors the file's Illegal lines forbid are dropped
+            // (so the list no longer lines up with the moves: a move's
+            // name comes from `move_between`, never from a place here).
+            let mut kept = base;
+            for i in base..out.len() {
+                let key = out[i];
+                if illegal::legal(self, |w| key.word(w), &mut state.scratch, &mut state.wide) {
+                    out[kept] = key;
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
+        }
+    }
+
+    /// Whether the decoded state is the solved pattern.
+    #[inline]
+    fn is_solved<K: Key>(&self, state: &TwistyState<K>) -> bool {
+        self.goal
+            .as_ref()
+            .is_ok_and(|g| g.iter().enumerate().all(|(w, &v)| state.key.word(w) == v))
+    }
+
     /// The moves of a path of keys, by name.
-    pub fn path_moves(&self, path: &[u64]) -> Vec<String> {
+    pub fn path_moves<K: Key>(&self, path: &[K]) -> Vec<String> {
         path.windows(2)
             .map(|w| {
                 let m = self
@@ -587,8 +823,13 @@ impl Twisty {
 
     /// A key's pattern in the file's format: a `.tws` `ScrambleState`
     /// body (1-based) or a KPuzzle pattern (JSON).
-    pub fn render(&self, key: u64) -> String {
-        let p = self.pattern(key);
+    pub fn render<K: Key>(&self, key: K) -> String {
+        self.pattern_text(&(0..self.words()).map(|w| key.word(w)).collect::<Vec<_>>())
+    }
+
+    /// [`Twisty::render`] of the key of `words`.
+    fn pattern_text(&self, words: &[u64]) -> String {
+        let p = self.pattern_of(|w| words[w]);
         let join = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(" ");
         match self.def.format {
             Format::Tws => {
@@ -754,25 +995,40 @@ impl Twisty {
                     ..
                 } => format!(
                     "arrangement ({} values) and the orientations of the {counted} pieces whose orientation matters (the others' is a ? wildcard), x {o}^{counted}",
-                    arrangement.size
+                    arrangement.size_text()
                 ),
             };
             let _ = writeln!(
                 out,
                 "  {set} positions {}: {what} = {}{}",
                 self.positions_text(&c.positions),
-                c.size,
-                if c.table.is_some() {
-                    ", move table"
-                } else {
-                    ""
+                c.size_text(),
+                match (&c.table, &c.split) {
+                    (Some(_), _) => ", move table".to_string(),
+                    (None, Some(split)) =>
+                        format!(" (over 2^64: {} parts of the key)", split.sizes().len()),
+                    (None, None) => String::new(),
                 }
             );
         }
         let _ = writeln!(
             out,
             "key space: {} (positions no move changes, and parities and sums moves keep, are left out)",
-            self.key_space
+            coord::product_text(self.parts.iter().map(|p| p.size))
+        );
+        let _ = writeln!(
+            out,
+            "key: {} ({:.1} bits{})",
+            match self.words() {
+                1 => "one 64-bit word".to_string(),
+                w => format!("{w} 64-bit words"),
+            },
+            self.key_bits(),
+            if self.words() > 1 {
+                ", its coordinates packed into words, smallest first"
+            } else {
+                ""
+            }
         );
         match (self.group_order(), self.pieces_distinct()) {
             (Some(order), true) => {
@@ -791,13 +1047,13 @@ impl Twisty {
             }
             (None, _) => {}
         }
-        let _ = write!(out, "start:\n{}", self.render(self.start_key));
+        let _ = write!(out, "start:\n{}", self.pattern_text(&self.start_key));
         match &self.goal {
             Ok(g) if *g == self.start_key => {
                 let _ = writeln!(out, "goal: the start (the solved pattern)");
             }
             Ok(g) => {
-                let _ = write!(out, "goal (the solved pattern):\n{}", self.render(*g));
+                let _ = write!(out, "goal (the solved pattern):\n{}", self.pattern_text(g));
             }
             Err(e) => {
                 let _ = writeln!(out, "goal: unreachable from the start: {e}");
@@ -1225,7 +1481,7 @@ impl Model for Twisty {
     type Key = u64;
 
     fn start(&self) -> u64 {
-        self.start_key
+        self.start_key()
     }
 
     fn key_space(&self) -> u64 {
@@ -1233,52 +1489,26 @@ impl Model for Twisty {
     }
 
     fn new_state(&self) -> TwistyState {
-        TwistyState {
-            key: 0,
-            values: vec![0; self.coords.len()],
-            local: self
-                .coords
-                .iter()
-                .map(|c| vec![0; if c.table.is_some() { 0 } else { c.local_len() }])
-                .collect(),
-            scratch: vec![0; 2 * MAX_ORBIT],
-        }
+        assert_eq!(
+            self.words(),
+            1,
+            "{}'s keys take {} words: search it as a Wider",
+            self.name,
+            self.words()
+        );
+        self.state_of()
     }
 
     fn decode(&self, key: u64, state: &mut TwistyState) {
-        state.key = key;
-        let mut rest = key;
-        for (c, coord) in self.coords.iter().enumerate() {
-            let v = rest % coord.size;
-            rest /= coord.size;
-            state.values[c] = v;
-            if coord.table.is_none() {
-                coord.unrank(v, &mut state.local[c]);
-            }
-        }
+        self.decode_key(key, state);
     }
 
     fn successors(&self, state: &mut TwistyState, out: &mut Vec<u64>) {
-        let base = out.len();
-        self.each_move(state, out);
-        if !self.illegal.is_empty() {
-            // The successors the file's Illegal lines forbid are dropped
-            // (so the list no longer lines up with the moves: a move's
-            // name comes from `move_between`, never from a place here).
-            let mut kept = base;
-            for i in base..out.len() {
-                let key = out[i];
-                if illegal::legal(&self.illegal, &self.coords, key, &mut state.scratch) {
-                    out[kept] = key;
-                    kept += 1;
-                }
-            }
-            out.truncate(kept);
-        }
+        self.legal_successors(state, out);
     }
 
     fn is_goal(&self, state: &TwistyState) -> bool {
-        self.goal.as_ref().is_ok_and(|&g| g == state.key)
+        self.is_solved(state)
     }
 
     fn has_goal(&self) -> bool {
@@ -1302,7 +1532,11 @@ impl Model for Twisty {
     }
 
     fn goal_keys(&self) -> Option<Vec<u64>> {
-        Some(self.goal.as_ref().map_or_else(|_| Vec::new(), |&g| vec![g]))
+        Some(
+            self.goal
+                .as_ref()
+                .map_or_else(|_| Vec::new(), |g| vec![key_from(g)]),
+        )
     }
 
     fn identity(&self) -> String {
@@ -1315,7 +1549,7 @@ impl Model for Twisty {
             "twisty {:?}; metric {}; coordinates {:?}; sets {:?}; start {:?} {:?}; solved {:?} {:?}; illegal {:?}; moves {}",
             self.def.name,
             self.metric.name(),
-            self.coords.iter().map(|c| c.size).collect::<Vec<_>>(),
+            self.coords.iter().map(Coord::size_text).collect::<Vec<_>>(),
             self.def
                 .sets
                 .iter()
@@ -1328,5 +1562,74 @@ impl Model for Twisty {
             self.def.illegal,
             moves.join("; ")
         )
+    }
+}
+
+/// A twisty puzzle whose keys take more than one word, searched with keys
+/// of `N` words (at least [`Twisty::words`]): sorted levels in memory, on
+/// one process or several (see [`crate::engine::Wide`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Wider<'t, const N: usize>(&'t Twisty);
+
+impl<'t, const N: usize> Wider<'t, N> {
+    /// The puzzle with keys of `N` words, or `None` when its keys take
+    /// more.
+    pub fn new(twisty: &'t Twisty) -> Option<Self> {
+        (twisty.words() <= N).then_some(Wider(twisty))
+    }
+
+    /// The puzzle.
+    pub fn twisty(&self) -> &'t Twisty {
+        self.0
+    }
+}
+
+impl<const N: usize> Model for Wider<'_, N> {
+    type State = TwistyState<Wide<N>>;
+    type Key = Wide<N>;
+
+    fn start(&self) -> Wide<N> {
+        self.0.start_key()
+    }
+
+    fn key_space(&self) -> u64 {
+        u64::MAX
+    }
+
+    fn new_state(&self) -> Self::State {
+        self.0.state_of()
+    }
+
+    fn decode(&self, key: Wide<N>, state: &mut Self::State) {
+        self.0.decode_key(key, state);
+    }
+
+    fn successors(&self, state: &mut Self::State, out: &mut Vec<Wide<N>>) {
+        self.0.legal_successors(state, out);
+    }
+
+    fn is_goal(&self, state: &Self::State) -> bool {
+        self.0.is_solved(state)
+    }
+
+    fn has_goal(&self) -> bool {
+        true
+    }
+
+    fn reversible(&self) -> bool {
+        self.0.reversible
+    }
+
+    fn goal_keys(&self) -> Option<Vec<Wide<N>>> {
+        Some(
+            self.0
+                .goal
+                .as_ref()
+                .map_or_else(|_| Vec::new(), |g| vec![key_from(g)]),
+        )
+    }
+
+    fn identity(&self) -> String {
+        format!("{}; key words {N}", self.0.identity())
     }
 }

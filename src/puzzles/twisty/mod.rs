@@ -712,6 +712,20 @@ impl Twisty {
     #[inline]
     fn decode_key<K: Key>(&self, key: K, state: &mut TwistyState<K>) {
         state.key = key;
+        if K::WORDS == 1 {
+            // One word holds every coordinate whole (none is split), one
+            // part each: one pass, as for every narrow puzzle.
+            let mut rest = key.word(0);
+            for (c, coord) in self.coords.iter().enumerate() {
+                let v = rest % coord.size;
+                rest /= coord.size;
+                state.values[c] = v;
+                if coord.table.is_none() {
+                    coord.unrank(v, &mut state.local[c]);
+                }
+            }
+            return;
+        }
         let mut p = 0;
         for (w, &end) in self.word_ends.iter().enumerate() {
             let mut rest = key.word(w);
@@ -804,6 +818,9 @@ impl Twisty {
     /// Whether the decoded state is the solved pattern.
     #[inline]
     fn is_solved<K: Key>(&self, state: &TwistyState<K>) -> bool {
+        if K::WORDS == 1 {
+            return self.goal.as_ref().is_ok_and(|g| g[0] == state.key.word(0));
+        }
         self.goal
             .as_ref()
             .is_ok_and(|g| g.iter().enumerate().all(|(w, &v)| state.key.word(w) == v))

@@ -100,6 +100,11 @@ const TABLE_ENTRIES: u64 = 1 << 24;
 /// Positions an orbit may have (its ranks count pieces in bytes).
 pub const MAX_ORBIT: usize = 255;
 
+/// Points (places times orientations) past which the group's order of a
+/// puzzle whose key takes several words is not computed: the 5x5x5's 120
+/// take 4 s.
+pub const WIDE_ORDER_POINTS: usize = 128;
+
 /// The most 64-bit words a key may take (8,192 bits: the 20x20x20 cube
 /// takes about 80).
 pub const MAX_WORDS: usize = 128;
@@ -170,7 +175,7 @@ pub struct Twisty {
     reversible: bool,
     /// The order of the group the moves generate (see [`group`]), once
     /// asked for.
-    order: std::sync::OnceLock<Option<u128>>,
+    order: std::sync::OnceLock<Option<Vec<u64>>>,
     /// What the file's `Illegal` lines forbid (see [`illegal`]).
     illegal: Vec<illegal::Check>,
 }
@@ -432,12 +437,43 @@ impl Twisty {
     /// The order of the group the search's moves generate: the positions
     /// the puzzle has with every piece told apart (by Schreier–Sims;
     /// saturated at `u128::MAX`), or `None` for a puzzle of more than
-    /// [`group::MAX_POINTS`] places and orientations.
+    /// [`group::MAX_POINTS`] places and orientations, or of more than
+    /// [`WIDE_ORDER_POINTS`] when its key takes several words (its order
+    /// only informs `show` then, and the 6x6x6's 168 points take a minute).
     pub fn group_order(&self) -> Option<u128> {
-        *self.order.get_or_init(|| {
-            let moves: Vec<&Transform> = self.bases.iter().map(|g| &g.transform).collect();
-            group::order(&self.def.sets, &moves)
-        })
+        Some(
+            self.orbit_sizes()?
+                .iter()
+                .fold(1u128, |acc, &o| acc.saturating_mul(u128::from(o))),
+        )
+    }
+
+    /// [`Twisty::group_order`] in decimal, exact however large.
+    pub fn group_order_text(&self) -> Option<String> {
+        Some(coord::product_text(self.orbit_sizes()?.iter().copied()))
+    }
+
+    /// The sizes of the orbits of the group's stabiliser chain, once
+    /// computed (see [`Twisty::group_order`]).
+    fn orbit_sizes(&self) -> Option<&[u64]> {
+        self.order
+            .get_or_init(|| {
+                if self.words() > 1 && self.points() > WIDE_ORDER_POINTS {
+                    return None;
+                }
+                let moves: Vec<&Transform> = self.bases.iter().map(|g| &g.transform).collect();
+                group::orbit_sizes(&self.def.sets, &moves)
+            })
+            .as_deref()
+    }
+
+    /// The points the moves act on: each place with each orientation.
+    pub fn points(&self) -> usize {
+        self.def
+            .sets
+            .iter()
+            .map(|s| s.size * usize::from(s.orientations.max(1)))
+            .sum()
     }
 
     /// Whether every orbit's pieces are told apart: the positions are
@@ -459,7 +495,7 @@ impl Twisty {
             // The positions are no group's: not known.
             return None;
         }
-        let order = self.group_order()? as f64;
+        let order: f64 = self.orbit_sizes()?.iter().map(|&o| o as f64).product();
         let told_apart: f64 = self
             .coords
             .iter()
@@ -1047,22 +1083,34 @@ impl Twisty {
                 ""
             }
         );
-        match (self.group_order(), self.pieces_distinct()) {
+        let share = |d: Option<f64>| match d.unwrap_or(0.0) {
+            d if d >= 0.001 => format!("{:.1}%", 100.0 * d),
+            d => format!("{d:.1e}"),
+        };
+        match (self.group_order_text(), self.pieces_distinct()) {
             (Some(order), true) => {
                 let _ = writeln!(
                     out,
-                    "positions: {order} (the order of the group the moves generate, by Schreier-Sims: {:.1}% of the keys)",
-                    100.0 * self.density().unwrap_or(0.0)
+                    "positions: {order} (the order of the group the moves generate, by Schreier-Sims: {} of the keys)",
+                    share(self.density())
                 );
             }
             (Some(order), false) => {
                 let _ = writeln!(
                     out,
-                    "positions with every piece told apart: {order} (the group's order, by Schreier-Sims: about {:.1}% of the keys are positions)",
-                    100.0 * self.density().unwrap_or(0.0)
+                    "positions with every piece told apart: {order} (the group's order, by Schreier-Sims: about {} of the keys are positions)",
+                    share(self.density())
                 );
             }
-            (None, _) => {}
+            (None, _) => {
+                let _ = writeln!(
+                    out,
+                    "positions: not computed (Schreier-Sims is given at most {} places and orientations, {} for a key of several words, and about 5 s; this puzzle has {})",
+                    group::MAX_POINTS,
+                    WIDE_ORDER_POINTS,
+                    self.points()
+                );
+            }
         }
         let _ = write!(out, "start:\n{}", self.pattern_text(&self.start_key));
         match &self.goal {

@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use reach::engine::{Model, Outcome, Progress, Report, Spill};
 use reach::puzzles::clocks;
+use reach::puzzles::large_tiles::{LargeTiles, LargeTilesOf};
 use reach::puzzles::twisty::Twisty;
 
 use super::args::CountArgs;
@@ -90,6 +91,25 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
                 report,
                 Box::new(move |k| t.render(k)),
             )
+        }
+        Prepared::LargeTiles(t) => {
+            let t: Rc<LargeTiles> = Rc::from(t);
+            macro_rules! of_width {
+                ($n:literal) => {{
+                    let model = LargeTilesOf::<$n>::new(&t).expect("the width class holds the key");
+                    let (report, keys) =
+                        narrowed(counting(&model, s, &signals, &progress, &spill)?);
+                    let t = Rc::clone(&t);
+                    let render: Box<dyn Fn(u64) -> String> =
+                        Box::new(move |i| t.render(keys[i as usize]));
+                    (report, render)
+                }};
+            }
+            let (report, render) = match t.words() {
+                2 => of_width!(2),
+                _ => of_width!(3),
+            };
+            counted(t.name(), t.name(), None, report, render)
         }
     };
     line.finish();

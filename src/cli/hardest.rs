@@ -65,6 +65,11 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
             t.name(),
             t.name()
         ),
+        Prepared::LargeTiles(t) => bail!(
+            "{} is counted from its solved position, and `reach count {} --max-depth N --antipodes` names the positions of the deepest level counted",
+            t.name(),
+            t.name()
+        ),
     }
 }
 

@@ -11,20 +11,23 @@ use anyhow::{Context, Result, bail};
 
 use reach::puzzles::builtin::{self, Kind};
 use reach::puzzles::clocks::Clocks;
+use reach::puzzles::large_tiles::LargeTiles;
 use reach::puzzles::sliding::{self, Metric, SlidingPuzzle};
-use reach::puzzles::tiles::Tiles;
+use reach::puzzles::tiles::{Tiles, TilesError};
 use reach::puzzles::twisty::{self as tw, Definition, Options, Twisty, TwistyMetric};
 
 use super::args::MetricArg;
 
 /// What `reach list` says of the tile puzzles.
-pub(super) const TILES_SUMMARY: &str = "R x C sliding tiles from solved, dense keys, up to 16 cells: tiles-2x7 has 43589145600 states, depth 108 (a count of a quarter of an hour)";
+pub(super) const TILES_SUMMARY: &str = "R x C sliding tiles from solved, dense keys up to 16 cells (tiles-2x7 has 43589145600 states, depth 108: a count of a quarter of an hour), keys of 2-3 words up to 36 (tiles-5x5, tiles-6x6: count them to a depth with --max-depth)";
 
 /// A puzzle as its name or file describes it, before the command's options.
 pub(super) enum Loaded {
     Sliding(Box<SlidingPuzzle>),
     Clocks(Clocks),
     Tiles(Box<Tiles>),
+    /// Tiles past 16 cells, keys of several words.
+    LargeTiles(Box<LargeTiles>),
     /// A twisty puzzle's definition: the command's options make the
     /// search of it.
     Twisty(Box<Definition>),
@@ -70,8 +73,14 @@ impl Puzzle {
                 if !path.exists()
                     && let Some(tiles) = Tiles::from_name(name)
                 {
+                    let loaded = match tiles {
+                        Err(TilesError::Large(r, c)) => {
+                            Loaded::LargeTiles(Box::new(LargeTiles::new(r, c)?))
+                        }
+                        tiles => Loaded::Tiles(Box::new(tiles?)),
+                    };
                     return Ok(Puzzle {
-                        loaded: Loaded::Tiles(Box::new(tiles?)),
+                        loaded,
                         file_text: None,
                         builtin_toml: None,
                     });
@@ -112,6 +121,7 @@ pub(super) enum Prepared {
     Sliding(Box<SlidingPuzzle>),
     Clocks(Clocks),
     Tiles(Box<Tiles>),
+    LargeTiles(Box<LargeTiles>),
     Twisty(Box<Twisty>),
 }
 
@@ -154,6 +164,13 @@ impl Loaded {
                 )?;
                 Prepared::Tiles(t)
             }
+            Loaded::LargeTiles(t) => {
+                no_metric(
+                    shape,
+                    &format!("{} moves one tile a cell at a time", t.name()),
+                )?;
+                Prepared::LargeTiles(t)
+            }
         })
     }
 
@@ -164,6 +181,7 @@ impl Loaded {
             Loaded::Twisty(def) => def.name.clone(),
             Loaded::Clocks(_) => "clocks".to_string(),
             Loaded::Tiles(t) => t.name(),
+            Loaded::LargeTiles(t) => t.name(),
         }
     }
 }

@@ -108,6 +108,23 @@ pub(super) fn show(
             t.key_space(),
             stores(&*t)
         ))?,
+        Loaded::LargeTiles(t) if json => stdout(&format!(
+            "{}\n",
+            json!({"puzzle": t.name(), "rows": t.rows(), "cols": t.cols(),
+                   "board": t.start_board(),
+                   "positions": t.positions_text(), "key_words": t.words()})
+        ))?,
+        Loaded::LargeTiles(t) => stdout(&format!(
+            "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}positions: {}!/2 = {}\nkey: {} 64-bit words (the Lehmer code of the cells, its digits packed whole into words: half the keys are boards of the other parity, which no move reaches)\nstore (count): frontier: keys of {} words: the last levels as sorted keys, no visited set\n",
+            t.name(),
+            t.rows(),
+            t.cols(),
+            t.start_board(),
+            t.rows() * t.cols(),
+            t.positions_text(),
+            t.words(),
+            t.words(),
+        ))?,
         Loaded::Clocks(_) => stdout(
             "puzzle: clocks\nnine clocks A-I in a 3x3 grid, each at 12, 3, 6 or 9 o'clock\n\
              moves: 1 ABDE, 2 ABC, 3 BCEF, 4 ADG, 5 BDEFH, 6 CFI, 7 DEGH, 8 GHI, 9 EFHI\n\

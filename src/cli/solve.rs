@@ -28,7 +28,7 @@ pub(super) fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     match &puzzle.loaded {
         Loaded::Sliding(p) => has_goal(p, &a.puzzle)?,
         Loaded::Twisty(def) => twisty::check_solvable(def, a)?,
-        Loaded::Clocks(_) | Loaded::Tiles(_) => {}
+        Loaded::Clocks(_) | Loaded::Tiles(_) | Loaded::LargeTiles(_) => {}
     }
     let shape = Shape {
         metric: a.metric,
@@ -42,6 +42,10 @@ pub(super) fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         Prepared::Clocks(_) => {
             bail!("to solve the clocks, pipe the nine readings into `reach clocks`")
         }
+        Prepared::LargeTiles(t) => bail!(
+            "{} is counted from its solved position and has no other goal",
+            t.name()
+        ),
         Prepared::Tiles(t) => bail!(
             "{} is counted from its solved position and has no other goal\n  help: to solve a tile puzzle, give it as a puzzle file with a goal (`reach show eight` prints one)",
             t.name()

@@ -3,6 +3,7 @@
 pub mod builtin;
 pub mod clocks;
 pub mod combinadic;
+pub mod large_tiles;
 pub mod sawtooth;
 pub mod sliding;
 pub mod tiles;

@@ -103,9 +103,13 @@ struct Tail {
 pub enum TilesError {
     /// Not `RxC` with both at least 2 and at most 16 cells.
     #[error(
-        "a tile puzzle is tiles-RxC with at least 2 rows and 2 columns and at most {MAX_CELLS} cells (the 15-puzzle is tiles-4x4); got {0:?}"
+        "a tile puzzle is tiles-RxC with at least 2 rows and 2 columns and at most {max} cells (the 15-puzzle is tiles-4x4, the 24-puzzle tiles-5x5); got {0:?}",
+        max = crate::puzzles::large_tiles::MAX_CELLS
     )]
     Shape(String),
+    /// More than 16 cells: a [`LargeTiles`](crate::puzzles::large_tiles::LargeTiles) board.
+    #[error("tiles-{0}x{1} has more than 16 cells: a large board")]
+    Large(usize, usize),
 }
 
 /// The state a worker decodes keys into.
@@ -290,6 +294,14 @@ impl Tiles {
             .split_once('x')
             .and_then(|(r, c)| Some((r.parse::<usize>().ok()?, c.parse::<usize>().ok()?)));
         Some(match parsed {
+            Some((r, c))
+                if r >= 2
+                    && c >= 2
+                    && (MAX_CELLS + 1..=crate::puzzles::large_tiles::MAX_CELLS)
+                        .contains(&r.saturating_mul(c)) =>
+            {
+                Err(TilesError::Large(r, c))
+            }
             Some((r, c)) if r <= MAX_CELLS && c <= MAX_CELLS => Tiles::new(r, c),
             _ => Err(TilesError::Shape(shape.to_string())),
         })

@@ -538,3 +538,83 @@ fn the_dense_store_on_disk_stops_at_limits_and_faults_like_in_memory() {
     }
     assert!(stopped > 0, "some budget is too small");
 }
+
+/// Levels to `depth` of an `rows` x `cols` board from solved, by a
+/// breadth-first search over whole boards (no ranks at all).
+fn board_levels(rows: usize, cols: usize, depth: usize) -> Vec<u64> {
+    use std::collections::HashSet;
+    let n = rows * cols;
+    let solved: Vec<u8> = (1..n as u8).chain([0]).collect();
+    let mut seen = HashSet::from([solved.clone()]);
+    let mut frontier = vec![solved];
+    let mut levels = vec![1];
+    while levels.len() <= depth {
+        let mut next = Vec::new();
+        for b in &frontier {
+            let blank = b.iter().position(|&v| v == 0).unwrap();
+            let (r, c) = (blank / cols, blank % cols);
+            let mut to = Vec::new();
+            if r > 0 {
+                to.push(blank - cols);
+            }
+            if r + 1 < rows {
+                to.push(blank + cols);
+            }
+            if c > 0 {
+                to.push(blank - 1);
+            }
+            if c + 1 < cols {
+                to.push(blank + 1);
+            }
+            for t in to {
+                let mut q = b.clone();
+                q.swap(blank, t);
+                if seen.insert(q.clone()) {
+                    next.push(q);
+                }
+            }
+        }
+        levels.push(next.len() as u64);
+        frontier = next;
+    }
+    levels
+}
+
+#[test]
+fn boards_past_16_cells_count_to_a_depth_as_a_search_over_whole_boards() {
+    use reach::puzzles::large_tiles::{LargeTiles, LargeTilesOf};
+    for (rows, cols, depth) in [(5, 5, 14), (4, 5, 14), (3, 6, 14), (6, 6, 11)] {
+        let truth = board_levels(rows, cols, depth);
+        let t = LargeTiles::new(rows, cols).unwrap();
+        let m3 = LargeTilesOf::<3>::new(&t).unwrap();
+        for threads in [1, 3] {
+            let r = Search::new(&m3)
+                .threads(threads)
+                .max_depth(Some(depth as u32))
+                .count()
+                .unwrap();
+            assert_eq!(r.levels, truth, "{rows}x{cols}");
+        }
+        if t.words() == 2 {
+            let m2 = LargeTilesOf::<2>::new(&t).unwrap();
+            let r = Search::new(&m2)
+                .threads(2)
+                .max_depth(Some(depth as u32))
+                .count()
+                .unwrap();
+            assert_eq!(r.levels, truth, "{rows}x{cols}");
+        }
+    }
+    // The command line counts tiles-5x5 to a depth as asked.
+    // (Exit 3: the table is cut at the depth asked.)
+    let out = crate::reach()
+        .args(["count", "tiles-5x5", "--max-depth", "12", "--json"])
+        .assert()
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["levels"], serde_json::json!(board_levels(5, 5, 12)));
+    assert_eq!(v["complete"], false);
+}

@@ -147,14 +147,14 @@ impl LargeTiles {
             }
         }
         let mut unused: u64 = (1u64 << self.n) - 1;
-        for i in 0..self.n {
+        for (i, (cell, &digit)) in state.cells[..self.n].iter_mut().zip(&digits).enumerate() {
             let mut bits = unused;
-            for _ in 0..digits[i] {
+            for _ in 0..digit {
                 bits &= bits - 1;
             }
             let v = bits.trailing_zeros() as u8;
             unused &= !(1 << v);
-            state.cells[i] = v;
+            *cell = v;
             if v == 0 {
                 state.blank = i;
             }

@@ -14,7 +14,9 @@ def run(cmd, limit):
     """Runs `cmd`; past `limit` seconds sends SIGTERM (reach then reports
     the levels it completed) and waits as long again before killing it.
     Returns (exit code or None when killed, stdout, stderr, whether the
-    limit was reached)."""
+    limit was reached). A level in flight when the signal comes is
+    finished first, which may take some multiple of the limit: the wait
+    after the signal is six times the limit."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = p.communicate(timeout=limit)
@@ -22,7 +24,7 @@ def run(cmd, limit):
     except subprocess.TimeoutExpired:
         p.send_signal(signal.SIGTERM)
         try:
-            out, err = p.communicate(timeout=limit)
+            out, err = p.communicate(timeout=6 * limit)
             return p.returncode, out, err, True
         except subprocess.TimeoutExpired:
             p.kill()

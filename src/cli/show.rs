@@ -85,7 +85,8 @@ pub(super) fn show(
             if json {
                 stdout(&format!("{}\n", twisty::show_json(&t)))?;
             } else {
-                stdout(&format!("{}{}", t.describe(), stores(&t)))?;
+                let stores = twisty::by_width!(&t, |m| stores(m));
+                stdout(&format!("{}{}", t.describe(), stores))?;
             }
         }
         Loaded::Clocks(_) if json => stdout(&format!(

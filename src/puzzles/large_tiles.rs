@@ -298,6 +298,6 @@ mod tests {
             rng ^= rng << 17;
             key = out[(rng % out.len() as u64) as usize];
         }
-        assert_eq!(t.render(m.start()).lines().last(), Some("KLMN."));
+        assert_eq!(t.render(m.start()).lines().last(), Some("LMNO."));
     }
 }

@@ -1325,3 +1325,28 @@ fn thousands_of_sequences_in_reverse_order_resolve_in_one_pass() {
     let e = Twisty::parse(cycle, "cycle.tws").unwrap_err().to_string();
     assert!(e.contains("refer to each other in a cycle: A, B, C"), "{e}");
 }
+
+/// OEIS A080601: the 3x3x3 cube's positions at each distance, half-turn
+/// metric (to depth 5 here), and A080846: the quarter-turn metric.
+const CUBE3_HTM: [u64; 6] = [1, 18, 243, 3240, 43239, 574908];
+const CUBE3_QTM: [u64; 6] = [1, 12, 114, 1068, 10011, 93840];
+
+#[test]
+fn the_3x3x3_past_2_to_the_64_counts_its_published_table_to_a_depth() {
+    use reach::puzzles::twisty::Wider;
+    let def = load("cube3.tws");
+    for (metric, truth) in [
+        (TwistyMetric::Htm, &CUBE3_HTM[..]),
+        (TwistyMetric::Qtm, &CUBE3_QTM[..]),
+    ] {
+        let t = build(&def, metric, None);
+        assert_eq!(t.words(), 2);
+        assert_eq!(t.group_order(), Some(43_252_003_274_489_856_000));
+        let model = Wider::<2>::new(&t).unwrap();
+        for threads in [1, 2] {
+            assert_eq!(levels_to(&model, threads, 5), truth, "{metric:?}");
+        }
+        let wider = Wider::<4>::new(&t).unwrap();
+        assert_eq!(levels_to(&wider, 2, 5), truth, "{metric:?}");
+    }
+}

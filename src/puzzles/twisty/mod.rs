@@ -964,50 +964,9 @@ impl Twisty {
         }
     }
 
-    /// What `reach show` prints: sets, moves, coordinates, key space.
-    pub fn describe(&self) -> String {
+    /// `show`'s lines for the key's coordinates.
+    fn describe_coords(&self, out: &mut String) {
         let def = &self.def;
-        let mut out = String::new();
-        let format = match def.format {
-            Format::Tws => "KSolve/twsearch .tws",
-            Format::KPuzzle => "KPuzzle JSON",
-        };
-        let _ = writeln!(out, "puzzle: {} ({format})", self.name);
-        let _ = writeln!(out, "sets:");
-        for set in &def.sets {
-            let _ = writeln!(
-                out,
-                "  {:<10} {} piece{}, {} orientation{}",
-                set.name,
-                set.size,
-                plural(set.size as u64),
-                set.orientations,
-                plural(u64::from(set.orientations))
-            );
-        }
-        let bases: Vec<&str> = self.bases.iter().map(|g| g.name.as_str()).collect();
-        let _ = writeln!(
-            out,
-            "moves: {} of the file's {} ({})",
-            bases.len(),
-            def.moves.len(),
-            bases.join(" ")
-        );
-        self.describe_extras(&mut out);
-        let names: Vec<&str> = self.moves.iter().map(|m| m.name.as_str()).collect();
-        let _ = writeln!(
-            out,
-            "metric: {}, {} move{} a position: {}{}",
-            self.metric.name(),
-            names.len(),
-            plural(names.len() as u64),
-            names.join(" "),
-            if self.reversible {
-                ""
-            } else {
-                " (not closed under inverses: a directed graph)"
-            }
-        );
         let _ = writeln!(out, "coordinates:");
         for c in &self.coords {
             let set = &def.sets[c.set].name;
@@ -1064,6 +1023,53 @@ impl Twisty {
                 }
             );
         }
+    }
+
+    /// What `reach show` prints: sets, moves, coordinates, key space.
+    pub fn describe(&self) -> String {
+        let def = &self.def;
+        let mut out = String::new();
+        let format = match def.format {
+            Format::Tws => "KSolve/twsearch .tws",
+            Format::KPuzzle => "KPuzzle JSON",
+        };
+        let _ = writeln!(out, "puzzle: {} ({format})", self.name);
+        let _ = writeln!(out, "sets:");
+        for set in &def.sets {
+            let _ = writeln!(
+                out,
+                "  {:<10} {} piece{}, {} orientation{}",
+                set.name,
+                set.size,
+                plural(set.size as u64),
+                set.orientations,
+                plural(u64::from(set.orientations))
+            );
+        }
+        let bases: Vec<&str> = self.bases.iter().map(|g| g.name.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "moves: {} of the file's {} ({})",
+            bases.len(),
+            def.moves.len(),
+            bases.join(" ")
+        );
+        self.describe_extras(&mut out);
+        let names: Vec<&str> = self.moves.iter().map(|m| m.name.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "metric: {}, {} move{} a position: {}{}",
+            self.metric.name(),
+            names.len(),
+            plural(names.len() as u64),
+            names.join(" "),
+            if self.reversible {
+                ""
+            } else {
+                " (not closed under inverses: a directed graph)"
+            }
+        );
+        self.describe_coords(&mut out);
         let _ = writeln!(
             out,
             "key space: {} (positions no move changes, and parities and sums moves keep, are left out)",

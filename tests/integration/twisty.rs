@@ -1350,3 +1350,14 @@ fn the_3x3x3_past_2_to_the_64_counts_its_published_table_to_a_depth() {
         assert_eq!(levels_to(&wider, 2, 5), truth, "{metric:?}");
     }
 }
+
+#[test]
+fn a_file_with_puzzlegeometry_s_generic_name_is_named_by_its_file() {
+    let text = std::fs::read_to_string(data("cube3.tws"))
+        .unwrap()
+        .replace("Name 3x3x3", "Name PuzzleGeometryPuzzle");
+    let def = Twisty::parse(&text, "samples/main/megaminx-like.tws").unwrap();
+    assert_eq!(def.name, "megaminx-like");
+    // A name of its own is kept.
+    assert_eq!(load("cube3.tws").name, "3x3x3");
+}

@@ -105,6 +105,10 @@ pub const MAX_ORBIT: usize = 255;
 /// take 4 s.
 pub const WIDE_ORDER_POINTS: usize = 128;
 
+/// The name PuzzleGeometry gives every puzzle file it writes (twsearch's
+/// samples): a file of that name is named by its file name instead.
+pub const GENERIC_NAME: &str = "PuzzleGeometryPuzzle";
+
 /// The most 64-bit words a key may take (8,192 bits: the 20x20x20 cube
 /// takes about 80).
 pub const MAX_WORDS: usize = 128;
@@ -214,10 +218,18 @@ impl Twisty {
     /// Reads a definition from text; `origin` names it in errors and tells
     /// the format by its extension when the content does not.
     pub fn parse(text: &str, origin: &str) -> Result<Definition, PuzzleError> {
-        match sniff(text, origin) {
+        let mut def = match sniff(text, origin) {
             Some(Format::KPuzzle) => kpuzzle::parse(text, origin),
             _ => tws::parse(text, origin),
+        }?;
+        // PuzzleGeometry names every puzzle it writes so: the file's name
+        // tells them apart.
+        if def.name == GENERIC_NAME
+            && let Some(stem) = std::path::Path::new(origin).file_stem()
+        {
+            def.name = stem.to_string_lossy().into_owned();
         }
+        Ok(def)
     }
 
     /// The search `options` make of `def`.

@@ -365,7 +365,8 @@ impl<'a, M: Model> Search<'a, M> {
         begin: Begin<'_, M::Key>,
         observe: &mut Observer<'_, M::Key>,
     ) -> SearchRun<M::Key> {
-        self.check()?;
+        // What wide keys cannot take first: the general checks would
+        // measure a bitmap against the saturated key space.
         if self.spill.is_some() {
             return Err(SearchError::WideUnsupported(
                 "keep its levels on disk or checkpoint them",
@@ -376,6 +377,7 @@ impl<'a, M: Model> Search<'a, M> {
                 "take a bitmap or the dense store (arrays indexed by key)",
             ));
         }
+        self.check()?;
         let Begin::Sources(sources) = begin else {
             return Err(SearchError::WideUnsupported("resume a checkpoint"));
         };

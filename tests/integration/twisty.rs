@@ -1361,3 +1361,21 @@ fn a_file_with_puzzlegeometry_s_generic_name_is_named_by_its_file() {
     // A name of its own is kept.
     assert_eq!(load("cube3.tws").name, "3x3x3");
 }
+
+#[test]
+fn a_wide_puzzle_refuses_the_stores_of_one_word_keys_by_their_width() {
+    let cube = data("cube3.tws");
+    for flags in [
+        &["--visited", "bitmap"][..],
+        &["--visited", "dense"][..],
+        &["--spill", "/nonexistent/reach-spill"][..],
+    ] {
+        reach()
+            .args(["count", &cube, "--max-depth", "3"])
+            .args(flags)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("keys are over 64 bits"))
+            .stderr(predicate::str::contains("18446744073709551615").not());
+    }
+}

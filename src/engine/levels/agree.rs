@@ -487,7 +487,7 @@ mod tests {
         for (search, why) in [
             (
                 Search::new(&wide).visited(VisitedKind::Bitmap),
-                "the bitmap visited set needs one bit per possible key",
+                "keys are over 64 bits",
             ),
             (
                 Search::new(&wide).visited(VisitedKind::Dense),

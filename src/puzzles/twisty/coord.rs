@@ -77,9 +77,10 @@ pub struct Coord {
     pub positions: Vec<usize>,
     /// What it ranks.
     pub kind: Kind,
-    /// Its number of values.
+    /// Its number of values (`u64::MAX` when it is split: see
+    /// [`Coord::size_text`]).
     pub size: u64,
-    /// Its place value in the key.
+    /// Its (first part's) place value in its word of the key.
     pub weight: u64,
     /// For each generated move, the orbit's permutation in local indices:
     /// the value at local `a` comes from local `perm[m][a]`.

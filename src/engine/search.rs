@@ -785,7 +785,15 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
             Some(limit) => limit.saturating_sub(rss),
             None => crate::engine::levels::memory::headroom().map_or(u64::MAX, |(room, _)| room),
         };
-        let mib = |b: u64| b.div_ceil(1 << 20);
+        // Sizes as they are, not as the allocation rounds them: a small
+        // array in KiB.
+        let mib = |b: u64| {
+            if b < 1 << 20 {
+                format!("{} KiB", b.div_ceil(1 << 10))
+            } else {
+                format!("{} MiB", b.div_ceil(1 << 20))
+            }
+        };
         let what = if asked {
             "as asked (--visited dense)".to_string()
         } else {
@@ -802,7 +810,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
             let disk_room = disk.is_none_or(|free| need <= free / 4 * 3);
             if asked || (disk_room && marks <= room / 4) {
                 let why = format!(
-                    "{what}; two bits for each of {key_space} keys ({} MiB) on disk in {}, a segment of at most {} MiB in memory at a time",
+                    "{what}; two bits for each of {key_space} keys ({}) on disk in {}, a segment of at most {} in memory at a time",
                     mib(need),
                     dir.display(),
                     mib(segment.min(need))
@@ -812,11 +820,11 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
             return Ok((
                 DenseFit::No,
                 format!(
-                    "the keys are dense, but two bits for each of {key_space} keys ({} MiB) fit neither in memory ({} MiB left) nor on the disk of {}{}",
+                    "the keys are dense, but two bits for each of {key_space} keys ({}) fit neither in memory ({} left) nor on the disk of {}{}",
                     mib(need),
                     mib(room),
                     dir.display(),
-                    disk.map_or(String::new(), |free| format!(" ({} MiB free)", mib(free)))
+                    disk.map_or(String::new(), |free| format!(" ({} free)", mib(free)))
                 ),
             ));
         }
@@ -831,7 +839,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
             return Ok((
                 DenseFit::No,
                 format!(
-                    "the keys are dense, but two bits for each of {key_space} keys ({} MiB) do not fit in the memory left ({} MiB){}",
+                    "the keys are dense, but two bits for each of {key_space} keys ({}) do not fit in the memory left ({}){}",
                     mib(need),
                     mib(room),
                     if self.spill.is_none() && mode != Mode::Solve {
@@ -843,7 +851,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
             ));
         }
         let why = format!(
-            "{what}: two bits for each of {key_space} keys ({} MiB{}) and no level kept as keys{}",
+            "{what}: two bits for each of {key_space} keys ({}{}) and no level kept as keys{}",
             mib(need),
             if processes > 1 { " a process" } else { "" },
             if mode == Mode::Solve {

@@ -247,3 +247,17 @@ fn outputs_write_through_fifos_devices_and_descriptors_and_never_replace_them() 
         .stdout("")
         .stderr(predicate::str::contains("descriptor 97 is not open"));
 }
+
+#[test]
+fn show_gives_a_small_dense_array_its_size_not_the_allocation_floor() {
+    // 174,960 keys of two bits: 43 KiB (it said "1 MiB").
+    let cube = format!("{}/tests/data/cube2.tws", env!("CARGO_MANIFEST_DIR"));
+    reach()
+        .args(["show", &cube, "--moves", "U,F"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "two bits for each of 174960 keys (43 KiB)",
+        ))
+        .stdout(predicate::str::contains("1 MiB").not());
+}

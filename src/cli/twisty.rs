@@ -161,7 +161,12 @@ pub(super) fn show_json(t: &Twisty) -> serde_json::Value {
                     "kind": "arrangement and orientations", "orientations": o,
                     "oriented_pieces": counted}),
             };
-            json!({"set": def.sets[c.set].name, "positions": c.positions, "size": c.size, "what": kind})
+            // A split coordinate's size is past a JSON number: a string.
+            let size = match &c.split {
+                Some(_) => json!(c.size_text()),
+                None => json!(c.size),
+            };
+            json!({"set": def.sets[c.set].name, "positions": c.positions, "size": size, "what": kind})
         })
         .collect();
     json!({

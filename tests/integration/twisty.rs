@@ -1379,3 +1379,24 @@ fn a_wide_puzzle_refuses_the_stores_of_one_word_keys_by_their_width() {
             .stderr(predicate::str::contains("18446744073709551615").not());
     }
 }
+
+#[test]
+fn show_json_gives_a_split_coordinate_s_size_exactly() {
+    let dir = TempDir::new("wide-show");
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let path = dir.0.join("wide.tws");
+    std::fs::write(&path, wide_tws()).unwrap();
+    let v = json_out(reach().args(["show", path.to_str().unwrap(), "--json"]));
+    let sizes: Vec<&serde_json::Value> = v["coordinates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["size"])
+        .collect();
+    // 24 pieces whose moves are all even: 24!/2, past a JSON number.
+    assert!(
+        sizes.contains(&&serde_json::json!("310224200866619719680000")),
+        "{sizes:?}"
+    );
+    assert!(v["key_words"].as_u64().unwrap() > 2, "{v}");
+}

@@ -75,18 +75,6 @@ pub(super) fn solve(
     s: &Settings,
     file_text: Option<&str>,
 ) -> Result<ExitCode> {
-    let json = s.json;
-    let metric = puzzle.metric().name();
-    if let Some(reason) = puzzle.goal_impossible() {
-        return unsolvable(
-            json,
-            &format!(
-                "no solution: the solved state is not in the start's part of the puzzle: {reason}"
-            ),
-            json!({"puzzle": puzzle.raw_name(), "metric": metric, "length": null, "moves": [], "reason": reason}),
-            "no solution",
-        );
-    }
     by_width!(puzzle, |m| solve_with(puzzle, m, a, s, file_text))
 }
 
@@ -100,6 +88,16 @@ fn solve_with<M: Model>(
 ) -> Result<ExitCode> {
     let json = s.json;
     let metric = puzzle.metric().name();
+    if let Some(reason) = puzzle.goal_impossible() {
+        return unsolvable(
+            json,
+            &format!(
+                "no solution: the solved state is not in the start's part of the puzzle: {reason}"
+            ),
+            json!({"puzzle": puzzle.raw_name(), "metric": metric, "length": null, "moves": [], "reason": reason}),
+            "no solution",
+        );
+    }
     let spill = s.spill_until_printed(file_text)?;
     let (path, report) = match solve_search(
         model,

@@ -499,9 +499,11 @@ impl Coord {
                 let mut free = Bits256::all(k);
                 let mut n = k;
                 for (j, (&r, &c)) in digits.iter().zip(counts).take(last).enumerate() {
-                    // The combination of rank r: its largest index first.
+                    // The combination of rank r, its largest index first:
+                    // taking a place out of `free` leaves the smaller
+                    // indices naming the same places, so each goes at once
+                    // (no list of them, in a decode).
                     let mut r = r;
-                    let mut chosen = Vec::with_capacity(usize::from(c));
                     let mut t = n;
                     for i in (1..=usize::from(c)).rev() {
                         t -= 1;
@@ -509,10 +511,7 @@ impl Coord {
                             t -= 1;
                         }
                         r -= binomial(t, i);
-                        chosen.push(t);
-                    }
-                    let places: Vec<u8> = chosen.iter().map(|&t| free.nth(t as u64)).collect();
-                    for a in places {
+                        let a = free.nth(t as u64);
                         local[usize::from(a)] = j as u8;
                         free.remove(a);
                     }

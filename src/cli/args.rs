@@ -8,10 +8,11 @@ use reach::puzzles::twisty::TwistyMetric;
 
 pub const EXIT_CODES: &str = "\
 Exit codes:
-  0    done
+  0    done (count: also a table to the --max-depth asked for; --json says complete: false)
   1    solve: no solution; hardest: no goal in the start's component
   2    bad input or usage (also an output path that is a directory, a socket or a block device)
-  3    stopped by a limit (--max-states, --max-depth, --memory-limit, available memory) or a storage
+  3    stopped by a limit (--max-states, --memory-limit, available memory; --max-depth in solve and
+       hardest, which have then found no answer) or a storage
        fault (--spill, --checkpoint: full disk, I/O error); the report is partial
   4    the output could not be written (stdout, or a --plot, --html, --svg or --toml file:
        checked before the search, written whole after the report; a FIFO, a character

@@ -115,7 +115,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     line.finish();
     cluster::check(&c.report, s)?;
     if s.process() != 0 {
-        return Ok(exit::of_report(&c.report));
+        return Ok(exit::of_count(&c.report));
     }
     // Results before outputs: the report is on stdout before a picture
     // can fail.
@@ -126,7 +126,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     }
     s.outputs_written(&spill, &c.report)?;
     s.checkpoint_hint(&c.report);
-    Ok(exit::of_report(&c.report))
+    Ok(exit::of_count(&c.report))
 }
 
 /// The count of `model` (or the resumed count of it), its levels on disk

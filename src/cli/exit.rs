@@ -90,10 +90,23 @@ pub(super) fn stopped<K>(report: &Report<K>) -> Option<u8> {
     }
 }
 
-/// The exit code of a finished search that has no more to say: 0, or that
-/// of what stopped it.
-pub(super) fn of_report<K>(report: &Report<K>) -> ExitCode {
+/// The exit code of a finished count: 0 when it is complete or stopped at
+/// the `--max-depth` the user asked for (the table to that depth is the
+/// whole answer asked), else that of the limit or signal that stopped it.
+pub(super) fn of_count<K>(report: &Report<K>) -> ExitCode {
+    if as_asked(report).is_some() {
+        return ExitCode::SUCCESS;
+    }
     ExitCode::from(stopped(report).unwrap_or(0))
+}
+
+/// The depth a count stopped at because `--max-depth` said so; `None` if
+/// it is complete or something else stopped it.
+pub(super) fn as_asked<K>(report: &Report<K>) -> Option<u32> {
+    match report.outcome {
+        Outcome::Stopped(StopReason::MaxDepth(d)) => Some(d),
+        _ => None,
+    }
 }
 
 /// The exit code of a process of a cluster other than process 0, which

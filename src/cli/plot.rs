@@ -29,10 +29,10 @@ pub fn profile(
         } else {
             format!("{} states", report.states())
         },
-        if report.is_complete() {
-            ""
-        } else {
-            " (partial)"
+        match (report.is_complete(), super::exit::as_asked(report)) {
+            (true, _) => "",
+            (false, Some(_)) => " (as asked)",
+            (false, None) => " (partial)",
         }
     );
     // Drawn into memory, then written whole (a failure leaves no file).

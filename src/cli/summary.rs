@@ -181,7 +181,9 @@ pub(super) fn print_count(c: &Counted, antipodes: bool, s: &Settings) -> Result<
     if s.json {
         // stderr says why a partial document is partial, as solve's and
         // hardest's do.
-        if let Some(r) = stop_text(&c.report, s) {
+        if let Some(r) = stop_text(&c.report, s)
+            && exit::as_asked(&c.report).is_none()
+        {
             say!(
                 "PARTIAL: stopped ({r}) after {} states to depth {}; the report covers complete levels only",
                 c.report.states(),
@@ -198,9 +200,10 @@ pub(super) fn print_count(c: &Counted, antipodes: bool, s: &Settings) -> Result<
             out.push('\n');
         }
     }
-    match stop_text(&c.report, s) {
-        None => out.push_str(&format!("{}\n", c.report.states())),
-        Some(r) => out.push_str(&format!("{} (partial: {r})\n", c.report.states())),
+    match (stop_text(&c.report, s), exit::as_asked(&c.report)) {
+        (_, Some(d)) => out.push_str(&format!("{} (to depth {d}, as asked)\n", c.report.states())),
+        (None, None) => out.push_str(&format!("{}\n", c.report.states())),
+        (Some(r), None) => out.push_str(&format!("{} (partial: {r})\n", c.report.states())),
     }
     Ok(stdout(&out)?)
 }
@@ -262,7 +265,11 @@ fn count_summary(c: &Counted, s: &Settings) -> String {
     if let Some(m) = c.metric {
         err.push_str(&format!("metric      {m}\n"));
     }
-    if let Some(r) = stop_text(report, s) {
+    if let Some(d) = exit::as_asked(report) {
+        err.push_str(&format!(
+            "limit       to depth {d}, as asked (--max-depth {d}): deeper levels were not searched\n"
+        ));
+    } else if let Some(r) = stop_text(report, s) {
         err.push_str(&format!(
             "PARTIAL     stopped: {r}; the figures below cover complete levels only\n"
         ));

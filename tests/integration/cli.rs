@@ -306,8 +306,22 @@ fn sawtooth_command_matches_the_sample() {
 
 #[test]
 fn limits_give_a_partial_report_and_exit_3() {
+    // A depth the user asked for is a whole answer: exit 0, said so.
     reach()
         .args(["count", "klotski", "--max-depth", "5"])
+        .assert()
+        .code(0)
+        .stdout("62 (to depth 5, as asked)\n")
+        .stderr(predicate::str::contains(
+            "limit       to depth 5, as asked (--max-depth 5)",
+        ))
+        .stderr(predicate::str::contains("PARTIAL").not());
+    let v = json_of(&["count", "klotski", "--max-depth", "5", "--json"], 0);
+    assert_eq!(v["complete"], false);
+    assert!(v["stop_reason"].as_str().unwrap().contains("max-depth 5"));
+    // A limit that cuts the work short against the user's wish is partial.
+    reach()
+        .args(["count", "klotski", "--max-states", "100"])
         .assert()
         .code(3)
         .stdout(predicate::str::contains("partial"))
@@ -399,12 +413,15 @@ fn a_depth_limit_at_the_true_depth_is_a_complete_search() {
     assert_eq!(v["complete"], true);
     assert_eq!(v["states"], 25955);
     assert_eq!(v["stop_reason"], serde_json::Value::Null);
-    let v = json_of(&["count", "klotski", "--max-depth", "166", "--json"], 3);
+    // One level short: the table asked for, not the whole space (exit 0:
+    // the limit was the user's; complete says it is not all).
+    let v = json_of(&["count", "klotski", "--max-depth", "166", "--json"], 0);
     assert_eq!(v["complete"], false);
     // The same for a visited set (the clocks' depth is 27) and for solve.
     let v = json_of(&["count", "clocks", "--max-depth", "27", "--json"], 0);
     assert_eq!(v["states"], 262144);
-    json_of(&["count", "clocks", "--max-depth", "26", "--json"], 3);
+    let v = json_of(&["count", "clocks", "--max-depth", "26", "--json"], 0);
+    assert_eq!(v["complete"], false);
 }
 
 #[test]
@@ -448,7 +465,7 @@ fn the_bare_run_takes_counts_options() {
     let v = json_of(&["--max-states", "1000", "--json", "-j", "2"], 3);
     assert_eq!(v["puzzle"], "pe766");
     assert_eq!(v["complete"], false);
-    let v = json_of(&["--metric", "slide", "--max-depth", "3", "--json"], 3);
+    let v = json_of(&["--metric", "slide", "--max-depth", "3", "--json"], 0);
     assert_eq!(v["metric"], "slide");
 }
 

@@ -59,6 +59,12 @@ pub struct RunArgs {
     /// Log one line per BFS level on stderr.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+
+    /// No progress on stderr: neither the live line on a terminal nor the
+    /// line every 10 s when stderr is a pipe or a file (the summary, the
+    /// warnings and the errors are still printed).
+    #[arg(long, short = 'q', conflicts_with = "verbose")]
+    pub quiet: bool,
 }
 
 #[derive(Subcommand, Debug)]

@@ -35,7 +35,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     }
     let spill = s.spill_until_printed(puzzle.file_text.as_deref())?;
     let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose && s.process() == 0);
+    let line = ProgressLine::new(s.verbose && s.process() == 0, s.quiet || s.process() != 0);
     let progress = |p: &Progress| line.update(p);
     let counted = |name: String, raw_name: String, metric, report, render| Counted {
         name,

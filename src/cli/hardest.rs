@@ -185,7 +185,7 @@ fn hardest_of<M: Model<Key = u64>>(
         ));
     }
     let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose && s.process() == 0);
+    let line = ProgressLine::new(s.verbose && s.process() == 0, s.quiet || s.process() != 0);
     let progress = |p: &Progress| line.update(p);
     let spill = s.spill(file_text)?;
     let found = spilled(search(puzzle, s, &signals, &progress), &spill).hardest()?;

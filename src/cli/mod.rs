@@ -110,6 +110,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let run = RunArgs {
                 threads,
                 verbose: false,
+                quiet: true,
             };
             sawtooth::sawtooth(count, &Settings::new(&run, json))
         }

@@ -3,9 +3,10 @@
 //! only when a person is watching.
 
 use std::io::{self, IsTerminal, Write};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use reach::engine::{Progress, memory};
 
@@ -435,32 +436,112 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
-/// Shows progress on stderr: with `verbose`, a line per level; otherwise,
+/// Shows progress on stderr. With `verbose`, a line per level. Otherwise,
 /// when stderr is a terminal and the run has lasted over a second, one line
-/// rewritten in place.
+/// rewritten in place; when it is not (a pipe, a log file, a batch job), a
+/// plain line every [`PLAIN_EVERY`] seconds once the run has lasted that
+/// long, from a thread of its own, so that a level that takes minutes is
+/// not silent. `quiet` turns the last two off.
 pub struct ProgressLine {
     verbose: bool,
     live: bool,
-    state: Mutex<(Instant, bool)>,
+    state: Arc<Mutex<Shown>>,
+    /// Whether plain lines are printed off a terminal.
+    plain: bool,
+    /// Their thread: dropping the sender stops it.
+    ticker: Mutex<Option<(mpsc::Sender<()>, JoinHandle<()>)>>,
 }
 
+/// What the progress line last showed, and when.
+struct Shown {
+    /// When the live line was last drawn; whether it is on screen.
+    drawn_at: Instant,
+    drawn: bool,
+    /// The last level's line, and the depth it ended.
+    last: Option<(String, u32)>,
+    /// When the search began.
+    started: Instant,
+}
+
+/// How often a plain progress line is printed, in seconds: 10, or
+/// `REACH_PROGRESS_SECONDS` (documented in docs/guide.md; the tests set it
+/// low).
+fn plain_every() -> f64 {
+    std::env::var("REACH_PROGRESS_SECONDS")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|&v| v > 0.0 && v.is_finite())
+        .unwrap_or(PLAIN_EVERY)
+}
+
+/// Seconds between plain progress lines when stderr is not a terminal.
+pub const PLAIN_EVERY: f64 = 10.0;
+
 impl ProgressLine {
-    pub fn new(verbose: bool) -> ProgressLine {
+    /// Progress for a search: `verbose` for a line per level; `quiet` for
+    /// none but those (also on a cluster's ranks other than the first,
+    /// which leave stderr to rank 0).
+    pub fn new(verbose: bool, quiet: bool) -> ProgressLine {
+        let live = !quiet && io::stderr().is_terminal();
+        let state = Arc::new(Mutex::new(Shown {
+            drawn_at: Instant::now(),
+            drawn: false,
+            last: None,
+            started: Instant::now(),
+        }));
+        let plain = !verbose && !quiet && !live;
+        let ticker = plain.then(|| {
+            let (stop, stopped) = mpsc::channel::<()>();
+            let state = Arc::clone(&state);
+            let every = Duration::from_secs_f64(plain_every());
+            let thread = std::thread::spawn(move || {
+                let mut next = every;
+                loop {
+                    // (The lock is let go before the wait: `update` takes it.)
+                    let wait = next.saturating_sub(lock(&state).started.elapsed());
+                    // Ends when the sender is dropped (finish or drop).
+                    if stopped.recv_timeout(wait) != Err(mpsc::RecvTimeoutError::Timeout) {
+                        break;
+                    }
+                    let shown = lock(&state);
+                    let elapsed = shown.started.elapsed();
+                    if elapsed < next {
+                        continue;
+                    }
+                    let line = match &shown.last {
+                        Some((line, depth)) => {
+                            format!("depth {} running; last level: {line}", depth + 1)
+                        }
+                        None => "depth 1 running".to_string(),
+                    };
+                    drop(shown);
+                    let _ = writeln!(
+                        io::stderr().lock(),
+                        "progress: {} in, {line}",
+                        duration(elapsed.as_secs_f64())
+                    );
+                    next = elapsed + every;
+                }
+            });
+            (stop, thread)
+        });
         ProgressLine {
             verbose,
-            live: io::stderr().is_terminal(),
-            state: Mutex::new((Instant::now(), false)),
+            live,
+            state,
+            plain,
+            ticker: Mutex::new(ticker),
         }
     }
 
     pub fn update(&self, p: &Progress) {
-        if !self.verbose && !self.live {
+        if !self.verbose && !self.live && !self.plain {
             return;
         }
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = lock(&self.state);
         // Redraw at most ten times a second, and only after the first second.
-        let redraw = self.live && p.seconds > 1.0 && state.0.elapsed().as_millis() >= 100;
-        if !self.verbose && !redraw {
+        let redraw = self.live && p.seconds > 1.0 && state.drawn_at.elapsed().as_millis() >= 100;
+        if !self.verbose && !redraw && !self.plain {
             return;
         }
         let rate = p.total_states as f64 / p.seconds.max(1e-9);
@@ -480,22 +561,52 @@ impl ProgressLine {
             let left = expected.saturating_sub(p.total_states) as f64 / rate.max(1.0);
             line.push_str(&format!(", about {} left", duration(left)));
         }
+        if self.plain {
+            // The plain lines' thread prints it when its time comes.
+            let compact = line.split_whitespace().collect::<Vec<_>>().join(" ");
+            state.last = Some((compact, p.depth));
+            return;
+        }
         let mut err = io::stderr().lock();
         if self.verbose {
             let _ = writeln!(err, "{line}");
         } else {
             let _ = write!(err, "\r{line}\x1b[K");
-            *state = (Instant::now(), true);
+            state.drawn_at = Instant::now();
+            state.drawn = true;
         }
     }
 
-    /// Clears the live line, if one was drawn.
+    /// Clears the live line, if one was drawn, and stops the plain lines.
     pub fn finish(&self) {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.1 {
+        self.stop_ticker();
+        let state = lock(&self.state);
+        if state.drawn {
             let _ = write!(io::stderr(), "\r\x1b[K");
         }
     }
+}
+
+impl ProgressLine {
+    fn stop_ticker(&self) {
+        let ticker = self.ticker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some((stop, thread)) = ticker {
+            drop(stop);
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for ProgressLine {
+    fn drop(&mut self) {
+        self.stop_ticker();
+    }
+}
+
+/// The progress state, even if a thread panicked while holding it (a line
+/// of progress is never worth a second panic).
+fn lock(state: &Mutex<Shown>) -> std::sync::MutexGuard<'_, Shown> {
+    state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Seconds as a short duration: `45 s`, `12 min`, `3.2 h`.

@@ -103,6 +103,7 @@ pub(super) fn resume(a: ResumeArgs, json: bool) -> Result<ExitCode> {
     let resumed = |mut s: Settings, cp: Checkpoint| {
         s.threads = a.run.threads.unwrap_or(s.threads);
         s.verbose |= a.run.verbose;
+        s.quiet = a.run.quiet;
         s.limits.max_states = a.max_states.or(s.limits.max_states);
         s.limits.max_depth = a.max_depth.or(s.limits.max_depth);
         s.limits.memory_limit = a.memory_limit.or(s.limits.memory_limit);

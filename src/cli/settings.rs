@@ -59,6 +59,8 @@ pub(super) struct Settings {
     pub(super) threads: usize,
     pub(super) json: bool,
     pub(super) verbose: bool,
+    /// No progress lines (`--quiet`).
+    pub(super) quiet: bool,
     pub(super) limits: LimitArgs,
     pub(super) visited: VisitedKind,
     pub(super) storage: StorageArgs,
@@ -96,6 +98,7 @@ impl Settings {
             threads: run.threads.unwrap_or(0),
             json,
             verbose: run.verbose,
+            quiet: run.quiet,
             limits: LimitArgs::default(),
             visited: VisitedKind::Auto,
             storage: StorageArgs::default(),

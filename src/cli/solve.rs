@@ -182,7 +182,7 @@ pub(super) fn solve_search<M: Model>(
     s: &Settings,
 ) -> Result<Solved<M::Key>> {
     let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose && s.process() == 0);
+    let line = ProgressLine::new(s.verbose && s.process() == 0, s.quiet || s.process() != 0);
     let progress = |p: &Progress| line.update(p);
     let solution = run_solve(spilled(search(model, s, &signals, &progress), spill), s)?;
     line.finish();

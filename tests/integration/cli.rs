@@ -407,6 +407,50 @@ fn stdin_garbage_is_rejected() {
 }
 
 #[test]
+fn piped_runs_say_how_far_they_are_now_and_then_unless_quiet() {
+    // stderr is a pipe here. Every 10 s by default; 50 ms here, so that
+    // the 15-puzzle to depth 23 (about a second) prints a few.
+    let progress = |extra: &[&str]| {
+        let out = reach()
+            .env("REACH_PROGRESS_SECONDS", "0.05")
+            .args(["count", "tiles-4x4", "--max-depth", "23", "-j", "2"])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = progress(&[]);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
+    assert!(!lines.is_empty(), "{err}");
+    for l in &lines {
+        assert!(l.contains(" running"), "{l}");
+        assert!(
+            !l.contains('\r') && !l.contains('\x1b'),
+            "a plain line: {l:?}"
+        );
+    }
+    // The summary follows them.
+    assert!(err.contains("states      "), "{err}");
+    let err = progress(&["--quiet"]);
+    assert!(!err.contains("progress: "), "{err}");
+    assert!(err.contains("states      "), "{err}");
+    // --verbose's lines replace them.
+    let err = progress(&["-v"]);
+    assert!(!err.contains("progress: "), "{err}");
+    assert!(err.contains("depth   23:"), "{err}");
+    reach()
+        .args(["count", "klotski", "-q", "-v"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot be used with"));
+}
+
+#[test]
 fn a_depth_limit_at_the_true_depth_is_a_complete_search() {
     // Klotski's depth is 167: a limit there cuts nothing short.
     let v = json_of(&["count", "klotski", "--max-depth", "167", "--json"], 0);

@@ -84,10 +84,20 @@ fn sliding(
     toml: Option<&str>,
 ) -> Result<ExitCode> {
     if !puzzle.goal_given() {
+        let help = if file_text.is_some() {
+            format!(
+                "add a goal to {}: goal = \"\"\"...\"\"\", the board as it should end, '.' for a cell that may hold anything (docs/puzzle-files.md)",
+                a.puzzle
+            )
+        } else {
+            format!(
+                "write a puzzle file with a goal = \"\"\"...\"\"\" board: `reach show {}` prints this puzzle's board to start it from (docs/puzzle-files.md)",
+                a.puzzle
+            )
+        };
         bail!(
-            "{} has no goal to measure from\n  help: give a puzzle file with a goal = \"\"\"...\"\"\" board (`reach show {}` prints a built-in's board to copy)",
-            puzzle.name(),
-            a.puzzle
+            "{} has no goal to measure from\n  help: {help}",
+            puzzle.name()
         );
     }
     let metric_name = puzzle.metric().name();

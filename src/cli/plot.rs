@@ -45,13 +45,16 @@ pub fn profile(
         let x_max = depth.max(1);
         let labels = ("sans-serif", 15);
         let goal_style = ShapeStyle::from(&BLACK.mix(0.7)).stroke_width(2);
+        // A quarter above the widest level: room for the legend above
+        // every point.
+        let top = widest + widest / 4;
 
         let mut linear = ChartBuilder::on(&upper)
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(80)
             .caption("states at each depth (linear)", ("sans-serif", 16))
-            .build_cartesian_2d(0u32..x_max, 0u64..widest + widest / 20 + 1)?;
+            .build_cartesian_2d(0u32..x_max, 0u64..top + 1)?;
         linear
             .configure_mesh()
             .x_desc("depth (moves from the start)")
@@ -70,13 +73,18 @@ pub fn profile(
                 .map(|(d, &n)| Circle::new((d as u32, n), 3, BLUE.filled())),
         )?;
         if let Some(g) = goal {
-            let top = widest + widest / 20;
             linear
                 .draw_series(DashedLineSeries::new([(g, 0), (g, top)], 6, 4, goal_style))?
                 .label(format!("the goal, at depth {g}"))
-                .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK));
+                // Dashed, as the line it stands for.
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x, y))
+                        + PathElement::new([(0, 0), (7, 0)], goal_style)
+                        + PathElement::new([(12, 0), (19, 0)], goal_style)
+                });
             linear
                 .configure_series_labels()
+                .position(legend_corner(levels))
                 .label_font(labels)
                 .background_style(WHITE.mix(0.8))
                 .border_style(BLACK)
@@ -121,4 +129,42 @@ pub fn profile(
     }
     super::output::write_output(file, svg.as_bytes())?;
     Ok(())
+}
+
+/// Where the goal's legend goes: the upper corner over the third of the
+/// depths whose widest level is the narrower. With the linear chart's
+/// quarter of headroom it is then above every point there (a profile that
+/// peaks late, as many do, keeps its peak clear on the right).
+fn legend_corner(levels: &[u64]) -> SeriesLabelPosition {
+    let third = levels.len().div_ceil(3);
+    let left = levels[..third].iter().max();
+    let right = levels[levels.len() - third..].iter().max();
+    if right <= left {
+        SeriesLabelPosition::UpperRight
+    } else {
+        SeriesLabelPosition::UpperLeft
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_legend_goes_where_the_levels_are_low() {
+        // 76 levels, widest at depths 57-62: the upper right would cover
+        // them.
+        let late: Vec<u64> = (0..76u64).map(|d| 1000 - (d.abs_diff(60)).pow(2)).collect();
+        assert!(matches!(
+            legend_corner(&late),
+            SeriesLabelPosition::UpperLeft
+        ));
+        let early: Vec<u64> = late.iter().rev().copied().collect();
+        assert!(matches!(
+            legend_corner(&early),
+            SeriesLabelPosition::UpperRight
+        ));
+        // One level: somewhere, without a panic.
+        legend_corner(&[1]);
+    }
 }

@@ -38,6 +38,8 @@ pub struct Search<'a, M: Model> {
     threads: usize,
     pub(crate) partitions: usize,
     pub(crate) visited: VisitedKind,
+    /// Whether `visited` is a checkpoint's, not the caller's choice.
+    resumed: bool,
     pub(crate) max_states: Option<u64>,
     pub(crate) max_depth: Option<u32>,
     pub(crate) memory_limit: Option<u64>,
@@ -94,6 +96,7 @@ impl<'a, M: Model> Search<'a, M> {
             threads: 0,
             partitions: 0,
             visited: VisitedKind::Auto,
+            resumed: false,
             max_states: None,
             max_depth: None,
             memory_limit: None,
@@ -525,6 +528,7 @@ impl<'a, M: Model> Search<'a, M> {
             "dense" => VisitedKind::Dense,
             _ => VisitedKind::Frontier,
         };
+        self.resumed = true;
         let peers = self.connect(&format!("resume {}", mode.name()))?;
         let levels = agree::resume_levels(peers, checkpoint)?;
         self.resume_fits(peers)?;
@@ -743,7 +747,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         let model = self.model;
         let key_space = model.key_space();
         if !asked && self.visited != VisitedKind::Auto {
-            return Ok((DenseFit::No, "as asked (--visited)".into()));
+            return Ok((DenseFit::No, self.as_asked("--visited")));
         }
         if !asked && !model.dense() {
             return Ok((
@@ -795,7 +799,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
             }
         };
         let what = if asked {
-            "as asked (--visited dense)".to_string()
+            self.as_asked("--visited dense")
         } else {
             "the model's keys are dense".to_string()
         };
@@ -863,11 +867,21 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         Ok((DenseFit::InMemory, why))
     }
 
+    /// Why the visited set is the one the caller set: `flag` asked for it,
+    /// or the checkpoint being resumed has it.
+    fn as_asked(&self, flag: &str) -> String {
+        if self.resumed {
+            "the checkpoint's".to_string()
+        } else {
+            format!("as asked ({flag})")
+        }
+    }
+
     /// Why the search takes `kind` (not the dense store, for `dense_why`).
     fn sparse_why(&self, kind: VisitedKind, dense_why: &str) -> String {
         let key_space = self.model.key_space();
         let kind_why = match kind {
-            _ if self.visited != VisitedKind::Auto => "as asked (--visited)".to_string(),
+            _ if self.visited != VisitedKind::Auto => self.as_asked("--visited"),
             VisitedKind::Bitmap => {
                 format!("a bit for each of {key_space} keys (at most 2^29), levels as sorted keys")
             }

@@ -261,3 +261,110 @@ fn show_gives_a_small_dense_array_its_size_not_the_allocation_floor() {
         ))
         .stdout(predicate::str::contains("1 MiB").not());
 }
+
+/// `text` as a puzzle file in `dir`, and its path.
+fn file_in(dir: &TempDir, name: &str, text: &str) -> String {
+    std::fs::create_dir_all(dir.path()).unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn an_unclosed_board_is_named_where_it_opens_not_where_toml_gives_up() {
+    let dir = TempDir::new("unclosed");
+    // The board's quotes close at the goal's: TOML says "invalid key" on
+    // line 7.
+    let swallowed = file_in(
+        &dir,
+        "swallowed.toml",
+        "name = \"x\"\nboard = \"\"\"\n.AA\nBB.\n\ngoal = \"\"\"\n.BB\n",
+    );
+    reach()
+        .args(["count", &swallowed])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "swallowed.toml:2:9: the \"\"\" opened on line 2 is not closed before line 6",
+        ))
+        .stderr(predicate::str::contains(
+            "end the board with a line holding only \"\"\"",
+        ))
+        .stderr(predicate::str::contains("invalid key").not());
+    let open = file_in(&dir, "open.toml", "board = \"\"\"\n.AA\nBB.\n");
+    reach()
+        .args(["count", &open])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "open.toml:1:9: the \"\"\" opened on line 1 is never closed",
+        ));
+    // Other TOML errors point to the format's page, not the README.
+    let bad = file_in(&dir, "bad.toml", "board = [1\n");
+    reach()
+        .args(["count", &bad])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("docs/puzzle-files.md"));
+}
+
+#[test]
+fn spaces_drawn_as_empty_cells_are_told_the_empty_cell_is_a_dot() {
+    let dir = TempDir::new("spaces");
+    let spaced = file_in(&dir, "spaced.toml", "board = \"\"\"\n.AA\nBB \n\"\"\"\n");
+    reach()
+        .args(["count", &spaced])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "spaced.toml:3:1: this row has 2 cells but the first row has 3",
+        ))
+        .stderr(predicate::str::contains("draw an empty cell as '.'"));
+    // Without spaces, the plain advice.
+    let short = file_in(&dir, "short.toml", "board = \"\"\"\n.AA\nB\n\"\"\"\n");
+    reach()
+        .args(["count", &short])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("this row has 1 cell but"))
+        .stderr(predicate::str::contains("give every row the same width"))
+        .stderr(predicate::str::contains("empty cell as").not());
+}
+
+#[test]
+fn hardest_without_a_goal_says_how_to_give_one_to_a_file_or_a_built_in() {
+    let dir = TempDir::new("no-goal");
+    let file = file_in(&dir, "free.toml", "board = \"\"\"\n.AA\nBB.\n\"\"\"\n");
+    reach()
+        .args(["hardest", &file])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "help: add a goal to {file}: goal = "
+        )))
+        .stderr(predicate::str::contains("built-in").not());
+    reach()
+        .args(["hardest", "pe766"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "`reach show pe766` prints this puzzle's board to start it from",
+        ));
+}
+
+#[test]
+fn a_resumed_run_names_its_store_the_checkpoint_s_not_asked_for() {
+    let dir = TempDir::new("resume-store");
+    let cp = dir.path().join("cp");
+    checkpoint_at("klotski", 10, &cp);
+    reach()
+        .arg("resume")
+        .arg(&cp)
+        .args(["--max-depth", "1000"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "store       bitmap: the checkpoint's",
+        ))
+        .stderr(predicate::str::contains("as asked").not());
+}

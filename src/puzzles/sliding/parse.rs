@@ -198,6 +198,9 @@ struct Row {
     cells: Vec<(char, (usize, usize))>,
     /// Where the row starts, for errors about the row as a whole.
     at: (usize, usize),
+    /// Whether spaces around it were trimmed (a user who drew empty cells
+    /// as spaces learns of '.' when the widths then differ).
+    trimmed: bool,
 }
 
 /// Splits a grid value into rows, trimming blank lines at either end and
@@ -220,7 +223,11 @@ fn grid_rows(src: &Source, value: &Spanned<String>, what: &str) -> Result<Vec<Ro
             line[s..e].to_vec()
         };
         let at = trimmed.first().map_or(end, |&(_, p)| p);
-        rows.push(Row { cells: trimmed, at });
+        rows.push(Row {
+            trimmed: trimmed.len() != line.len(),
+            cells: trimmed,
+            at,
+        });
         line.clear();
     };
     let mut last = value_at;
@@ -367,6 +374,49 @@ pub fn read_puzzle_text(path: &Path) -> Result<String, PuzzleError> {
     Ok(text)
 }
 
+/// A `"""` string left open, which TOML reports far from the cause (an
+/// "invalid key" on the line after the next board): the opening quotes
+/// that the next `"""` closes although a `key =` line stands between them,
+/// or the last `"""` of the file when none closes it.
+fn unclosed_quotes(src: &Source) -> Option<PuzzleError> {
+    let quotes: Vec<usize> = src.text.match_indices("\"\"\"").map(|(i, _)| i).collect();
+    let unclosed = |open: usize, swallowed: Option<usize>| {
+        let (line, _) = src.line_col(open);
+        let message = match swallowed {
+            Some(key) => format!(
+                "the \"\"\" opened on line {line} is not closed before line {}",
+                src.line_col(key).0
+            ),
+            None => format!("the \"\"\" opened on line {line} is never closed"),
+        };
+        src.error(
+            Some(src.line_col(open)),
+            message,
+            "end the board with a line holding only \"\"\"",
+        )
+    };
+    for pair in quotes.chunks(2) {
+        let [open, close] = *pair else {
+            return Some(unclosed(pair[0], None));
+        };
+        // A line inside the string that reads as a key of the file.
+        let inside = &src.text[open + 3..close];
+        let mut offset = open + 3;
+        for line in inside.split_inclusive('\n') {
+            let word = line.trim_start();
+            let key_len = word
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(word.len());
+            if key_len > 0 && word[key_len..].trim_start().starts_with('=') {
+                let key = offset + (line.len() - word.len());
+                return Some(unclosed(open, Some(key)));
+            }
+            offset += line.len();
+        }
+    }
+    None
+}
+
 impl SlidingPuzzle {
     /// Reads a puzzle file.
     pub fn from_path(path: &Path) -> Result<SlidingPuzzle, PuzzleError> {
@@ -378,6 +428,9 @@ impl SlidingPuzzle {
     pub fn from_toml(text: &str, origin: &str) -> Result<SlidingPuzzle, PuzzleError> {
         let src = Source { origin, text };
         let raw: RawFile = toml::from_str(text).map_err(|e| {
+            if let Some(e) = unclosed_quotes(&src) {
+                return e;
+            }
             let at = e.span().map(|s: Range<usize>| src.line_col(s.start));
             let message = e.message().trim().to_string();
             let help = if message.contains("unknown field") {
@@ -385,7 +438,7 @@ impl SlidingPuzzle {
             } else if message.contains("missing field") {
                 "every puzzle file needs a board, e.g. board = \"\"\"\\n.AA\\nBB.\\n\"\"\""
             } else {
-                "see the puzzle file format in the README"
+                "see the puzzle file format in docs/puzzle-files.md"
             };
             src.error(at, message, help)
         })?;
@@ -480,13 +533,19 @@ fn board_size(src: &Source, rows: &[Row]) -> Result<(usize, usize), PuzzleError>
     }
     for row in rows {
         if row.cells.len() != width {
+            let help = if row.trimmed || rows[0].trimmed {
+                "spaces around a row are not cells: draw an empty cell as '.', a cell outside an irregular board as '#', and give every row the same width"
+            } else {
+                "give every row the same width; use '#' for cells outside an irregular board"
+            };
             return Err(src.error(
                 Some(row.at),
                 format!(
-                    "this row has {} cells but the first row has {width}",
-                    row.cells.len()
+                    "this row has {} cell{} but the first row has {width}",
+                    row.cells.len(),
+                    if row.cells.len() == 1 { "" } else { "s" }
                 ),
-                "give every row the same width; use '#' for cells outside an irregular board",
+                help,
             ));
         }
     }

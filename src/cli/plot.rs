@@ -154,7 +154,7 @@ mod tests {
     fn the_legend_goes_where_the_levels_are_low() {
         // 76 levels, widest at depths 57-62: the upper right would cover
         // them.
-        let late: Vec<u64> = (0..76u64).map(|d| 1000 - (d.abs_diff(60)).pow(2)).collect();
+        let late: Vec<u64> = (0..76u64).map(|d| 10_000 - d.abs_diff(60).pow(2)).collect();
         assert!(matches!(
             legend_corner(&late),
             SeriesLabelPosition::UpperLeft

@@ -368,3 +368,81 @@ fn a_resumed_run_names_its_store_the_checkpoint_s_not_asked_for() {
         ))
         .stderr(predicate::str::contains("as asked").not());
 }
+
+/// A puzzle of one set of 4 with moves R (a 4-cycle) and U (a swap), and
+/// `more` after them (its lines start at line 15).
+fn four(dir: &TempDir, name: &str, more: &str) -> String {
+    let base = "Name T\nSet A 4 1\nSolved\nA\n1 2 3 4\nEnd\nMove R\nA\n2 3 4 1\nEnd\nMove U\nA\n2 1 3 4\nEnd\n";
+    file_in(dir, name, &format!("{base}{more}"))
+}
+
+#[test]
+fn twisty_messages_name_the_line_and_the_cause() {
+    let dir = TempDir::new("twisty-words");
+    // An Illegal line that forbids the solved state: that line, and the
+    // Solved block's.
+    let ill = four(&dir, "ill.tws", "Illegal A 1 1\n");
+    reach()
+        .args(["count", &ill])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "ill.tws:15:1: this Illegal line forbids the Solved block of line 3",
+        ));
+    // Two moves with one name: both lines.
+    let named = four(&dir, "named.tws", "MoveSequence R2 U R\n");
+    reach()
+        .args(["count", &named])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("named.tws:7:1: move R and "))
+        .stderr(predicate::str::contains(
+            "named.tws:15:14: move R2 both give a move called \"R2\"",
+        ));
+    let digits = four(
+        &dir,
+        "digits.tws",
+        "Move 2\nA\n3 4 2 1\nEnd\nMove 22\nA\n1 3 2 4\nEnd\n",
+    );
+    reach()
+        .args(["count", &digits])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("digits.tws:15:1: move 2 and "))
+        .stderr(predicate::str::contains(
+            "digits.tws:19:1: move 22 both give",
+        ));
+    // A power over the limit is said to be one, not an unknown name.
+    let power = four(&dir, "power.tws", "MoveSequence S R1001 U\n");
+    reach()
+        .args(["count", &power])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "power.tws:15:16: S's step R1001: the power of R is over 1000",
+        ))
+        .stderr(predicate::str::contains("names no move").not());
+    let plain = four(&dir, "plain.tws", "");
+    for args in [
+        ["count", "--moves", "R1001"],
+        ["solve", "--scramble", "U R1001"],
+    ] {
+        reach()
+            .args([args[0], &plain])
+            .args(&args[1..])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("R1001"))
+            .stderr(predicate::str::contains("the power of R is over 1000"));
+    }
+    // A flag that lists a move and its power blames the flag.
+    reach()
+        .args(["count", &plain, "--moves", "R,R2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--moves lists R and R2, which both give a move called \"R2\"",
+        ))
+        .stderr(predicate::str::contains("R alone gives its powers"))
+        .stderr(predicate::str::contains("rename").not());
+}

@@ -460,11 +460,12 @@ fn files_with_mistakes_are_located() {
                 (11, 1),
                 "at least one piece",
             ),
-            // The solved state itself on an illegal position.
+            // The solved state itself on an illegal position: at the
+            // Illegal line, naming the Solved block's.
             (
                 "Move X\nA\n2 1 3 4\nEnd\nIllegal A 1 1\n",
-                (0, 0),
-                "which an Illegal line forbids",
+                (11, 1),
+                "this Illegal line forbids the Solved block of line 3",
             ),
             // Sequences and aliases: a step that names nothing, a cycle,
             // a name given twice, one that changes nothing.

@@ -238,19 +238,8 @@ impl Twisty {
         let bases = generators(&def, options.moves.as_deref())?;
         let moves = generate(&def, &bases, options.metric)?;
         let names: HashSet<&str> = moves.iter().map(|m| m.name.as_str()).collect();
-        if names.len() < moves.len()
-            && let Some(clash) = moves
-                .iter()
-                .find(|m| moves.iter().filter(|n| n.name == m.name).count() > 1)
-        {
-            return Err(option_error(
-                format!(
-                    "two moves of the {} metric are both called {:?} (a power of one move has the name of another)",
-                    options.metric.name(),
-                    clash.name
-                ),
-                "rename the file's move so that no name is another's name with a power (2, 3, ') after it",
-            ));
+        if names.len() < moves.len() {
+            return Err(clash(&def, &bases, &moves, options));
         }
         let start = match (&options.scramble, &def.scramble) {
             (Some(alg), _) => {
@@ -1263,6 +1252,61 @@ fn generate(
     Ok(out)
 }
 
+/// Two moves of the metric with one name (`R2` both a power of `R` and a
+/// move of its own), said where they come from: the two lines of the file
+/// that define them, or `--moves` when it lists a move and a power or
+/// alias of it.
+fn clash(
+    def: &Definition,
+    bases: &[Generator],
+    moves: &[Generated],
+    options: &Options,
+) -> OptionError {
+    let metric = options.metric.name();
+    let (i, j) = (0..moves.len())
+        .flat_map(|i| (i + 1..moves.len()).map(move |j| (i, j)))
+        .find(|&(i, j)| moves[i].name == moves[j].name)
+        .expect("two moves share a name");
+    let (a, b) = (&moves[i], &moves[j]);
+    let (ga, gb) = (&bases[a.base], &bases[b.base]);
+    let what = |m: &Generated, g: &Generator| {
+        if m.power == 1 {
+            format!("the move {}", g.name)
+        } else {
+            format!("a power of {}", g.name)
+        }
+    };
+    match (ga.file_move, gb.file_move) {
+        (Some(fa), Some(fb)) => option_error(
+            format!(
+                "{}: move {} and {}: move {} both give a move called {:?} in the {metric} metric ({} and {})",
+                def.move_place(fa),
+                ga.name,
+                def.move_place(fb),
+                gb.name,
+                a.name,
+                what(a, ga),
+                what(b, gb)
+            ),
+            "rename one of them in the file: no move's name may be another's with a power (2, 3, ') after it",
+        ),
+        _ => option_error(
+            format!(
+                "--moves lists {} and {}, which both give a move called {:?} in the {metric} metric ({} and {})",
+                ga.name,
+                gb.name,
+                a.name,
+                what(a, ga),
+                what(b, gb)
+            ),
+            format!(
+                "list each move once: {} alone gives its powers in the {metric} metric",
+                if a.power == 1 { &gb.name } else { &ga.name }
+            ),
+        ),
+    }
+}
+
 /// The moves, rotations and aliases a scramble's or `--moves`' step may
 /// name.
 fn nameable(def: &Definition) -> Vec<&MoveDef> {
@@ -1281,10 +1325,13 @@ fn parse_alg(def: &Definition, alg: &str) -> Result<Transform, String> {
     let mut total = Transform::identity(sets);
     for token in alg.split_whitespace() {
         let Some(t) = tws::step(&known, token, sets) else {
-            return Err(format!(
-                "{token:?} is not a move of {} (a power is at most 1000)",
-                def.name
-            ));
+            if let Some(m) = tws::too_high(known.iter().map(|m| m.name.as_str()), token) {
+                return Err(format!(
+                    "{token:?}: the power of {m} is over {}, the most a step takes (a move's powers repeat: write it modulo {m}'s order)",
+                    tws::MAX_POWER
+                ));
+            }
+            return Err(format!("{token:?} is not a move of {}", def.name));
         };
         total = total.then(&t, sets);
     }
@@ -1317,6 +1364,16 @@ fn generators(def: &Definition, names: Option<&[String]>) -> Result<Vec<Generato
         };
         let Some(transform) = transform.filter(|t| !t.is_identity()) else {
             let rotation = def.rotations.iter().any(|r| r.name == *name);
+            let names = moves_and_aliases.iter().map(|m| m.name.as_str());
+            if let Some(m) = tws::too_high(names, name) {
+                return Err(option_error(
+                    format!(
+                        "--moves: {name}: the power of {m} is over {}, the most a step takes",
+                        tws::MAX_POWER
+                    ),
+                    format!("a move's powers repeat: write the power modulo {m}'s order"),
+                ));
+            }
             return Err(option_error(
                 if rotation {
                     format!(

@@ -410,6 +410,8 @@ struct Parts<'a> {
     sequences: Vec<(Word<'a>, Vec<Word<'a>>, bool)>,
     /// `Illegal` lines: (set, position, piece), 0-based.
     illegal: Vec<(usize, usize, u16)>,
+    /// Each one's line, by its first word.
+    illegal_at: Vec<Word<'a>>,
 }
 
 impl<'a> Parts<'a> {
@@ -715,6 +717,7 @@ impl<'a> Parts<'a> {
                 ));
             }
             self.illegal.push((s, pos, piece));
+            self.illegal_at.push(key);
         }
         Ok(())
     }
@@ -798,21 +801,26 @@ impl<'a> Parts<'a> {
         .into_iter()
         .flatten()
         {
-            if let Some(&(s, pos, piece)) = self
+            if let Some((i, &(s, pos, piece))) = self
                 .illegal
                 .iter()
-                .find(|&&(s, pos, piece)| p.pieces[s][pos] == piece)
+                .enumerate()
+                .find(|&(_, &(s, pos, piece))| p.pieces[s][pos] == piece)
             {
+                // Located at the Illegal line; the state's own line named.
+                let (what, state_line) = match at {
+                    Some(w) => ("ScrambleState", w.line),
+                    None => ("Solved", self.solved.as_ref().map_or(0, |(w, _)| w.line)),
+                };
                 return Err(r.error(
-                    at,
+                    Some(self.illegal_at[i]),
                     format!(
-                        "the {} state has piece {} at position {} of set {}, which an Illegal line forbids",
-                        if at.is_some() { "scramble" } else { "solved" },
+                        "this Illegal line forbids the {what} block of line {state_line}: it has piece {} at position {} of set {}",
                         piece + 1,
                         pos + 1,
                         self.sets[s].name
                     ),
-                    "the search never enters an illegal position: start and solve from legal ones",
+                    "the search never enters an illegal position: start and solve from legal ones (remove the piece from this line, or fix the state)",
                 ));
             }
         }
@@ -973,6 +981,16 @@ impl<'a> Parts<'a> {
                             "define each sequence from moves, rotations and sequences that do not lead back to it",
                         ));
                     }
+                    Lookup::TooHigh(m) => {
+                        return Err(r.error(
+                            Some(w),
+                            format!(
+                                "{}'s step {}: the power of {m} is over {MAX_POWER}, the most a step takes",
+                                name.text, w.text
+                            ),
+                            &format!("a move's powers repeat: write the power modulo {m}'s order"),
+                        ));
+                    }
                     Lookup::Nothing => {
                         return Err(r.error(
                             Some(w),
@@ -996,8 +1014,34 @@ enum Lookup {
     Known(Transform),
     /// A sequence or alias not yet resolved: line `.0`.
     Waiting(usize),
-    /// Nothing (or a power over 1000).
+    /// A known move or line with a power over [`MAX_POWER`]: its name.
+    TooHigh(String),
+    /// Nothing.
     Nothing,
+}
+
+/// The largest power a step takes (`R1000`): powers repeat with a move's
+/// order, and a larger number is more likely a typing slip.
+pub(super) const MAX_POWER: u32 = 1000;
+
+/// The name of `names` that `token` raises to a power over [`MAX_POWER`]
+/// (`R1001`, `R99999999999'`), if it is such a step.
+pub(super) fn too_high<'n>(
+    names: impl IntoIterator<Item = &'n str>,
+    token: &str,
+) -> Option<&'n str> {
+    names
+        .into_iter()
+        .filter(|name| {
+            let Some(rest) = token.strip_prefix(name) else {
+                return false;
+            };
+            let digits = rest.strip_suffix('\'').unwrap_or(rest);
+            !digits.is_empty()
+                && digits.chars().all(|c| c.is_ascii_digit())
+                && digits.parse::<u32>().map_or(true, |p| p > MAX_POWER)
+        })
+        .max_by_key(|name| name.len())
 }
 
 /// The step `token`: the longest name that fits (a known move, or a line
@@ -1028,9 +1072,9 @@ fn lookup(
             let power: u32 = if digits.is_empty() {
                 1
             } else {
-                match digits.parse().ok().filter(|&p| p <= 1000) {
+                match digits.parse().ok().filter(|&p| p <= MAX_POWER) {
                     Some(p) => p,
-                    None => return Lookup::Nothing,
+                    None => return Lookup::TooHigh(name.to_string()),
                 }
             };
             let t = t.power(power, sets);
@@ -1070,7 +1114,7 @@ pub(super) fn step(known: &[&MoveDef], token: &str, sets: &[Set]) -> Option<Tran
     let power: u32 = if digits.is_empty() {
         1
     } else {
-        digits.parse().ok().filter(|&p| p <= 1000)?
+        digits.parse().ok().filter(|&p| p <= MAX_POWER)?
     };
     let t = m.transform.power(power, sets);
     Some(if prime { super::inverse(&t, sets) } else { t })

@@ -255,6 +255,7 @@ fn hardest_of<M: Model<Key = u64>>(
             "levels": report.levels,
             "visited": report.visited.name(),
             "store": report.store,
+            "run": super::provenance::run_json(report.threads),
         });
         stdout(&format!("{v}\n"))?;
     } else {

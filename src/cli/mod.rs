@@ -14,6 +14,7 @@ mod hardest;
 mod list;
 mod output;
 mod plot;
+mod provenance;
 mod puzzle;
 mod resume;
 mod sawtooth;
@@ -34,6 +35,7 @@ use output::say;
 use settings::Settings;
 
 pub fn main() -> ExitCode {
+    provenance::mark_start();
     let args = json_after_command(std::env::args_os().collect());
     // With --json every exit prints one document on stdout: the report,
     // or the error (checked on the raw words: the error may be clap's).

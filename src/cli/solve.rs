@@ -121,6 +121,7 @@ fn sliding(
             "seconds": report.seconds,
             "visited": report.visited.name(),
             "store": report.store,
+            "run": super::provenance::run_json(report.threads),
         });
         stdout(&format!("{v}\n"))?;
     } else {

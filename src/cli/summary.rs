@@ -36,7 +36,8 @@ pub(super) fn report_stopped<K>(
         stdout(&format!(
             "{}\n",
             json!({"puzzle": puzzle, "metric": metric, "complete": false,
-                   "stop_reason": reason, "states": report.states(), "depth": report.depth()})
+                   "stop_reason": reason, "states": report.states(), "depth": report.depth(),
+                   "run": super::provenance::run_json(report.threads)})
         ))?;
     }
     Ok(Some(ExitCode::from(code)))
@@ -227,6 +228,7 @@ fn count_json(c: &Counted, antipodes: bool, s: &Settings) -> serde_json::Value {
         "visited": report.visited.name(),
         "store": report.store,
         "partitions": report.partitions,
+        "run": super::provenance::run_json(report.threads),
     });
     if let Some((processes, workers)) = s.cluster() {
         v["processes"] = json!(processes);

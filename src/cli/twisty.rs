@@ -123,6 +123,7 @@ fn solve_with<M: Model>(
             "seconds": report.seconds,
             "visited": report.visited.name(),
             "store": report.store,
+            "run": super::provenance::run_json(report.threads),
         });
         if a.boards {
             v["boards"] = json!(path.iter().map(|&k| puzzle.render(k)).collect::<Vec<_>>());

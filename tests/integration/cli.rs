@@ -407,6 +407,43 @@ fn stdin_garbage_is_rejected() {
 }
 
 #[test]
+fn json_says_how_the_table_was_made() {
+    let started = std::time::SystemTime::now();
+    let v = json_of(&["count", "klotski", "-j", "2", "--json"], 0);
+    let run = &v["run"];
+    assert_eq!(run["reach"], env!("CARGO_PKG_VERSION"));
+    let command: Vec<&str> = run["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(command[1..], ["count", "klotski", "-j", "2", "--json"]);
+    assert_eq!(run["threads"], 2);
+    assert!(run["host"]["cores"].as_u64().unwrap() >= 1);
+    // Started in this test's second or after it, in UTC.
+    let at = humantime::parse_rfc3339(run["started"].as_str().unwrap()).unwrap();
+    assert!(
+        at.duration_since(started).is_ok() || started.duration_since(at).unwrap().as_secs() < 1
+    );
+    assert!(run["wall_seconds"].as_f64().unwrap() >= v["seconds"].as_f64().unwrap());
+    // The commit it was built from, in a checkout.
+    if let Ok(out) = StdCommand::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        && out.status.success()
+    {
+        assert_eq!(run["commit"], String::from_utf8_lossy(&out.stdout).trim());
+    }
+    // A solve's and a partial report's too.
+    let v = json_of(&["solve", "klotski", "--json"], 0);
+    assert_eq!(v["run"]["command"][1], "solve");
+    let v = json_of(&["count", "klotski", "--max-states", "100", "--json"], 3);
+    assert!(v["run"]["wall_seconds"].is_number());
+}
+
+#[test]
 fn piped_runs_say_how_far_they_are_now_and_then_unless_quiet() {
     // stderr is a pipe here. Every 10 s by default; 50 ms here, so that
     // the 15-puzzle to depth 23 (about a second) prints a few.

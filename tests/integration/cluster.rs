@@ -103,6 +103,8 @@ mod mpi {
             // share), may differ between a run and another's.
             "visited",
             "store",
+            // Its command line and clock.
+            "run",
         ] {
             if let Some(o) = v.as_object_mut() {
                 o.remove(key);

@@ -12,8 +12,9 @@ Exit codes:
   1    solve: no solution; hardest: no goal in the start's component
   2    bad input or usage (also an output path that is a directory, a socket or a block device)
   3    stopped by a limit (--max-states, --memory-limit, available memory; --max-depth in solve and
-       hardest, which have then found no answer) or a storage
-       fault (--spill, --checkpoint: full disk, I/O error); the report is partial
+       hardest, which have then found no answer) or a storage fault (--spill, --checkpoint: full
+       disk, I/O error); the report is partial. Also ranks whose room would give them different
+       stores, refused before the first level
   4    the output could not be written (stdout, or a --plot, --html, --svg or --toml file:
        checked before the search, written whole after the report; a FIFO, a character
        device or /dev/stdout is written straight through, never replaced)

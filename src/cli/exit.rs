@@ -32,7 +32,14 @@ pub(super) fn of_error(e: &anyhow::Error) -> u8 {
         || search.is_some_and(|e| matches!(e, SearchError::Cluster(_) | SearchError::Peer(_)));
     // A storage fault before the first level was whole: nothing was saved,
     // and the run ends as a storage fault later would.
-    let storage = search.is_some_and(|e| matches!(e, SearchError::Spill(SpillError::Io { .. })));
+    // So is a cluster whose ranks have different room: one would keep the
+    // dense array on disk, another in memory.
+    let storage = search.is_some_and(|e| {
+        matches!(
+            e,
+            SearchError::Spill(SpillError::Io { .. }) | SearchError::StoresDiffer { .. }
+        )
+    });
     if e.is::<OutputError>() || e.is::<FileError>() {
         OUTPUT
     } else if storage {
@@ -42,6 +49,19 @@ pub(super) fn of_error(e: &anyhow::Error) -> u8 {
     } else {
         BAD_INPUT
     }
+}
+
+/// Whether every rank of a cluster met this error at the same point (the
+/// ranks found by a collective that they run different searches, or would
+/// keep different stores), so that
+/// each can end normally with its code instead of aborting the job.
+pub(super) fn every_rank_knows(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<SearchError>().is_some_and(|e| {
+        matches!(
+            e,
+            SearchError::Cluster(_) | SearchError::StoresDiffer { .. }
+        )
+    })
 }
 
 /// The message of a failed command: the error and its causes, each said

@@ -65,7 +65,15 @@ pub fn main() -> ExitCode {
             if cluster::rank() == 0 {
                 output::json_error(&message, code);
             }
-            cluster::fail(&message, code);
+            if exit::every_rank_knows(&e) {
+                // No abort (whose race ends the launcher with 5 or 9):
+                // every rank ends here and agrees on the code.
+                if cluster::rank() == 0 {
+                    say!("{message}");
+                }
+            } else {
+                cluster::fail(&message, code);
+            }
             code
         }
     };

@@ -101,6 +101,19 @@ pub enum SearchError {
     /// The spill directory or a checkpoint failed before the search began.
     #[error(transparent)]
     Spill(#[from] crate::engine::files::SpillError),
+    /// The processes of a cluster would keep different stores (each
+    /// measures its own memory and disk).
+    #[error(
+        "the processes would keep different stores: process {process}: {theirs}; process 0: {ours}\n  help: give every rank the same room (--memory-limit, and free disk in --spill DIR), or name the store with --visited"
+    )]
+    StoresDiffer {
+        /// The first process whose store differs from process 0's.
+        process: usize,
+        /// Its store and why.
+        theirs: String,
+        /// Process 0's.
+        ours: String,
+    },
     /// The processes of a cluster were given different searches.
     #[error(transparent)]
     Cluster(#[from] crate::engine::peers::Mismatch),

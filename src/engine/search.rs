@@ -602,6 +602,21 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         let limits = self.limits();
         let partitions = self.partitions_for(peers.processes());
         let (fit, why) = self.dense(mode, peers.processes())?;
+        let resolved = resolve(
+            self.visited,
+            self.model.key_space(),
+            self.model.reversible(),
+        );
+        let choice = match fit {
+            DenseFit::InMemory => 0,
+            DenseFit::OnDisk(_) => 1,
+            DenseFit::No => 2 + resolved as u64,
+        };
+        let named = match fit {
+            DenseFit::No => format!("{}: {}", resolved.name(), self.sparse_why(resolved, &why)),
+            _ => format!("dense: {why}"),
+        };
+        agree::same_store(peers, choice, &named)?;
         if fit != DenseFit::No {
             let (mut report, path) = in_pool(threads, || {
                 let (store, start) = self.dense_store(mode, threads, begin, fit, peers)?;
@@ -612,11 +627,6 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
             report.store = why;
             return Ok((report, path));
         }
-        let resolved = resolve(
-            self.visited,
-            self.model.key_space(),
-            self.model.reversible(),
-        );
         let why = self.sparse_why(resolved, &why);
         // A new checkpointed run's name, which every process records.
         let spill = match (&self.spill, &begin) {

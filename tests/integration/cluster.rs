@@ -260,20 +260,82 @@ mod mpi {
 
     #[test]
     fn ranks_given_different_puzzles_are_refused() {
+        // Rank 0 with `zero`, rank 1 with `one`: exit 5 every time (an
+        // abort's race once ended the launcher with 5 or 9), said once.
+        let job = |zero: &[&str], one: &[&str]| {
+            let out = StdCommand::new(launcher())
+                .args(["-n", "1"])
+                .arg(exe())
+                .args(zero)
+                .arg(":")
+                .args(["-n", "1"])
+                .arg(exe())
+                .args(one)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+            assert_eq!(out.status.code(), Some(5), "{stderr}");
+            assert_eq!(
+                stderr.matches("runs another search than process 0").count(),
+                1,
+                "{stderr}"
+            );
+            stderr
+        };
+        for _ in 0..4 {
+            let err = job(&["count", "mas"], &["count", "klotski"]);
+            assert!(err.contains("its puzzle differs"), "{err}");
+        }
+        // Which rank has which setting.
+        let err = job(
+            &["count", "klotski"],
+            &["count", "klotski", "--max-depth", "5"],
+        );
+        assert!(
+            err.contains("process 1 of the cluster runs another search than process 0: it has max-depth 5, process 0 has max-depth none"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn ranks_with_different_room_agree_on_the_store_or_refuse_naming_each() {
+        // Rank 0 has room for its half of eleven's dense array (29 MiB) in
+        // memory; rank 1, under 40M, would keep it on disk: it once sent
+        // keys rank 0 did not expect (exit 5, "not this process's").
+        let dir = TempDir::new("mpi-room");
+        let spill = |r: usize| dir.path().join(format!("r{r}")).display().to_string();
+        let (d0, d1) = (spill(0), spill(1));
         let out = StdCommand::new(launcher())
             .args(["-n", "1"])
             .arg(exe())
-            .args(["count", "mas"])
+            .args(["count", "eleven", "-j", "1", "--spill", &d0])
+            .args(["--memory-limit", "4G"])
             .arg(":")
             .args(["-n", "1"])
             .arg(exe())
-            .args(["count", "klotski"])
+            .args(["count", "eleven", "-j", "1", "--spill", &d1])
+            .args(["--memory-limit", "40M"])
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(5), "{stderr}");
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert_eq!(
+            stderr
+                .matches("the processes would keep different stores")
+                .count(),
+            1,
+            "{stderr}"
+        );
         assert!(
-            stderr.contains("runs another search than process 0"),
+            stderr.contains(&format!("process 1: dense: the model's keys are dense; two bits for each of 239500800 keys (29 MiB) on disk in {d1}")),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("process 0: dense: the model's keys are dense: two bits"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("help: give every rank the same room"),
             "{stderr}"
         );
     }

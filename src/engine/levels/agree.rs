@@ -122,6 +122,44 @@ impl<'p> Exchange<'p> {
     }
 }
 
+/// Text as words, eight bytes to a word (the last padded with zeros).
+fn text_words(text: &str) -> impl Iterator<Item = u64> + '_ {
+    text.as_bytes()
+        .chunks(8)
+        .map(|c| c.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b)))
+}
+
+/// The text of words made by [`text_words`].
+fn words_text(words: &[u64]) -> String {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    String::from_utf8_lossy(&bytes)
+        .trim_end_matches('\0')
+        .to_string()
+}
+
+/// Checks that every process takes the same store (`choice`, a number for
+/// its kind and place): each measures its own memory and disk, and a
+/// process that would keep the dense array on disk while another keeps it
+/// in memory would send keys that the other does not expect. On a
+/// difference, every process refuses before the first level, with each
+/// one's store and why (`why`).
+pub(crate) fn same_store(peers: &dyn Peers, choice: u64, why: &str) -> Result<(), SearchError> {
+    if peers.processes() == 1 {
+        return Ok(());
+    }
+    let choices = peers.all_gather(&[choice])?;
+    let Some(process) = choices.iter().position(|c| c != &choices[0]) else {
+        return Ok(());
+    };
+    let words: Vec<u64> = text_words(why).collect();
+    let whys = peers.all_gather(&words)?;
+    Err(SearchError::StoresDiffer {
+        process,
+        theirs: words_text(&whys[process]),
+        ours: words_text(&whys[0]),
+    })
+}
+
 /// Checks that every process runs the same search: the digest of the
 /// model's identity and the options' text (`settings`), against process
 /// 0's.
@@ -134,12 +172,7 @@ pub(crate) fn same_search(
         return Ok(());
     }
     let mut words = vec![identity];
-    words.extend(
-        settings
-            .as_bytes()
-            .chunks(8)
-            .map(|c| c.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))),
-    );
+    words.extend(text_words(settings));
     let all = peers.all_gather(&words)?;
     let Some(process) = all.iter().position(|w| *w != all[0]) else {
         return Ok(());
@@ -147,13 +180,24 @@ pub(crate) fn same_search(
     let what = if all[process].first() != all[0].first() {
         "its puzzle differs (another file, file contents or metric)".to_string()
     } else {
-        let text = |w: &[u64]| {
-            let bytes: Vec<u8> = w[1..].iter().flat_map(|w| w.to_le_bytes()).collect();
-            String::from_utf8_lossy(&bytes)
-                .trim_end_matches('\0')
-                .to_string()
-        };
-        format!("{} against {}", text(&all[process]), text(&all[0]))
+        let (theirs, ours) = (words_text(&all[process][1..]), words_text(&all[0][1..]));
+        // The settings that differ, each as each process has it.
+        let (mut theirs_only, mut ours_only) = (Vec::new(), Vec::new());
+        for (t, o) in theirs.split("; ").zip(ours.split("; ")) {
+            if t != o {
+                theirs_only.push(t);
+                ours_only.push(o);
+            }
+        }
+        if theirs_only.is_empty() {
+            format!("it has {theirs}, process 0 {ours}")
+        } else {
+            format!(
+                "it has {}, process 0 has {}",
+                theirs_only.join(", "),
+                ours_only.join(", ")
+            )
+        }
     };
     Err(Mismatch { process, what }.into())
 }

@@ -399,6 +399,34 @@ impl<'a, M: Model> Search<'a, M> {
         Ok((report, path))
     }
 
+    /// The visited set a search of 64-bit keys takes when it does not take
+    /// the dense store: as [`resolve`] says, except that an automatic
+    /// bitmap over half of `--memory-limit` gives way to frontier search
+    /// where the moves are reversible (a checkpointed eleven under 20M held
+    /// its 29 MiB bitmap and peaked at 35 MiB before its first level). The
+    /// limit alone decides, not the memory held, so that every process and
+    /// every call decide alike.
+    fn resolved(&self) -> VisitedKind {
+        let key_space = self.model.key_space();
+        let kind = resolve(self.visited, key_space, self.model.reversible());
+        if self.visited == VisitedKind::Auto
+            && kind == VisitedKind::Bitmap
+            && self.bitmap_too_large()
+        {
+            return resolve(VisitedKind::Frontier, key_space, self.model.reversible());
+        }
+        kind
+    }
+
+    /// Whether a bitmap of the key space takes over half the memory limit
+    /// (false without one).
+    fn bitmap_too_large(&self) -> bool {
+        self.model.reversible()
+            && self
+                .memory_limit
+                .is_some_and(|limit| bitmap_bytes(self.model.key_space()) > limit / 2)
+    }
+
     /// The partition count: as asked; across processes, by default a few
     /// per process (and, with a bitmap, enough that a share stays in
     /// cache), the same in every process whatever its threads.
@@ -410,7 +438,7 @@ impl<'a, M: Model> Search<'a, M> {
             .next_power_of_two()
             .min(MAX_PARTITIONS);
         let key_space = self.model.key_space();
-        if resolve(self.visited, key_space, self.model.reversible()) == VisitedKind::Bitmap {
+        if self.resolved() == VisitedKind::Bitmap {
             few.max(bitmap_partitions_for_cache(key_space))
         } else {
             few
@@ -467,7 +495,7 @@ impl<'a, M: Model> Search<'a, M> {
             if spill.checkpoint && self.model.identity().is_empty() {
                 return Err(SearchError::NoIdentity);
             }
-            let resolved = resolve(self.visited, key_space, self.model.reversible());
+            let resolved = self.resolved();
             if resolved == VisitedKind::DashMap {
                 return Err(SearchError::SpillNeedsFrontier);
             }
@@ -578,11 +606,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         if fit != DenseFit::No {
             return Ok((VisitedKind::Dense, why));
         }
-        let resolved = resolve(
-            self.visited,
-            self.model.key_space(),
-            self.model.reversible(),
-        );
+        let resolved = self.resolved();
         Ok((resolved, self.sparse_why(resolved, &why)))
     }
 
@@ -602,11 +626,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         let limits = self.limits();
         let partitions = self.partitions_for(peers.processes());
         let (fit, why) = self.dense(mode, peers.processes())?;
-        let resolved = resolve(
-            self.visited,
-            self.model.key_space(),
-            self.model.reversible(),
-        );
+        let resolved = self.resolved();
         let choice = match fit {
             DenseFit::InMemory => 0,
             DenseFit::OnDisk(_) => 1,
@@ -645,7 +665,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
                         share,
                         spill,
                         mode,
-                        self.visited,
+                        resolved,
                         threads,
                         partitions,
                         self.memory_limit,
@@ -658,14 +678,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
                 }
                 (None, Begin::Sources(sources)) => {
                     let (store, start) = InMemory::new(
-                        self.model,
-                        share,
-                        self.visited,
-                        mode,
-                        threads,
-                        partitions,
-                        sources,
-                        self.stop,
+                        self.model, share, resolved, mode, threads, partitions, sources, self.stop,
                     );
                     Ok(levels::run(
                         store, peers, &limits, threads, mode, start, observe,
@@ -895,6 +908,10 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
             VisitedKind::Bitmap => {
                 format!("a bit for each of {key_space} keys (at most 2^29), levels as sorted keys")
             }
+            VisitedKind::Frontier if self.bitmap_too_large() => format!(
+                "the moves are reversible: the last levels as sorted keys, no visited set (a bitmap of {key_space} keys, {} MiB, is over half of --memory-limit)",
+                bitmap_bytes(key_space).div_ceil(1 << 20)
+            ),
             VisitedKind::Frontier => format!(
                 "the moves are reversible: the last levels as sorted keys, no visited set (the key space, {key_space}, is over 2^29 for a bitmap)"
             ),

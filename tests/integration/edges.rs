@@ -446,3 +446,42 @@ fn twisty_messages_name_the_line_and_the_cause() {
         .stderr(predicate::str::contains("R alone gives its powers"))
         .stderr(predicate::str::contains("rename").not());
 }
+
+#[test]
+fn a_bitmap_over_half_the_memory_limit_gives_way_to_frontier_search() {
+    // eleven's bitmap is 29 MiB: under 20M a checkpointed count held it
+    // and stopped before its first level (exit 3, 35 MiB resident).
+    let dir = TempDir::new("bitmap-limit");
+    let cp = dir.path().join("cp");
+    let v = json_out(
+        reach()
+            .args(["count", "eleven", "-j", "1", "--memory-limit", "20M"])
+            .args(["--max-depth", "20", "--json", "--checkpoint"])
+            .arg(&cp),
+    );
+    assert_eq!(v["visited"], "frontier", "{v}");
+    assert_eq!(v["depth"], 20, "{v}");
+    assert!(
+        v["store"]
+            .as_str()
+            .unwrap()
+            .contains("a bitmap of 239500800 keys, 29 MiB, is over half of --memory-limit"),
+        "{v}"
+    );
+    // With room for it, the bitmap.
+    let v = json_out(
+        reach()
+            .args([
+                "count",
+                "eleven",
+                "--max-depth",
+                "5",
+                "--json",
+                "--memory-limit",
+                "80M",
+                "--checkpoint",
+            ])
+            .arg(dir.path().join("roomy")),
+    );
+    assert_eq!(v["visited"], "bitmap", "{v}");
+}

@@ -192,7 +192,7 @@ fn error(text: &str) -> reach::puzzles::sliding::PuzzleError {
 fn file_errors_say_where_and_how() {
     let e = error("board = \"\"\"\nAB\nA\n\"\"\"");
     assert_eq!(e.location, Some((3, 1)));
-    assert!(e.message.contains("1 cells but the first row has 2"), "{e}");
+    assert!(e.message.contains("1 cell but the first row has 2"), "{e}");
     assert!(e.to_string().starts_with("bad.toml:3:1: "), "{e}");
 
     let e = error("board = \"A.\"\nspeed = 3");

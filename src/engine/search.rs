@@ -458,7 +458,10 @@ impl<'a, M: Model> Search<'a, M> {
         let settings = format!(
             "command {command}; visited {}; partitions {}; max-depth {}; max-states {}; levels {}",
             self.visited.name(),
-            self.partitions_for(peers.processes()),
+            // As asked (0: automatic): the count they come to follows the
+            // store, which `same_store` compares once each process has
+            // measured its room.
+            self.partitions,
             none(self.max_depth.map(|d| d.to_string())),
             none(self.max_states.map(|n| n.to_string())),
             if self.spill.is_some() {

@@ -428,7 +428,7 @@ mod mpi {
             stderr.contains("continue with `mpiexec -n 2 reach resume"),
             "{what}: {stderr}"
         );
-        let v = ranks(2, &["resume", &cp], 3);
+        let v = ranks(2, &["resume", &cp], 0);
         assert_eq!(essentials(&v)["levels"], reference["levels"], "{what}");
         assert_eq!(v["states"], reference["states"], "{what}");
         // Resumed on another number of ranks, or alone: refused, saying how.

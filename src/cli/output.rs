@@ -457,8 +457,8 @@ struct Shown {
     /// When the live line was last drawn; whether it is on screen.
     drawn_at: Instant,
     drawn: bool,
-    /// The last level's line, and the depth it ended.
-    last: Option<(String, u32)>,
+    /// The last level's progress (made a line only when printed).
+    last: Option<Progress>,
     /// When the search began.
     started: Instant,
 }
@@ -509,8 +509,10 @@ impl ProgressLine {
                         continue;
                     }
                     let line = match &shown.last {
-                        Some((line, depth)) => {
-                            format!("depth {} running; last level: {line}", depth + 1)
+                        Some(p) => {
+                            let line = line_of(p);
+                            let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+                            format!("depth {} running; last level: {line}", p.depth + 1)
                         }
                         None => "depth 1 running".to_string(),
                     };
@@ -541,32 +543,16 @@ impl ProgressLine {
         let mut state = lock(&self.state);
         // Redraw at most ten times a second, and only after the first second.
         let redraw = self.live && p.seconds > 1.0 && state.drawn_at.elapsed().as_millis() >= 100;
-        if !self.verbose && !redraw && !self.plain {
-            return;
-        }
-        let rate = p.total_states as f64 / p.seconds.max(1e-9);
-        let mut line = format!(
-            "depth {:>4}: {:>12} states in level, {:>13} in all, {:>6.1} M states/s, {} resident",
-            p.depth,
-            p.level_states,
-            p.total_states,
-            rate / 1e6,
-            memory::current_rss_bytes().map_or("?".into(), bytes),
-        );
-        // At the rate so far: the thin first levels run slower than the
-        // wide middle ones, so the estimate falls faster than the clock.
-        if let Some(expected) = p.expected_states
-            && p.seconds > 1.0
-        {
-            let left = expected.saturating_sub(p.total_states) as f64 / rate.max(1.0);
-            line.push_str(&format!(", about {} left", duration(left)));
-        }
         if self.plain {
-            // The plain lines' thread prints it when its time comes.
-            let compact = line.split_whitespace().collect::<Vec<_>>().join(" ");
-            state.last = Some((compact, p.depth));
+            // The plain lines' thread makes it a line when its time comes
+            // (a level costs a copy, not a read of /proc).
+            state.last = Some(p.clone());
             return;
         }
+        if !self.verbose && !redraw {
+            return;
+        }
+        let line = line_of(p);
         let mut err = io::stderr().lock();
         if self.verbose {
             let _ = writeln!(err, "{line}");
@@ -601,6 +587,28 @@ impl Drop for ProgressLine {
     fn drop(&mut self) {
         self.stop_ticker();
     }
+}
+
+/// The progress line of a level.
+fn line_of(p: &Progress) -> String {
+    let rate = p.total_states as f64 / p.seconds.max(1e-9);
+    let mut line = format!(
+        "depth {:>4}: {:>12} states in level, {:>13} in all, {:>6.1} M states/s, {} resident",
+        p.depth,
+        p.level_states,
+        p.total_states,
+        rate / 1e6,
+        memory::current_rss_bytes().map_or("?".into(), bytes),
+    );
+    // At the rate so far: the thin first levels run slower than the
+    // wide middle ones, so the estimate falls faster than the clock.
+    if let Some(expected) = p.expected_states
+        && p.seconds > 1.0
+    {
+        let left = expected.saturating_sub(p.total_states) as f64 / rate.max(1.0);
+        line.push_str(&format!(", about {} left", duration(left)));
+    }
+    line
 }
 
 /// The progress state, even if a thread panicked while holding it (a line

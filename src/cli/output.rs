@@ -541,14 +541,14 @@ impl ProgressLine {
             return;
         }
         let mut state = lock(&self.state);
-        // Redraw at most ten times a second, and only after the first second.
-        let redraw = self.live && p.seconds > 1.0 && state.drawn_at.elapsed().as_millis() >= 100;
         if self.plain {
             // The plain lines' thread makes it a line when its time comes
             // (a level costs a copy, not a read of /proc).
             state.last = Some(p.clone());
             return;
         }
+        // Redraw at most ten times a second, and only after the first second.
+        let redraw = self.live && p.seconds > 1.0 && state.drawn_at.elapsed().as_millis() >= 100;
         if !self.verbose && !redraw {
             return;
         }
@@ -571,9 +571,8 @@ impl ProgressLine {
             let _ = write!(io::stderr(), "\r\x1b[K");
         }
     }
-}
 
-impl ProgressLine {
+    /// Stops the plain lines' thread, if there is one, and waits for it.
     fn stop_ticker(&self) {
         let ticker = self.ticker.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some((stop, thread)) = ticker {

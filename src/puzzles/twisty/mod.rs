@@ -1324,15 +1324,13 @@ fn parse_alg(def: &Definition, alg: &str) -> Result<Transform, String> {
     let known = nameable(def);
     let mut total = Transform::identity(sets);
     for token in alg.split_whitespace() {
-        let Some(t) = tws::step(&known, token, sets) else {
-            if let Some(m) = tws::too_high(known.iter().map(|m| m.name.as_str()), token) {
-                return Err(format!(
-                    "{token:?}: the power of {m} is over {}, the most a step takes (a move's powers repeat: write it modulo {m}'s order)",
-                    tws::MAX_POWER
-                ));
-            }
-            return Err(format!("{token:?} is not a move of {}", def.name));
-        };
+        let t = tws::step(&known, token, sets).map_err(|e| match e {
+            tws::Unread::TooHigh(m) => format!(
+                "{token:?}: the power of {m} is over {}, the most a step takes (a move's powers repeat: write it modulo {m}'s order)",
+                tws::MAX_POWER
+            ),
+            tws::Unread::Unknown => format!("{token:?} is not a move of {}", def.name),
+        })?;
         total = total.then(&t, sets);
     }
     Ok(total)
@@ -1359,35 +1357,37 @@ fn generators(def: &Definition, names: Option<&[String]>) -> Result<Vec<Generato
     for name in names {
         let file_move = def.moves.iter().position(|m| m.name == *name);
         let transform = match file_move {
-            Some(i) => Some(def.moves[i].transform.clone()),
+            Some(i) => Ok(def.moves[i].transform.clone()),
             None => tws::step(&moves_and_aliases, name, &def.sets),
         };
-        let Some(transform) = transform.filter(|t| !t.is_identity()) else {
-            let rotation = def.rotations.iter().any(|r| r.name == *name);
-            let names = moves_and_aliases.iter().map(|m| m.name.as_str());
-            if let Some(m) = tws::too_high(names, name) {
+        let transform = match transform {
+            Ok(t) if !t.is_identity() => t,
+            unread => {
+                let rotation = def.rotations.iter().any(|r| r.name == *name);
+                if let Err(tws::Unread::TooHigh(m)) = unread {
+                    return Err(option_error(
+                        format!(
+                            "--moves: {name}: the power of {m} is over {}, the most a step takes",
+                            tws::MAX_POWER
+                        ),
+                        format!("a move's powers repeat: write the power modulo {m}'s order"),
+                    ));
+                }
                 return Err(option_error(
+                    if rotation {
+                        format!(
+                            "--moves: {name} is a rotation of {}: it turns the whole puzzle and is no move of the search",
+                            def.name
+                        )
+                    } else {
+                        format!("--moves: {} has no move {name:?}", def.name)
+                    },
                     format!(
-                        "--moves: {name}: the power of {m} is over {}, the most a step takes",
-                        tws::MAX_POWER
+                        "its moves are {} (a power of one, as R2, generates that power and its own)",
+                        move_names(def)
                     ),
-                    format!("a move's powers repeat: write the power modulo {m}'s order"),
                 ));
             }
-            return Err(option_error(
-                if rotation {
-                    format!(
-                        "--moves: {name} is a rotation of {}: it turns the whole puzzle and is no move of the search",
-                        def.name
-                    )
-                } else {
-                    format!("--moves: {} has no move {name:?}", def.name)
-                },
-                format!(
-                    "its moves are {} (a power of one, as R2, generates that power and its own)",
-                    move_names(def)
-                ),
-            ));
         };
         if !out.iter().any(|g| g.name == *name) {
             out.push(Generator {

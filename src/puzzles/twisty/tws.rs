@@ -1024,24 +1024,29 @@ enum Lookup {
 /// order, and a larger number is more likely a typing slip.
 pub(super) const MAX_POWER: u32 = 1000;
 
-/// The name of `names` that `token` raises to a power over [`MAX_POWER`]
-/// (`R1001`, `R99999999999'`), if it is such a step.
-pub(super) fn too_high<'n>(
-    names: impl IntoIterator<Item = &'n str>,
-    token: &str,
-) -> Option<&'n str> {
-    names
-        .into_iter()
-        .filter(|name| {
-            let Some(rest) = token.strip_prefix(name) else {
-                return false;
-            };
-            let digits = rest.strip_suffix('\'').unwrap_or(rest);
-            !digits.is_empty()
-                && digits.chars().all(|c| c.is_ascii_digit())
-                && digits.parse::<u32>().map_or(true, |p| p > MAX_POWER)
-        })
-        .max_by_key(|name| name.len())
+/// What follows a move's name in a step (`2'` in `R2'`): its power, 1
+/// when no digits are given (`None` when they pass [`MAX_POWER`]), and
+/// whether it ends in `'`; `None` outside when it is not digits and `'`.
+fn power_after(rest: &str) -> Option<(Option<u32>, bool)> {
+    let (digits, prime) = match rest.strip_suffix('\'') {
+        Some(d) => (d, true),
+        None => (rest, false),
+    };
+    if !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let power = if digits.is_empty() {
+        Some(1)
+    } else {
+        digits.parse().ok().filter(|&p| p <= MAX_POWER)
+    };
+    Some((power, prime))
+}
+
+/// The power `power` of `t`, inverted with `prime`.
+fn raised(t: &Transform, power: u32, prime: bool, sets: &[Set]) -> Transform {
+    let t = t.power(power, sets);
+    if prime { super::inverse(&t, sets) } else { t }
 }
 
 /// The step `token`: the longest name that fits (a known move, or a line
@@ -1058,27 +1063,17 @@ fn lookup(
         .filter(|&c| token.is_char_boundary(c))
     {
         let (name, rest) = token.split_at(cut);
-        let (digits, prime) = match rest.strip_suffix('\'') {
-            Some(d) => (d, true),
-            None => (rest, false),
-        };
-        if !digits.chars().all(|c| c.is_ascii_digit()) {
+        let Some((power, prime)) = power_after(rest) else {
             continue;
-        }
+        };
         if let Some(&j) = waiting.get(name).filter(|&&j| state[j] != 2) {
             return Lookup::Waiting(j);
         }
         if let Some(t) = known.get(name) {
-            let power: u32 = if digits.is_empty() {
-                1
-            } else {
-                match digits.parse().ok().filter(|&p| p <= MAX_POWER) {
-                    Some(p) => p,
-                    None => return Lookup::TooHigh(name.to_string()),
-                }
+            return match power {
+                Some(p) => Lookup::Known(raised(t, p, prime, sets)),
+                None => Lookup::TooHigh(name.to_string()),
             };
-            let t = t.power(power, sets);
-            return Lookup::Known(if prime { super::inverse(&t, sets) } else { t });
         }
     }
     Lookup::Nothing
@@ -1093,31 +1088,28 @@ pub(super) fn is_rotation(name: &str) -> bool {
         || matches!(name, "x" | "y" | "z" | "x2" | "y2" | "z2")
 }
 
+/// Why a step reads as no move.
+pub(super) enum Unread {
+    /// No name of the moves fits it.
+    Unknown,
+    /// It raises the named move to a power over [`MAX_POWER`].
+    TooHigh(String),
+}
+
 /// What one step of a sequence or scramble does: a move of `known` by its
 /// name, then a power (digits) and `'` (the inverse), the longest name
-/// that fits winning; `None` when no name fits.
-pub(super) fn step(known: &[&MoveDef], token: &str, sets: &[Set]) -> Option<Transform> {
-    let (m, digits, prime) = known
+/// that fits winning.
+pub(super) fn step(known: &[&MoveDef], token: &str, sets: &[Set]) -> Result<Transform, Unread> {
+    let (m, power, prime) = known
         .iter()
         .filter_map(|m| {
-            let rest = token.strip_prefix(m.name.as_str())?;
-            let (digits, prime) = match rest.strip_suffix('\'') {
-                Some(d) => (d, true),
-                None => (rest, false),
-            };
-            digits
-                .chars()
-                .all(|c| c.is_ascii_digit())
-                .then_some((*m, digits, prime))
+            let (power, prime) = power_after(token.strip_prefix(m.name.as_str())?)?;
+            Some((*m, power, prime))
         })
-        .max_by_key(|(m, _, _)| m.name.len())?;
-    let power: u32 = if digits.is_empty() {
-        1
-    } else {
-        digits.parse().ok().filter(|&p| p <= MAX_POWER)?
-    };
-    let t = m.transform.power(power, sets);
-    Some(if prime { super::inverse(&t, sets) } else { t })
+        .max_by_key(|(m, _, _)| m.name.len())
+        .ok_or(Unread::Unknown)?;
+    let power = power.ok_or_else(|| Unread::TooHigh(m.name.clone()))?;
+    Ok(raised(&m.transform, power, prime, sets))
 }
 
 /// A file's name without its directory and extension.

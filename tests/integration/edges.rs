@@ -270,6 +270,19 @@ fn file_in(dir: &TempDir, name: &str, text: &str) -> String {
     path.to_str().unwrap().to_string()
 }
 
+/// Runs `reach ARGS`, which must exit 2 with a stderr that holds each of
+/// `says` and none of `not`.
+fn refused(args: &[&str], says: &[&str], not: &[&str]) {
+    let out = reach().args(args).assert().code(2).get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    for s in says {
+        assert!(err.contains(s), "{args:?} should say {s:?}: {err}");
+    }
+    for n in not {
+        assert!(!err.contains(n), "{args:?} should not say {n:?}: {err}");
+    }
+}
+
 #[test]
 fn an_unclosed_board_is_named_where_it_opens_not_where_toml_gives_up() {
     let dir = TempDir::new("unclosed");
@@ -280,76 +293,60 @@ fn an_unclosed_board_is_named_where_it_opens_not_where_toml_gives_up() {
         "swallowed.toml",
         "name = \"x\"\nboard = \"\"\"\n.AA\nBB.\n\ngoal = \"\"\"\n.BB\n",
     );
-    reach()
-        .args(["count", &swallowed])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
+    refused(
+        &["count", &swallowed],
+        &[
             "swallowed.toml:2:9: the \"\"\" opened on line 2 is not closed before line 6",
-        ))
-        .stderr(predicate::str::contains(
             "end the board with a line holding only \"\"\"",
-        ))
-        .stderr(predicate::str::contains("invalid key").not());
+        ],
+        &["invalid key"],
+    );
     let open = file_in(&dir, "open.toml", "board = \"\"\"\n.AA\nBB.\n");
-    reach()
-        .args(["count", &open])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "open.toml:1:9: the \"\"\" opened on line 1 is never closed",
-        ));
+    refused(
+        &["count", &open],
+        &["open.toml:1:9: the \"\"\" opened on line 1 is never closed"],
+        &[],
+    );
     // Other TOML errors point to the format's page, not the README.
     let bad = file_in(&dir, "bad.toml", "board = [1\n");
-    reach()
-        .args(["count", &bad])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("docs/puzzle-files.md"));
+    refused(&["count", &bad], &["docs/puzzle-files.md"], &[]);
 }
 
 #[test]
 fn spaces_drawn_as_empty_cells_are_told_the_empty_cell_is_a_dot() {
     let dir = TempDir::new("spaces");
     let spaced = file_in(&dir, "spaced.toml", "board = \"\"\"\n.AA\nBB \n\"\"\"\n");
-    reach()
-        .args(["count", &spaced])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
+    refused(
+        &["count", &spaced],
+        &[
             "spaced.toml:3:1: this row has 2 cells but the first row has 3",
-        ))
-        .stderr(predicate::str::contains("draw an empty cell as '.'"));
+            "draw an empty cell as '.'",
+        ],
+        &[],
+    );
     // Without spaces, the plain advice.
     let short = file_in(&dir, "short.toml", "board = \"\"\"\n.AA\nB\n\"\"\"\n");
-    reach()
-        .args(["count", &short])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("this row has 1 cell but"))
-        .stderr(predicate::str::contains("give every row the same width"))
-        .stderr(predicate::str::contains("empty cell as").not());
+    refused(
+        &["count", &short],
+        &["this row has 1 cell but", "give every row the same width"],
+        &["empty cell as"],
+    );
 }
 
 #[test]
 fn hardest_without_a_goal_says_how_to_give_one_to_a_file_or_a_built_in() {
     let dir = TempDir::new("no-goal");
     let file = file_in(&dir, "free.toml", "board = \"\"\"\n.AA\nBB.\n\"\"\"\n");
-    reach()
-        .args(["hardest", &file])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(format!(
-            "help: add a goal to {file}: goal = "
-        )))
-        .stderr(predicate::str::contains("built-in").not());
-    reach()
-        .args(["hardest", "pe766"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "`reach show pe766` prints this puzzle's board to start it from",
-        ));
+    refused(
+        &["hardest", &file],
+        &[&format!("help: add a goal to {file}: goal = ")],
+        &["built-in"],
+    );
+    refused(
+        &["hardest", "pe766"],
+        &["`reach show pe766` prints this puzzle's board to start it from"],
+        &[],
+    );
 }
 
 #[test]
@@ -382,69 +379,57 @@ fn twisty_messages_name_the_line_and_the_cause() {
     // An Illegal line that forbids the solved state: that line, and the
     // Solved block's.
     let ill = four(&dir, "ill.tws", "Illegal A 1 1\n");
-    reach()
-        .args(["count", &ill])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "ill.tws:15:1: this Illegal line forbids the Solved block of line 3",
-        ));
+    refused(
+        &["count", &ill],
+        &["ill.tws:15:1: this Illegal line forbids the Solved block of line 3"],
+        &[],
+    );
     // Two moves with one name: both lines.
     let named = four(&dir, "named.tws", "MoveSequence R2 U R\n");
-    reach()
-        .args(["count", &named])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("named.tws:7:1: move R and "))
-        .stderr(predicate::str::contains(
+    refused(
+        &["count", &named],
+        &[
+            "named.tws:7:1: move R and ",
             "named.tws:15:14: move R2 both give a move called \"R2\"",
-        ));
+        ],
+        &[],
+    );
     let digits = four(
         &dir,
         "digits.tws",
         "Move 2\nA\n3 4 2 1\nEnd\nMove 22\nA\n1 3 2 4\nEnd\n",
     );
-    reach()
-        .args(["count", &digits])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("digits.tws:15:1: move 2 and "))
-        .stderr(predicate::str::contains(
+    refused(
+        &["count", &digits],
+        &[
+            "digits.tws:15:1: move 2 and ",
             "digits.tws:19:1: move 22 both give",
-        ));
+        ],
+        &[],
+    );
     // A power over the limit is said to be one, not an unknown name.
     let power = four(&dir, "power.tws", "MoveSequence S R1001 U\n");
-    reach()
-        .args(["count", &power])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "power.tws:15:16: S's step R1001: the power of R is over 1000",
-        ))
-        .stderr(predicate::str::contains("names no move").not());
+    refused(
+        &["count", &power],
+        &["power.tws:15:16: S's step R1001: the power of R is over 1000"],
+        &["names no move"],
+    );
     let plain = four(&dir, "plain.tws", "");
     for args in [
-        ["count", "--moves", "R1001"],
-        ["solve", "--scramble", "U R1001"],
+        ["count", &plain, "--moves", "R1001"],
+        ["solve", &plain, "--scramble", "U R1001"],
     ] {
-        reach()
-            .args([args[0], &plain])
-            .args(&args[1..])
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains("R1001"))
-            .stderr(predicate::str::contains("the power of R is over 1000"));
+        refused(&args, &["R1001", "the power of R is over 1000"], &[]);
     }
     // A flag that lists a move and its power blames the flag.
-    reach()
-        .args(["count", &plain, "--moves", "R,R2"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
+    refused(
+        &["count", &plain, "--moves", "R,R2"],
+        &[
             "--moves lists R and R2, which both give a move called \"R2\"",
-        ))
-        .stderr(predicate::str::contains("R alone gives its powers"))
-        .stderr(predicate::str::contains("rename").not());
+            "R alone gives its powers",
+        ],
+        &["rename"],
+    );
 }
 
 #[test]

@@ -831,7 +831,13 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         };
         let fits = dense::room_for(need) <= room;
         if on_disk && (asked || self.dense_segment.is_some() || !fits) {
-            let segment = self.dense_segment.unwrap_or(room / 8 * 5);
+            // Five eighths of what the workers' own memory leaves (at
+            // least 1 MiB: below, the search stops at its first level,
+            // saying how much it needs).
+            let overhead = crate::engine::levels::memory::disk_overhead(self.thread_count());
+            let segment = self
+                .dense_segment
+                .unwrap_or((room.saturating_sub(overhead) / 8 * 5).max(1 << 20));
             let dir = &self.spill.as_ref().expect("on disk").dir;
             // Per block a word of marks in each worker, in memory.
             let marks = dense::bytes_for(key_space) / dense::BLOCK_BYTES * 8;

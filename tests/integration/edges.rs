@@ -54,6 +54,39 @@ fn memory_stops_are_in_mib_and_suggest_what_the_command_accepts() {
 }
 
 #[test]
+fn levels_on_disk_hold_the_memory_limit_or_stop_before_passing_it() {
+    // eleven at two threads, levels on disk. Under 16M it peaked at 22
+    // MiB (the workers' buffers, a settle merging a hundred candidate
+    // files at once, candidate files kept in memory, the report reading
+    // its last level back); under 9M it went on past the limit until a
+    // check 64 levels apart saw it. Now it holds 16M to the depth asked,
+    // and under 9M it stops before it passes the limit, saying how much
+    // it would need.
+    for (limit, bytes) in [("16M", 16u64 << 20), ("9M", 9 << 20)] {
+        for visited in ["frontier", "dense"] {
+            let dir = TempDir::new("disk-limit");
+            let out = reach()
+                .args(["count", "eleven", "-j", "2", "--max-depth", "30", "--json"])
+                .args(["--visited", visited, "--memory-limit", limit, "--spill"])
+                .arg(dir.path().join("levels"))
+                .output()
+                .unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let peak = v["peak_rss_bytes"].as_u64().unwrap();
+            assert!(peak <= bytes, "{visited} under {limit}: peak {peak}: {v}");
+            if bytes == 16 << 20 {
+                assert_eq!(out.status.code(), Some(0), "{visited}: {v}");
+                assert_eq!(v["states"], 35_397_636, "{visited}: {v}");
+            } else {
+                assert_eq!(out.status.code(), Some(3), "{visited}: {v}");
+                let why = v["stop_reason"].as_str().unwrap();
+                assert!(why.contains("MiB, over --memory-limit 9.0 MiB"), "{why}");
+            }
+        }
+    }
+}
+
+#[test]
 fn resume_below_the_saved_depth_is_refused() {
     let dir = TempDir::new("resume-depth");
     let cp = dir.path().join("cp");

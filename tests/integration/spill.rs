@@ -11,6 +11,7 @@ use reach::engine::{
 };
 use reach::puzzles::builtin;
 use reach::puzzles::clocks::Clocks;
+use reach::puzzles::twisty::{Options, Twisty, TwistyMetric};
 
 /// A fresh directory under the system's temporary one, removed on drop.
 pub(super) struct TempDir(pub(super) PathBuf);
@@ -138,6 +139,39 @@ fn pe766_spilled_with_a_tiny_memory_budget_flushes_candidates_and_agrees() {
     assert_eq!(report.states(), 2_613_742);
     assert_eq!(report.levels.len(), 1369);
     assert_eq!(*report.levels.iter().max().unwrap(), 12712);
+}
+
+#[test]
+fn hundreds_of_candidate_files_are_merged_in_passes_and_agree() {
+    // The 2x2x2 cube's widest levels (with U, F and R: over a million
+    // states, nine moves each) write about two hundred candidate files a level under the
+    // smallest budget, which merges at most eight at once: three passes
+    // before the settle, whose result must be the one in memory.
+    let cube = format!("{}/tests/data/cube2.tws", env!("CARGO_MANIFEST_DIR"));
+    let def = Twisty::from_path(Path::new(&cube)).unwrap();
+    let options = Options {
+        metric: TwistyMetric::Htm,
+        moves: Some(vec!["U".into(), "F".into(), "R".into()]),
+        scramble: None,
+    };
+    let cube = Twisty::new(def, &options).unwrap();
+    let expected = in_memory(&cube, VisitedKind::Frontier);
+    assert_eq!(expected.states(), 3_674_160);
+    for checkpoint in [false, true] {
+        let dir = TempDir::new("passes");
+        let report = Search::new(&cube)
+            .threads(2)
+            .visited(VisitedKind::Frontier)
+            .spill(
+                Spill::new(dir.path())
+                    .checkpoint(checkpoint)
+                    .candidate_budget(Some(1)),
+            )
+            .count()
+            .unwrap();
+        same(&report, &expected, "cube2 in passes");
+        assert!(dir.files().is_empty(), "{:?}", dir.files());
+    }
 }
 
 #[test]

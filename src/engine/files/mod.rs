@@ -556,6 +556,12 @@ impl Disk {
         self.threshold
     }
 
+    /// Keeps runs in memory only under `bytes` (at most): the caller's
+    /// share of a memory budget for the runs it may hold at once.
+    pub(crate) fn cap_memory_runs(&mut self, bytes: usize) {
+        self.threshold = self.threshold.min(bytes);
+    }
+
     /// Accounts for `n` bytes about to be written; fails as a full disk
     /// would once an injected fault's budget is spent.
     pub(crate) fn charge(&self, n: u64) -> io::Result<()> {

@@ -588,7 +588,9 @@ impl<'d> RunWriter<'d> {
         match &mut self.sink {
             Sink::Mem(v) => {
                 v.extend_from_slice(bytes);
-                if v.len() > self.disk.memory_threshold() {
+                // Candidates are written because memory is short: they go
+                // to disk whatever their size.
+                if v.len() > self.disk.memory_threshold() || self.header.kind == Kind::Candidates {
                     self.spill_to_file()?;
                 }
             }

@@ -12,6 +12,7 @@ pub(crate) mod agree;
 pub mod memory;
 pub(crate) mod workers;
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -109,6 +110,17 @@ pub(crate) trait Store<K: Key = u64> {
     /// Bytes of memory that a state of the next level is expected to cost
     /// (levels on disk cost none: their memory is a fixed budget).
     fn bytes_per_new_key(&self) -> u64;
+
+    /// Bytes of memory a next level of `next` states is expected to add,
+    /// the process holding `rss` bytes now: by default `next` times
+    /// [`Store::bytes_per_new_key`]. A store on disk plans its memory from
+    /// the limit when it starts; it answers what is left of that plan (at
+    /// once, for an array on disk; as its buffers fill, for levels on
+    /// disk), so that a limit below what the search needs stops it before
+    /// it passes the limit, saying how much it would need.
+    fn next_level_bytes(&self, next: u64, _rss: u64) -> u64 {
+        next.saturating_mul(self.bytes_per_new_key())
+    }
 
     /// This process's share of the newest level (`width` states in all
     /// processes), in any order; `None` when the store does not hold it
@@ -245,8 +257,17 @@ impl Limits<'_> {
     }
 
     /// Whether to stop before expanding the level at `depth` (the last of
-    /// `levels`), where a key of the next level costs `per_key` bytes.
-    fn stop_before_level(&self, depth: u32, levels: &[u64], per_key: u64) -> Option<StopReason> {
+    /// `levels`); `store` says what the next level may add to the memory
+    /// ([`Store::next_level_bytes`]).
+    /// `close`: whether the last check found the process near its memory
+    /// limit (then every level is checked).
+    fn stop_before_level<K: Key, S: Store<K>>(
+        &self,
+        depth: u32,
+        levels: &[u64],
+        store: &S,
+        close: &Cell<bool>,
+    ) -> Option<StopReason> {
         if self.stopped() {
             return Some(self.interruption());
         }
@@ -267,7 +288,8 @@ impl Limits<'_> {
             .map_or(1.0, |i| levels[i] as f64);
         let growth = (last / before.max(1.0)).clamp(1.0, 64.0);
         let next = (last * growth) as u64;
-        let extra = next.saturating_mul(per_key);
+        let per_key = store.bytes_per_new_key();
+        let extra = store.next_level_bytes(next, 0);
         // Reading /proc costs tens of microseconds, a real share of a thin
         // level: levels that add under 1 MiB in memory, or under 64 Ki
         // states on disk (no memory a key; its buffers grow with the
@@ -278,12 +300,18 @@ impl Limits<'_> {
         } else {
             last < 65536.0
         };
-        if thin && !depth.is_multiple_of(64) {
+        if thin && !close.get() && !depth.is_multiple_of(64) {
             return None;
         }
         let rss = memory::current_rss_bytes()?;
+        let extra = store.next_level_bytes(next, rss);
         let needed = rss.saturating_add(extra);
         if let Some(limit) = self.memory_limit {
+            // Within a quarter of the limit every level is checked: thin
+            // levels on disk fill their buffers, and between two checks 64
+            // levels apart they passed it (eleven on disk at two threads
+            // under 14M: 15.3 MiB when the check saw it).
+            close.set(needed > limit / 4 * 3);
             return (needed > limit).then_some(StopReason::MemoryLimit { limit, needed });
         }
         // Whatever bounds the process first: the machine, a cgroup, or
@@ -344,6 +372,7 @@ pub(crate) fn run<K: Key, S: Store<K>>(
         running: threads.min(cores()),
         started: Instant::now(),
         before,
+        close: Cell::new(false),
     };
     let mut total: u64 = levels.iter().sum();
     // (`broken`: a peer was lost.)
@@ -363,7 +392,8 @@ pub(crate) fn run<K: Key, S: Store<K>>(
     let last_level = if broken {
         Vec::new()
     } else {
-        match last_level(&mut store, peers, width, threads, mode == Mode::Count) {
+        let sorted = mode == Mode::Count;
+        match last_level(&mut store, peers, limits, width, threads, sorted) {
             Ok(keys) => keys,
             Err(e) => {
                 outcome = Outcome::Stopped(store.fault(e));
@@ -409,6 +439,8 @@ struct Turns<'t> {
     started: Instant,
     /// Seconds searched before this run (by the run a resume goes on from).
     before: f64,
+    /// Whether the last memory check found the process near its limit.
+    close: Cell<bool>,
 }
 
 impl Turns<'_> {
@@ -449,7 +481,7 @@ impl Turns<'_> {
         if let Some(found) = found.filter(|o| *o != Outcome::Complete) {
             return Ok(Some(found));
         }
-        let mine = limits.stop_before_level(depth, levels, store.bytes_per_new_key());
+        let mine = limits.stop_before_level(depth, levels, &*store, &self.close);
         if let Some(reason) = agree::reason(peers, mine)? {
             return self.stop_before(store, reason, depth, width, threads);
         }
@@ -526,11 +558,29 @@ const GATHER_MAX: u64 = 1 << 22;
 fn last_level<K: Key, S: Store<K>>(
     store: &mut S,
     peers: &dyn Peers,
+    limits: &Limits<'_>,
     width: u64,
     threads: usize,
     sorted: bool,
 ) -> Result<Vec<K>, Fault> {
     if peers.processes() > 1 && width > GATHER_MAX {
+        return Ok(Vec::new());
+    }
+    // A memory limit holds for the report too: the keys (with room for
+    // their vector to grow, and gathered whole on process 0) only if they
+    // fit what it leaves. Before, eleven on disk at two threads stopped
+    // under `--memory-limit 12M` at 12.5 MiB, then read its last level of
+    // 515778 keys and peaked at 17.5 MiB.
+    let over = limits.memory_limit.is_some_and(|limit| {
+        let keys = width.saturating_mul(2 * std::mem::size_of::<K>() as u64);
+        memory::current_rss_bytes().is_none_or(|rss| rss.saturating_add(keys) > limit)
+    });
+    let over = if peers.processes() > 1 {
+        agree::sum(peers, u64::from(over))? > 0
+    } else {
+        over
+    };
+    if over {
         return Ok(Vec::new());
     }
     let Some(mine) = store.last_level(width, threads)? else {

@@ -100,6 +100,7 @@ use crate::engine::files::run::RunFile;
 use crate::engine::files::{Spill, SpillError};
 use crate::engine::levels::Fault;
 use crate::engine::levels::agree::{Exchange, Share};
+use crate::engine::levels::memory::disk_overhead;
 use crate::engine::levels::workers::{lock, my_slot, per_worker};
 use crate::engine::levels::{Finished, Start, Store};
 use crate::engine::stores::dense::saves::Saves;
@@ -295,6 +296,8 @@ pub(crate) struct Dense<'a, M: Model<Key = u64>> {
     segments: Option<Segments>,
     /// Keys a worker's `away` buffer holds before it is written.
     away_keys: usize,
+    /// The process's memory when the store was made.
+    held: u64,
     /// The label of the newest level: 1 or 2 (the labels swap every
     /// level), or with depth codes its depth mod 3, plus one.
     label: u64,
@@ -448,6 +451,7 @@ impl<'a, M: Model<Key = u64>> Dense<'a, M> {
             total_words,
             share,
             owned,
+            held: crate::engine::levels::memory::current_rss_bytes().unwrap_or(0),
             away_keys: match &segments {
                 Some(s) => (s.max_bytes() / 8 / 16 / threads.max(1)).clamp(4096, AWAY_KEYS),
                 None => AWAY_KEYS,
@@ -1668,6 +1672,19 @@ impl<M: Model<Key = u64>> Store for Dense<'_, M> {
 
     fn bytes_per_new_key(&self) -> u64 {
         0
+    }
+
+    fn next_level_bytes(&self, _next: u64, rss: u64) -> u64 {
+        // On disk: the segment, the workers' buffers of keys for other
+        // segments (a sixteenth of it) and their own memory, planned at
+        // the start (what is left of it is asked for at every level). In
+        // memory the array was sized against the limit when the store was
+        // chosen, and a level adds nothing.
+        self.segments.as_ref().map_or(0, |s| {
+            let segment = s.max_bytes() as u64;
+            let plan = segment + segment / 16 + disk_overhead(self.workers.len());
+            (self.held + plan).saturating_sub(rss)
+        })
     }
 
     fn last_level(&mut self, width: u64, _threads: usize) -> Result<Option<Vec<u64>>, Fault> {

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
+use crate::engine::files::codec;
 use crate::engine::files::manifest::{self, Kept, Manifest};
 use crate::engine::files::names::{remove_orphans, remove_own_temporaries};
 use crate::engine::files::run::{Header, Kind, PartReader, RunFile, RunWriter, level_name};
@@ -34,6 +35,19 @@ use crate::engine::{Model, StopReason, VisitedKind};
 /// A report's last level is read back from disk when it has at most this
 /// many keys (32 MiB); past that only its size is reported.
 const LAST_LEVEL_MAX: u64 = 1 << 22;
+
+/// What a merge holds for each candidate file it reads: a decoded block
+/// (`BLOCK_KEYS / 4` keys) and at most as many coded bytes.
+const SOURCE_BYTES: u64 = (codec::BLOCK_KEYS / 4 * 8 * 2) as u64;
+
+/// Memory a new state of the next level costs while the workers' buffers
+/// fill: its candidates (about two), eight bytes each, doubled by the
+/// buffers' growth, rounded up.
+const CANDIDATE_BYTES: u64 = 64;
+
+/// The fewest candidate files merged at once, however small the budget:
+/// below it the passes over the candidates multiply for little memory.
+const MIN_FAN_IN: usize = 8;
 
 /// One worker's reusable buffers.
 struct Worker<S> {
@@ -228,6 +242,12 @@ pub(crate) struct OnDisk<'a, M: Model<Key = u64>> {
     workers: Vec<CachePadded<Mutex<Worker<M::State>>>>,
     /// A worker writes its candidates to disk when it holds this many.
     flush_at: usize,
+    /// The most candidate files a settle merges at once ([`OnDisk::compact`]).
+    fan_in: usize,
+    /// The process's memory when the store started, and what the store
+    /// may add to it at its most ([`Store::next_level_bytes`]).
+    held: u64,
+    working: u64,
     stop: Option<&'a AtomicBool>,
     /// Levels kept (0: all).
     keep: usize,
@@ -293,7 +313,7 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
             }
             .into());
         }
-        let disk = Disk::new(spill)?;
+        let mut disk = Disk::new(spill)?;
         let partitions = match resume {
             Some(cp) => {
                 let p = cp.manifest.partitions as usize;
@@ -316,15 +336,32 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
         // once on resume; before, eleven resumed under 80M peaked at 93 MiB).
         let rss = crate::engine::memory::current_rss_bytes().unwrap_or(0);
         let held = rss.saturating_add(visited.bytes());
+        let overhead = crate::engine::levels::memory::disk_overhead(threads);
         let budget = spill
             .candidate_budget
-            .or_else(|| memory_limit.map(|limit| limit.saturating_sub(held) / 2))
+            .or_else(|| memory_limit.map(|limit| limit.saturating_sub(held + overhead) / 2))
             .or_else(|| crate::engine::memory::headroom().map(|(room, _)| room / 4))
             .unwrap_or(1 << 29);
         // Across processes a fifth of it is the exchange's (a round's keys
         // out and in, the transport's copies, the column received).
         let budget = if cluster { budget / 5 * 4 } else { budget };
         let flush_at = ((budget / 8 / 2) as usize / threads).max(1 << 16);
+        // The budget is the workers' buffers (their keys and room to
+        // double); the merges of a settle take half as much again: one a
+        // group of partitions at once, holding a decoded block and its
+        // coded bytes for each source.
+        let groups = threads.next_power_of_two().min(partitions) as u64;
+        let fan_in = ((budget / 2 / groups / SOURCE_BYTES) as usize).max(MIN_FAN_IN);
+        // Runs kept in memory (levels under the disk's threshold) take at
+        // most an eighth of it: those a search holds at once are each
+        // group's file of the kept levels and of the one being settled
+        // (all levels to rebuild a path, whose thin ones, growing, sum to
+        // a few of the widest).
+        disk.cap_memory_runs((budget / 8 / groups / 4) as usize);
+        // What all that comes to at its most, with the buffers as large as
+        // a worker's smallest flush makes them.
+        let buffers = (flush_at * threads * 16) as u64;
+        let working = overhead + buffers + budget / 2 + budget / 8;
         let workers = per_worker(threads, || Worker {
             state: model.new_state(),
             successors: Vec::new(),
@@ -368,6 +405,9 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
             digest,
             workers,
             flush_at,
+            fan_in,
+            held: rss,
+            working,
             stop,
             keep,
             kept: VecDeque::new(),
@@ -604,6 +644,14 @@ impl<M: Model<Key = u64>> Store for OnDisk<'_, M> {
             candidates.into_iter().for_each(|f| self.disk.remove(f));
             return Err(e);
         }
+        let candidates = match self.compact(candidates, depth + 1, threads) {
+            Ok(c) => c,
+            Err(e) => {
+                self.incoming = incoming;
+                self.return_buffers();
+                return Err(e.into());
+            }
+        };
         let current = self.newest();
         let previous = self.kept.len().checked_sub(2).map(|i| &self.kept[i]);
         let settled = self.settle(
@@ -676,6 +724,14 @@ impl<M: Model<Key = u64>> Store for OnDisk<'_, M> {
 
     fn bytes_per_new_key(&self) -> u64 {
         0
+    }
+
+    fn next_level_bytes(&self, next: u64, rss: u64) -> u64 {
+        // The workers' buffers grow with the candidates (about two a new
+        // state, doubled by a buffer's growth) up to what is left of the
+        // plan.
+        let left = (self.held + self.working).saturating_sub(rss);
+        next.saturating_mul(CANDIDATE_BYTES).min(left)
     }
 
     fn last_level(&mut self, width: u64, _threads: usize) -> Result<Option<Vec<u64>>, Fault> {
@@ -1001,13 +1057,7 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
         buffers: impl Iterator<Item = (usize, &'b mut Vec<u64>)>,
         depth: u32,
     ) -> Result<RunFile, SpillError> {
-        let name = format!(
-            "C{depth:06}-{}-{}.run",
-            std::process::id(),
-            CANDIDATES.fetch_add(1, Ordering::Relaxed)
-        );
-        let header = self.header(Kind::Candidates, depth, 0, self.router.partitions());
-        let mut writer = RunWriter::new(&self.disk, &name, header)?;
+        let mut writer = self.candidate_writer(depth)?;
         for (p, buf) in buffers {
             if buf.is_empty() {
                 continue;
@@ -1017,6 +1067,76 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
             writer.partition(p)?;
             writer.push_all(buf)?;
             buf.clear();
+        }
+        writer.finish()
+    }
+
+    /// A new candidate file of the level at `depth`.
+    fn candidate_writer(&self, depth: u32) -> Result<RunWriter<'_>, SpillError> {
+        let name = format!(
+            "C{depth:06}-{}-{}.run",
+            std::process::id(),
+            CANDIDATES.fetch_add(1, Ordering::Relaxed)
+        );
+        let header = self.header(Kind::Candidates, depth, 0, self.router.partitions());
+        RunWriter::new(&self.disk, &name, header)
+    }
+
+    /// Merges the candidate files of the level at `depth`, `fan_in` at a
+    /// time (in parallel unless `threads` is 1), until at most `fan_in`
+    /// are left, so that a settle never reads more at once than its share
+    /// of the budget holds. A wide level under a small budget writes a
+    /// hundred files or more (eleven's widest levels at two threads and
+    /// `--memory-limit 24M`: about 190), and a settle that merged them
+    /// in one pass held a block of each: 11 MiB over that limit.
+    fn compact(
+        &self,
+        mut files: Vec<RunFile>,
+        depth: u32,
+        threads: usize,
+    ) -> Result<Vec<RunFile>, SpillError> {
+        while files.len() > self.fan_in {
+            let groups: Vec<&[RunFile]> = files.chunks(self.fan_in).collect();
+            let merge = |group: &&[RunFile]| self.merge_candidates(group, depth);
+            let merged: Vec<Result<RunFile, SpillError>> = if threads == 1 {
+                groups.iter().map(merge).collect()
+            } else {
+                groups.par_iter().map(merge).collect()
+            };
+            files.into_iter().for_each(|f| self.disk.remove(f));
+            files = Vec::with_capacity(merged.len());
+            let mut error = None;
+            for r in merged {
+                match r {
+                    Ok(f) => files.push(f),
+                    Err(e) => {
+                        error.get_or_insert(e);
+                    }
+                }
+            }
+            if let Some(e) = error {
+                files.into_iter().for_each(|f| self.disk.remove(f));
+                return Err(e);
+            }
+        }
+        Ok(files)
+    }
+
+    /// One candidate file with the keys of `group`, partition by
+    /// partition, once each.
+    fn merge_candidates(&self, group: &[RunFile], depth: u32) -> Result<RunFile, SpillError> {
+        let mut writer = self.candidate_writer(depth)?;
+        // Another process's partitions were sent to it: none is settled here.
+        for p in (0..self.router.partitions()).filter(|&p| !self.remote[p]) {
+            let sources: Vec<Source<'_>> = group
+                .iter()
+                .filter(|f| f.keys_in(p) > 0)
+                .map(|f| Source::Disk(PartReader::new(f, p)))
+                .collect();
+            if !sources.is_empty() {
+                writer.partition(p)?;
+                merge_into(sources, &mut [], &mut writer)?;
+            }
         }
         writer.finish()
     }

@@ -211,6 +211,67 @@ fn merge_into(
     Ok(())
 }
 
+/// How a search on disk spends its memory, decided when it starts.
+struct Plan {
+    /// The process's memory then, with its bitmap.
+    held: u64,
+    /// A worker writes its candidates to disk when it holds this many.
+    flush_at: usize,
+    /// The most candidate files a merge reads at once.
+    fan_in: usize,
+    /// Runs under this many bytes stay in memory.
+    memory_runs: usize,
+    /// What the store may add to `held` at its most.
+    working: u64,
+}
+
+impl Plan {
+    fn new(
+        spill: &Spill,
+        memory_limit: Option<u64>,
+        held: u64,
+        threads: usize,
+        partitions: usize,
+        cluster: bool,
+    ) -> Plan {
+        // Of a memory limit, what the process does not hold already, less
+        // the fixed part; half of that is the budget.
+        let overhead = crate::engine::levels::memory::disk_overhead(threads);
+        let budget = spill
+            .candidate_budget
+            .or_else(|| memory_limit.map(|limit| limit.saturating_sub(held + overhead) / 2))
+            .or_else(|| crate::engine::memory::headroom().map(|(room, _)| room / 4))
+            .unwrap_or(1 << 29);
+        // Across processes a fifth of it is the exchange's (a round's keys
+        // out and in, the transport's copies, the column received).
+        let budget = if cluster { budget / 5 * 4 } else { budget };
+        // The budget is the workers' buffers: their keys, and room for
+        // the buffers' growth by doubling.
+        let flush_at = ((budget / 8 / 2) as usize / threads).max(1 << 16);
+        // The merges of a settle take half as much again: one a group of
+        // partitions at once, holding a decoded block and its coded bytes
+        // for each source.
+        let groups = threads.next_power_of_two().min(partitions) as u64;
+        let fan_in = ((budget / 2 / groups / SOURCE_BYTES) as usize).max(MIN_FAN_IN);
+        // Runs kept in memory (levels under the disk's threshold) take at
+        // most an eighth of it: those a search holds at once are each
+        // group's file of the kept levels and of the one being settled
+        // (all levels to rebuild a path, whose thin ones, growing, sum to
+        // a few of the widest).
+        let memory_runs = (budget / 8 / groups / 4) as usize;
+        // What all that comes to at its most, with the buffers as large as
+        // a worker's smallest flush makes them.
+        let buffers = (flush_at * threads * 16) as u64;
+        Plan {
+            held,
+            flush_at,
+            fan_in,
+            memory_runs,
+            working: overhead + buffers + budget / 2 + budget / 8,
+        }
+    }
+}
+
 /// Where a search on disk begins.
 pub(crate) enum Begin<'c, K = u64> {
     /// A new search from these keys (level 0).
@@ -294,7 +355,14 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
             Some(_) => VisitedKind::Frontier,
             None => kind,
         };
+        // The process's memory with its bitmap whole: before the bitmap is
+        // made, plus its bytes (resident at once or not: calloc'd, it
+        // would be on resume; before, eleven resumed under 80M peaked at
+        // 93 MiB), or after, if more.
+        let before = crate::engine::memory::current_rss_bytes().unwrap_or(0);
         let visited = Visited::new(kind, model.key_space(), model.reversible(), threads);
+        let after = crate::engine::memory::current_rss_bytes().unwrap_or(0);
+        let held = before.saturating_add(visited.bytes()).max(after);
         let frontier = matches!(visited, Visited::Frontier);
         // Across processes each keeps its files in a directory of its own
         // (DIR/process-I), and the last to leave DIR empty removes it.
@@ -329,39 +397,8 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
             None => partition_count(partitions, threads),
         };
         let router = Router::new(partitions);
-        // Half the memory budget for the candidates the workers hold, with
-        // room for their buffers' growth by doubling.
-        // Of a memory limit, what the process does not hold already, nor
-        // its bitmap: calloc'd, it is not resident yet, but will be (at
-        // once on resume; before, eleven resumed under 80M peaked at 93 MiB).
-        let rss = crate::engine::memory::current_rss_bytes().unwrap_or(0);
-        let held = rss.saturating_add(visited.bytes());
-        let overhead = crate::engine::levels::memory::disk_overhead(threads);
-        let budget = spill
-            .candidate_budget
-            .or_else(|| memory_limit.map(|limit| limit.saturating_sub(held + overhead) / 2))
-            .or_else(|| crate::engine::memory::headroom().map(|(room, _)| room / 4))
-            .unwrap_or(1 << 29);
-        // Across processes a fifth of it is the exchange's (a round's keys
-        // out and in, the transport's copies, the column received).
-        let budget = if cluster { budget / 5 * 4 } else { budget };
-        let flush_at = ((budget / 8 / 2) as usize / threads).max(1 << 16);
-        // The budget is the workers' buffers (their keys and room to
-        // double); the merges of a settle take half as much again: one a
-        // group of partitions at once, holding a decoded block and its
-        // coded bytes for each source.
-        let groups = threads.next_power_of_two().min(partitions) as u64;
-        let fan_in = ((budget / 2 / groups / SOURCE_BYTES) as usize).max(MIN_FAN_IN);
-        // Runs kept in memory (levels under the disk's threshold) take at
-        // most an eighth of it: those a search holds at once are each
-        // group's file of the kept levels and of the one being settled
-        // (all levels to rebuild a path, whose thin ones, growing, sum to
-        // a few of the widest).
-        disk.cap_memory_runs((budget / 8 / groups / 4) as usize);
-        // What all that comes to at its most, with the buffers as large as
-        // a worker's smallest flush makes them.
-        let buffers = (flush_at * threads * 16) as u64;
-        let working = overhead + buffers + budget / 2 + budget / 8;
+        let plan = Plan::new(spill, memory_limit, held, threads, partitions, cluster);
+        disk.cap_memory_runs(plan.memory_runs);
         let workers = per_worker(threads, || Worker {
             state: model.new_state(),
             successors: Vec::new(),
@@ -404,10 +441,10 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
             bipartite: false,
             digest,
             workers,
-            flush_at,
-            fan_in,
-            held: rss,
-            working,
+            flush_at: plan.flush_at,
+            fan_in: plan.fan_in,
+            held: plan.held,
+            working: plan.working,
             stop,
             keep,
             kept: VecDeque::new(),

@@ -289,7 +289,7 @@ impl Limits<'_> {
         let growth = (last / before.max(1.0)).clamp(1.0, 64.0);
         let next = (last * growth) as u64;
         let per_key = store.bytes_per_new_key();
-        let extra = store.next_level_bytes(next, 0);
+        let extra = next.saturating_mul(per_key);
         // Reading /proc costs tens of microseconds, a real share of a thin
         // level: levels that add under 1 MiB in memory, or under 64 Ki
         // states on disk (no memory a key; its buffers grow with the

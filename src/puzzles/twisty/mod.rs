@@ -1325,10 +1325,10 @@ fn parse_alg(def: &Definition, alg: &str) -> Result<Transform, String> {
     let mut total = Transform::identity(sets);
     for token in alg.split_whitespace() {
         let t = tws::step(&known, token, sets).map_err(|e| match e {
-            tws::Unread::TooHigh(m) => format!(
-                "{token:?}: the power of {m} is over {}, the most a step takes (a move's powers repeat: write it modulo {m}'s order)",
-                tws::MAX_POWER
-            ),
+            tws::Unread::TooHigh(m) => {
+                let (what, help) = tws::too_high(&m);
+                format!("{token:?}: {what} ({help})")
+            }
             tws::Unread::Unknown => format!("{token:?} is not a move of {}", def.name),
         })?;
         total = total.then(&t, sets);
@@ -1365,13 +1365,8 @@ fn generators(def: &Definition, names: Option<&[String]>) -> Result<Vec<Generato
             unread => {
                 let rotation = def.rotations.iter().any(|r| r.name == *name);
                 if let Err(tws::Unread::TooHigh(m)) = unread {
-                    return Err(option_error(
-                        format!(
-                            "--moves: {name}: the power of {m} is over {}, the most a step takes",
-                            tws::MAX_POWER
-                        ),
-                        format!("a move's powers repeat: write the power modulo {m}'s order"),
-                    ));
+                    let (what, help) = tws::too_high(&m);
+                    return Err(option_error(format!("--moves: {name}: {what}"), help));
                 }
                 return Err(option_error(
                     if rotation {

@@ -982,13 +982,11 @@ impl<'a> Parts<'a> {
                         ));
                     }
                     Lookup::TooHigh(m) => {
+                        let (what, help) = too_high(&m);
                         return Err(r.error(
                             Some(w),
-                            format!(
-                                "{}'s step {}: the power of {m} is over {MAX_POWER}, the most a step takes",
-                                name.text, w.text
-                            ),
-                            &format!("a move's powers repeat: write the power modulo {m}'s order"),
+                            format!("{}'s step {}: {what}", name.text, w.text),
+                            &help,
                         ));
                     }
                     Lookup::Nothing => {
@@ -1094,6 +1092,14 @@ pub(super) enum Unread {
     Unknown,
     /// It raises the named move to a power over [`MAX_POWER`].
     TooHigh(String),
+}
+
+/// What a step that raises `m` past [`MAX_POWER`] is told, and the help.
+pub(super) fn too_high(m: &str) -> (String, String) {
+    (
+        format!("the power of {m} is over {MAX_POWER}, the most a step takes"),
+        format!("a move's powers repeat: write the power modulo {m}'s order"),
+    )
 }
 
 /// What one step of a sequence or scramble does: a move of `known` by its

@@ -296,8 +296,10 @@ pub(crate) struct Dense<'a, M: Model<Key = u64>> {
     segments: Option<Segments>,
     /// Keys a worker's `away` buffer holds before it is written.
     away_keys: usize,
-    /// The process's memory when the store was made.
-    held: u64,
+    /// On disk: the process's memory at its most, planned when the store
+    /// was made (what it held, the segment, the workers' buffers of keys
+    /// for other segments and their own memory).
+    ceiling: Option<u64>,
     /// The label of the newest level: 1 or 2 (the labels swap every
     /// level), or with depth codes its depth mod 3, plus one.
     label: u64,
@@ -390,10 +392,19 @@ impl<'a, M: Model<Key = u64>> Dense<'a, M> {
             owned_blocks(block_count(model), share.processes, share.me),
             !share.alone(),
         )?;
-        let mib = segments.max_bytes() as u64 >> 20;
+        let segment = segments.max_bytes() as u64;
+        let held = crate::engine::levels::memory::current_rss_bytes().unwrap_or(0);
         // (On a failure the segments' files go as they are dropped.)
-        let mut dense = Dense::build(model, threads, stop, share, Some(segments))
-            .map_err(|source| crate::engine::SearchError::DenseMap { mib, source })?;
+        let mut dense =
+            Dense::build(model, threads, stop, share, Some(segments)).map_err(|source| {
+                crate::engine::SearchError::DenseMap {
+                    mib: segment >> 20,
+                    source,
+                }
+            })?;
+        // The segment, a sixteenth of it for keys bound for other segments
+        // (`away_keys`), and the workers' own memory.
+        dense.ceiling = Some(held + segment + segment / 16 + disk_overhead(threads));
         let (keys, width) = dense.own_sources(sources);
         // The sources go in as keys of the newest level not yet in the
         // array, which the first forward pass writes into it.
@@ -451,7 +462,7 @@ impl<'a, M: Model<Key = u64>> Dense<'a, M> {
             total_words,
             share,
             owned,
-            held: crate::engine::levels::memory::current_rss_bytes().unwrap_or(0),
+            ceiling: None,
             away_keys: match &segments {
                 Some(s) => (s.max_bytes() / 8 / 16 / threads.max(1)).clamp(4096, AWAY_KEYS),
                 None => AWAY_KEYS,
@@ -1675,16 +1686,10 @@ impl<M: Model<Key = u64>> Store for Dense<'_, M> {
     }
 
     fn next_level_bytes(&self, _next: u64, rss: u64) -> u64 {
-        // On disk: the segment, the workers' buffers of keys for other
-        // segments (a sixteenth of it) and their own memory, planned at
-        // the start (what is left of it is asked for at every level). In
-        // memory the array was sized against the limit when the store was
-        // chosen, and a level adds nothing.
-        self.segments.as_ref().map_or(0, |s| {
-            let segment = s.max_bytes() as u64;
-            let plan = segment + segment / 16 + disk_overhead(self.workers.len());
-            (self.held + plan).saturating_sub(rss)
-        })
+        // On disk, what is left of the plan; in memory the array was sized
+        // against the limit when the store was chosen, and a level adds
+        // nothing.
+        self.ceiling.map_or(0, |c| c.saturating_sub(rss))
     }
 
     fn last_level(&mut self, width: u64, _threads: usize) -> Result<Option<Vec<u64>>, Fault> {

@@ -213,16 +213,15 @@ fn merge_into(
 
 /// How a search on disk spends its memory, decided when it starts.
 struct Plan {
-    /// The process's memory then, with its bitmap.
-    held: u64,
     /// A worker writes its candidates to disk when it holds this many.
     flush_at: usize,
     /// The most candidate files a merge reads at once.
     fan_in: usize,
     /// Runs under this many bytes stay in memory.
     memory_runs: usize,
-    /// What the store may add to `held` at its most.
-    working: u64,
+    /// The process's memory at its most: what it held when the search
+    /// started (with its bitmap), and all the plan may add.
+    ceiling: u64,
 }
 
 impl Plan {
@@ -263,11 +262,10 @@ impl Plan {
         // a worker's smallest flush makes them.
         let buffers = (flush_at * threads * 16) as u64;
         Plan {
-            held,
             flush_at,
             fan_in,
             memory_runs,
-            working: overhead + buffers + budget / 2 + budget / 8,
+            ceiling: held + overhead + buffers + budget / 2 + budget / 8,
         }
     }
 }
@@ -301,14 +299,8 @@ pub(crate) struct OnDisk<'a, M: Model<Key = u64>> {
     bipartite: bool,
     digest: u64,
     workers: Vec<CachePadded<Mutex<Worker<M::State>>>>,
-    /// A worker writes its candidates to disk when it holds this many.
-    flush_at: usize,
-    /// The most candidate files a settle merges at once ([`OnDisk::compact`]).
-    fan_in: usize,
-    /// The process's memory when the store started, and what the store
-    /// may add to it at its most ([`Store::next_level_bytes`]).
-    held: u64,
-    working: u64,
+    /// How the store spends its memory.
+    plan: Plan,
     stop: Option<&'a AtomicBool>,
     /// Levels kept (0: all).
     keep: usize,
@@ -441,10 +433,7 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
             bipartite: false,
             digest,
             workers,
-            flush_at: plan.flush_at,
-            fan_in: plan.fan_in,
-            held: plan.held,
-            working: plan.working,
+            plan,
             stop,
             keep,
             kept: VecDeque::new(),
@@ -767,7 +756,7 @@ impl<M: Model<Key = u64>> Store for OnDisk<'_, M> {
         // The workers' buffers grow with the candidates (about two a new
         // state, doubled by a buffer's growth) up to what is left of the
         // plan.
-        let left = (self.held + self.working).saturating_sub(rss);
+        let left = self.plan.ceiling.saturating_sub(rss);
         next.saturating_mul(CANDIDATE_BYTES).min(left)
     }
 
@@ -912,7 +901,7 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
                     }
                 }
             }
-            if w.buffered >= self.flush_at {
+            if w.buffered >= self.plan.flush_at {
                 let file = self.flush(w, depth + 1)?;
                 flushed.lock().unwrap_or_else(|e| e.into_inner()).push(file);
             }
@@ -1006,20 +995,7 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
                 .map(settle_group)
                 .collect()
         };
-        let mut files = Vec::with_capacity(results.len());
-        let mut error = None;
-        for r in results {
-            match r {
-                Ok(f) => files.push(f),
-                Err(e) => {
-                    error.get_or_insert(e);
-                }
-            }
-        }
-        if let Some(e) = error {
-            files.into_iter().for_each(|f| self.disk.remove(f));
-            return Err(e);
-        }
+        let files = self.all_or_none(results)?;
         let width = files.iter().map(RunFile::keys).sum();
         Ok((files, width))
     }
@@ -1066,7 +1042,7 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
             queue,
             reading: (0..n).map(|_| None).collect(),
             held: 0,
-            hold: (self.flush_at / 8).max(1 << 12),
+            hold: (self.plan.flush_at / 8).max(1 << 12),
             received: Vec::new(),
         };
         // A round's keys out and in, the transport's copies of them and
@@ -1078,7 +1054,7 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
         // in rounds of half a buffer, 197-203 MiB in rounds of an eighth,
         // 187-188 MiB with the fifth kept (alone: 118 MiB; an idle MPI
         // rank: 22 MiB).
-        let round = (self.flush_at / 8 / (n - 1).max(1)).max(1 << 12);
+        let round = (self.plan.flush_at / 8 / (n - 1).max(1)).max(1 << 12);
         let sent = exchange
             .rounds(round, &mut post)
             .and_then(|()| post.write_held().map_err(Fault::from));
@@ -1132,8 +1108,8 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
         depth: u32,
         threads: usize,
     ) -> Result<Vec<RunFile>, SpillError> {
-        while files.len() > self.fan_in {
-            let groups: Vec<&[RunFile]> = files.chunks(self.fan_in).collect();
+        while files.len() > self.plan.fan_in {
+            let groups: Vec<&[RunFile]> = files.chunks(self.plan.fan_in).collect();
             let merge = |group: &&[RunFile]| self.merge_candidates(group, depth);
             let merged: Vec<Result<RunFile, SpillError>> = if threads == 1 {
                 groups.iter().map(merge).collect()
@@ -1141,20 +1117,30 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
                 groups.par_iter().map(merge).collect()
             };
             files.into_iter().for_each(|f| self.disk.remove(f));
-            files = Vec::with_capacity(merged.len());
-            let mut error = None;
-            for r in merged {
-                match r {
-                    Ok(f) => files.push(f),
-                    Err(e) => {
-                        error.get_or_insert(e);
-                    }
+            files = self.all_or_none(merged)?;
+        }
+        Ok(files)
+    }
+
+    /// The files of parallel writes if every one succeeded; otherwise
+    /// the first error, the files written removed.
+    fn all_or_none(
+        &self,
+        results: Vec<Result<RunFile, SpillError>>,
+    ) -> Result<Vec<RunFile>, SpillError> {
+        let mut files = Vec::with_capacity(results.len());
+        let mut error = None;
+        for r in results {
+            match r {
+                Ok(f) => files.push(f),
+                Err(e) => {
+                    error.get_or_insert(e);
                 }
             }
-            if let Some(e) = error {
-                files.into_iter().for_each(|f| self.disk.remove(f));
-                return Err(e);
-            }
+        }
+        if let Some(e) = error {
+            files.into_iter().for_each(|f| self.disk.remove(f));
+            return Err(e);
         }
         Ok(files)
     }

@@ -26,10 +26,10 @@ pub enum SearchError {
         "the dense visited set (two bits a key) keeps no level as keys, so it cannot {0}\n  help: leave out --visited (the automatic choice)"
     )]
     DenseUnsupported(&'static str),
-    /// A store that serves 64-bit keys only was asked of a puzzle whose
-    /// keys are wider.
+    /// A store that indexes an array by key (the bitmap, the dense store)
+    /// was asked of a puzzle whose keys are wider than 64 bits.
     #[error(
-        "this puzzle's keys are over 64 bits, and a search of them cannot yet {0}: its levels are kept as sorted keys in memory\n  help: leave out --spill, --checkpoint and --visited; bound the search with --max-depth or --max-states instead"
+        "this puzzle's keys are over 64 bits, and a search of them cannot {0}: its levels are kept as sorted keys, in memory or on disk\n  help: leave out --visited; with --spill DIR the levels go to disk, and --max-depth or --max-states bounds the search"
     )]
     WideUnsupported(&'static str),
     /// The dense visited set does not fit in memory.

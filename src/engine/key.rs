@@ -13,15 +13,15 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
+use crate::engine::files::codec::Coded;
 use crate::engine::search::Stores;
 use crate::engine::stores::sets::visited::mix64;
 
 /// A state's key: a value the engine sorts, compares, hashes, routes to a
 /// partition and sends to other processes as 64-bit words.
-pub trait Key: Stores + Copy + Ord + Eq + Hash + Default + Send + Sync + Debug + 'static {
-    /// Its width in 64-bit words.
-    const WORDS: usize;
-
+pub trait Key:
+    Stores + Coded + Copy + Ord + Eq + Hash + Default + Send + Sync + Debug + 'static
+{
     /// The key's bits spread evenly (a bijection for one word): the high
     /// bits choose a key's partition.
     fn mix(self) -> u64;
@@ -66,8 +66,6 @@ pub trait Key: Stores + Copy + Ord + Eq + Hash + Default + Send + Sync + Debug +
 }
 
 impl Key for u64 {
-    const WORDS: usize = 1;
-
     #[inline(always)]
     fn mix(self) -> u64 {
         mix64(self)
@@ -152,9 +150,21 @@ impl<const N: usize> Default for Wide<N> {
     }
 }
 
-impl<const N: usize> Key for Wide<N> {
+impl<const N: usize> Coded for Wide<N> {
     const WORDS: usize = N;
 
+    #[inline]
+    fn words_into(self, out: &mut [u64]) {
+        out.copy_from_slice(&self.0);
+    }
+
+    #[inline]
+    fn of_words(words: &[u64]) -> Self {
+        Self::from_words(words)
+    }
+}
+
+impl<const N: usize> Key for Wide<N> {
     #[inline]
     fn mix(self) -> u64 {
         // Each word folded into the mix of those before it: keys that

@@ -6,6 +6,7 @@
 use std::sync::atomic::AtomicBool;
 
 use crate::engine::error::SearchError;
+use crate::engine::files::codec::Coded;
 use crate::engine::files::{Checkpoint, Spill, digest};
 use crate::engine::levels::agree::{self, Share};
 use crate::engine::levels::workers::cores;
@@ -19,7 +20,7 @@ use crate::engine::stores::sets::partition::MAX_PARTITIONS;
 use crate::engine::stores::sets::visited::{
     BITMAP_HARD_MAX_KEYS, VisitedKind, bitmap_bytes, resolve,
 };
-use crate::engine::{Key, Model, Progress, Report, Wide};
+use crate::engine::{Model, Progress, Report, Wide};
 
 /// A breadth-first search over a [`Model`], configured by a builder:
 ///
@@ -357,10 +358,10 @@ impl<'a, M: Model> Search<'a, M> {
         M::Key::run_with(self, mode, peers, begin, observe)
     }
 
-    /// A search of wide keys: sorted levels in memory (frontier search,
-    /// or a hash set of the keys seen where moves are not all
-    /// reversible); the stores that index arrays by key or code levels on
-    /// disk serve 64-bit keys only.
+    /// A search of wide keys: sorted levels, in memory or on disk
+    /// (frontier search, or a hash set of the keys seen where moves are
+    /// not all reversible); the stores that index arrays by key serve
+    /// 64-bit keys only.
     pub(crate) fn run_wide(
         &self,
         mode: Mode,
@@ -370,31 +371,72 @@ impl<'a, M: Model> Search<'a, M> {
     ) -> SearchRun<M::Key> {
         // What wide keys cannot take first: the general checks would
         // measure a bitmap against the saturated key space.
-        if self.spill.is_some() {
-            return Err(SearchError::WideUnsupported(
-                "keep its levels on disk or checkpoint them",
-            ));
-        }
         if matches!(self.visited, VisitedKind::Bitmap | VisitedKind::Dense) {
             return Err(SearchError::WideUnsupported(
                 "take a bitmap or the dense store (arrays indexed by key)",
             ));
         }
         self.check()?;
-        let Begin::Sources(sources) = begin else {
-            return Err(SearchError::WideUnsupported("resume a checkpoint"));
-        };
+        let (kind, why) = self.wide_store();
+        self.run_sorted(mode, peers, begin, observe, kind, why)
+    }
+
+    /// A search whose levels are sorted keys with a visited set of `kind`
+    /// (or none): on disk under `--spill`, else in memory; `why` is the
+    /// store's reason, for the report.
+    fn run_sorted(
+        &self,
+        mode: Mode,
+        peers: &dyn Peers,
+        begin: Begin<'_, M::Key>,
+        observe: &mut Observer<'_, M::Key>,
+        kind: VisitedKind,
+        why: String,
+    ) -> SearchRun<M::Key> {
         let threads = self.thread_count();
         let limits = self.limits();
         let partitions = self.partitions_for(peers.processes());
+        // A new checkpointed run's name, which every process records.
+        let spill = match (&self.spill, &begin) {
+            (Some(spill), Begin::Sources(_)) if spill.checkpoint => Some(Spill {
+                run: Some(agree::run_name(peers)?),
+                ..spill.clone()
+            }),
+            (spill, _) => spill.clone(),
+        };
         let share = Share::of(peers);
-        let (kind, why) = self.wide_store();
-        let (mut report, path) = in_pool(threads, || {
-            let (store, start) = InMemory::new(
-                self.model, share, kind, mode, threads, partitions, sources, self.stop,
-            );
-            levels::run(store, peers, &limits, threads, mode, start, observe)
-        })?;
+        let (mut report, path) = in_pool(threads, || -> Result<_, SearchError> {
+            match (&spill, begin) {
+                (Some(spill), begin) => {
+                    let (store, start) = OnDisk::open(
+                        self.model,
+                        share,
+                        spill,
+                        mode,
+                        kind,
+                        threads,
+                        partitions,
+                        self.memory_limit,
+                        self.stop,
+                        begin,
+                    )?;
+                    Ok(levels::run(
+                        store, peers, &limits, threads, mode, start, observe,
+                    ))
+                }
+                (None, Begin::Sources(sources)) => {
+                    let (store, start) = InMemory::new(
+                        self.model, share, kind, mode, threads, partitions, sources, self.stop,
+                    );
+                    Ok(levels::run(
+                        store, peers, &limits, threads, mode, start, observe,
+                    ))
+                }
+                (None, Begin::Resume(..)) => {
+                    unreachable!("a resumed search has its levels on disk")
+                }
+            }
+        })??;
         report.store = why;
         Ok((report, path))
     }
@@ -627,7 +669,6 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         self.check()?;
         let threads = self.thread_count();
         let limits = self.limits();
-        let partitions = self.partitions_for(peers.processes());
         let (fit, why) = self.dense(mode, peers.processes())?;
         let resolved = self.resolved();
         let choice = match fit {
@@ -651,49 +692,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
             return Ok((report, path));
         }
         let why = self.sparse_why(resolved, &why);
-        // A new checkpointed run's name, which every process records.
-        let spill = match (&self.spill, &begin) {
-            (Some(spill), Begin::Sources(_)) if spill.checkpoint => Some(Spill {
-                run: Some(agree::run_name(peers)?),
-                ..spill.clone()
-            }),
-            (spill, _) => spill.clone(),
-        };
-        let share = Share::of(peers);
-        let (mut report, path) = in_pool(threads, || -> Result<_, SearchError> {
-            match (&spill, begin) {
-                (Some(spill), begin) => {
-                    let (store, start) = OnDisk::open(
-                        self.model,
-                        share,
-                        spill,
-                        mode,
-                        resolved,
-                        threads,
-                        partitions,
-                        self.memory_limit,
-                        self.stop,
-                        begin,
-                    )?;
-                    Ok(levels::run(
-                        store, peers, &limits, threads, mode, start, observe,
-                    ))
-                }
-                (None, Begin::Sources(sources)) => {
-                    let (store, start) = InMemory::new(
-                        self.model, share, resolved, mode, threads, partitions, sources, self.stop,
-                    );
-                    Ok(levels::run(
-                        store, peers, &limits, threads, mode, start, observe,
-                    ))
-                }
-                (None, Begin::Resume(..)) => {
-                    unreachable!("a resumed search has its levels on disk")
-                }
-            }
-        })??;
-        report.store = why;
-        Ok((report, path))
+        self.run_sorted(mode, peers, begin, observe, resolved, why)
     }
 }
 

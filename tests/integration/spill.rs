@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+use reach::engine::reference::Widened;
 use reach::engine::{
     Checkpoint, Hardest, Model, Outcome, Report, Search, SearchError, Spill, SpillError,
     StopReason, VisitedKind,
@@ -143,18 +144,11 @@ fn pe766_spilled_with_a_tiny_memory_budget_flushes_candidates_and_agrees() {
 
 #[test]
 fn hundreds_of_candidate_files_are_merged_in_passes_and_agree() {
-    // The 2x2x2 cube's widest levels (with U, F and R: over a million
-    // states, nine moves each) write about two hundred candidate files a level under the
-    // smallest budget, which merges at most eight at once: three passes
-    // before the settle, whose result must be the one in memory.
-    let cube = format!("{}/tests/data/cube2.tws", env!("CARGO_MANIFEST_DIR"));
-    let def = Twisty::from_path(Path::new(&cube)).unwrap();
-    let options = Options {
-        metric: TwistyMetric::Htm,
-        moves: Some(vec!["U".into(), "F".into(), "R".into()]),
-        scramble: None,
-    };
-    let cube = Twisty::new(def, &options).unwrap();
+    // The 2x2x2 cube's widest levels write about two hundred candidate
+    // files a level under the smallest budget, which merges at most eight
+    // at once: three passes before the settle, whose result must be the
+    // one in memory.
+    let cube = cube2_ufr();
     let expected = in_memory(&cube, VisitedKind::Frontier);
     assert_eq!(expected.states(), 3_674_160);
     for checkpoint in [false, true] {
@@ -172,6 +166,94 @@ fn hundreds_of_candidate_files_are_merged_in_passes_and_agree() {
         same(&report, &expected, "cube2 in passes");
         assert!(dir.files().is_empty(), "{:?}", dir.files());
     }
+}
+
+/// The 2x2x2 cube with U, F and R: over a million states at its widest
+/// levels, nine moves each.
+fn cube2_ufr() -> Twisty {
+    let cube = format!("{}/tests/data/cube2.tws", env!("CARGO_MANIFEST_DIR"));
+    let def = Twisty::from_path(Path::new(&cube)).unwrap();
+    let options = Options {
+        metric: TwistyMetric::Htm,
+        moves: Some(vec!["U".into(), "F".into(), "R".into()]),
+        scramble: None,
+    };
+    Twisty::new(def, &options).unwrap()
+}
+
+/// Keys of `N` words on disk: candidate files merged in passes, with and
+/// without a checkpoint; a checkpoint stopped and resumed on another
+/// thread count; each against the narrow keys' report.
+fn wide_on_disk<const N: usize>(cube: &Twisty, expected: &Report) {
+    let wide: Widened<'_, Twisty, N> = Widened(cube);
+    let what = format!("{N} words");
+    for checkpoint in [false, true] {
+        let dir = TempDir::new("wide-passes");
+        let report = Search::new(&wide)
+            .threads(2)
+            .visited(VisitedKind::Frontier)
+            .spill(
+                Spill::new(dir.path())
+                    .checkpoint(checkpoint)
+                    .candidate_budget(Some(1)),
+            )
+            .count()
+            .unwrap();
+        assert_eq!(report.levels, expected.levels, "{what}");
+        assert!(report.is_complete(), "{what}");
+        let disk = report.disk.expect("on disk");
+        // Widened keys are spread over the whole of their words: about
+        // 128 - log2(a partition's keys) bits each for the lowest two.
+        assert!(disk.bytes_per_key < 8.0 * N as f64, "{what}: {disk:?}");
+        assert!(dir.files().is_empty(), "{:?}", dir.files());
+    }
+    let dir = TempDir::new("wide-resume");
+    let stopped = Search::new(&wide)
+        .threads(2)
+        .max_states(Some(400_000))
+        .spill(Spill::new(dir.path()).checkpoint(true))
+        .count()
+        .unwrap();
+    assert!(
+        matches!(stopped.outcome, Outcome::Stopped(StopReason::MaxStates(_))),
+        "{what}"
+    );
+    let cp = Checkpoint::open(dir.path()).unwrap();
+    // The narrow puzzle's identity is not the wide one's.
+    let e = Search::new(cube).resume(&cp).unwrap_err().to_string();
+    assert!(e.contains("does not belong to this search"), "{what}: {e}");
+    let resumed = Search::new(&wide).threads(1).resume(&cp).unwrap();
+    assert_eq!(resumed.report.levels, expected.levels, "{what}: resumed");
+    assert!(!dir.path().exists(), "a finished checkpoint is removed");
+}
+
+#[test]
+fn wide_keys_on_disk_merge_checkpoint_and_resume_as_narrow_ones() {
+    let cube = cube2_ufr();
+    let expected = in_memory(&cube, VisitedKind::Frontier);
+    wide_on_disk::<2>(&cube, &expected);
+    wide_on_disk::<3>(&cube, &expected);
+}
+
+#[test]
+fn a_damaged_wide_level_file_is_refused_on_resume() {
+    let p = builtin::sliding("klotski").unwrap();
+    let wide: Widened<'_, _, 2> = Widened(&p);
+    let dir = TempDir::new("wide-damaged");
+    Search::new(&wide)
+        .threads(2)
+        .max_states(Some(2000))
+        .spill(Spill::new(dir.path()).checkpoint(true))
+        .count()
+        .unwrap();
+    let file = level_files(&dir).pop().expect("a level file");
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[60] ^= 0x10;
+    std::fs::write(&file, &bytes).unwrap();
+    let cp = Checkpoint::open(dir.path()).unwrap();
+    let e = Search::new(&wide).resume(&cp).unwrap_err().to_string();
+    assert!(e.contains(&*file.to_string_lossy()), "{e}");
+    assert!(e.contains("checksum") || e.contains("damaged"), "{e}");
 }
 
 #[test]

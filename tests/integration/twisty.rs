@@ -1366,11 +1366,7 @@ fn a_file_with_puzzlegeometry_s_generic_name_is_named_by_its_file() {
 #[test]
 fn a_wide_puzzle_refuses_the_stores_of_one_word_keys_by_their_width() {
     let cube = data("cube3.tws");
-    for flags in [
-        &["--visited", "bitmap"][..],
-        &["--visited", "dense"][..],
-        &["--spill", "/nonexistent/reach-spill"][..],
-    ] {
+    for flags in [&["--visited", "bitmap"][..], &["--visited", "dense"][..]] {
         reach()
             .args(["count", &cube, "--max-depth", "3"])
             .args(flags)
@@ -1379,6 +1375,47 @@ fn a_wide_puzzle_refuses_the_stores_of_one_word_keys_by_their_width() {
             .stderr(predicate::str::contains("keys are over 64 bits"))
             .stderr(predicate::str::contains("18446744073709551615").not());
     }
+}
+
+#[test]
+fn a_wide_puzzle_counts_on_disk_and_resumes_its_checkpoint() {
+    // The 3x3x3 to depth 5 (OEIS A080601) with its levels on disk, then
+    // checkpointed, stopped by --max-states and resumed.
+    let cube = data("cube3.tws");
+    let dir = TempDir::new("wide-disk");
+    let levels = serde_json::json!([1, 18, 243, 3240, 43239, 574908]);
+    let spill = dir.0.join("spill");
+    let v = json_out(
+        reach()
+            .args(["count", &cube, "--max-depth", "5", "--json", "--spill"])
+            .arg(&spill),
+    );
+    assert_eq!(v["levels"], levels, "{v}");
+    assert!(v["disk_bytes_per_state"].as_f64().unwrap() < 16.0, "{v}");
+    assert!(!spill.exists(), "the spill directory is removed");
+    let cp = dir.0.join("cp");
+    reach()
+        .args([
+            "count",
+            &cube,
+            "--max-depth",
+            "5",
+            "--max-states",
+            "50000",
+            "--checkpoint",
+        ])
+        .arg(&cp)
+        .assert()
+        .code(3);
+    let v = json_out(
+        reach()
+            .arg("resume")
+            .arg(&cp)
+            .args(["--max-states", "1000000", "--json"]),
+    );
+    assert_eq!(v["levels"], levels, "{v}");
+    // Stopped at the depth asked, it stays to go deeper.
+    assert!(cp.join("checkpoint.toml").exists());
 }
 
 #[test]

@@ -10,6 +10,14 @@
 //! Layout, little-endian: `n: u32, k: u8, first: u64, payload_len: u32,
 //! payload, crc32: u32`, the checksum covering every byte before it, so a
 //! block is checked before a single key of it is trusted.
+//!
+//! Keys of several words ([`Coded::WORDS`] > 1) are coded the same way,
+//! their gaps as numbers of as many words: `n: u32, k: u16, first: the
+//! key's words (most significant first), payload_len: u32, payload,
+//! crc32: u32`. The Rice parameter may pass 64 bits (a level of a
+//! million 3x3x3 positions spreads them about 2^46 apart), its low bits
+//! written 32 at a time; the quotients stay small whatever the width,
+//! since they sum to at most about three a key.
 
 /// Keys in a full block: small enough that a decoded block (128 KiB) stays
 /// in cache, large enough that its 21 bytes of header and checksum do not
@@ -21,7 +29,7 @@ pub(crate) const BLOCK_HEADER: usize = 4 + 1 + 8 + 4;
 
 /// Why a block could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum CodecError {
+pub enum CodecError {
     /// The bytes end before the block does.
     Truncated,
     /// The checksum does not match.
@@ -205,6 +213,301 @@ impl BitReader<'_> {
     }
 }
 
+/// A key the codec writes: one 64-bit word or several.
+pub trait Coded: Copy + Ord + Send + Sync + 'static {
+    /// Its width in 64-bit words.
+    const WORDS: usize;
+
+    /// Its words, most significant first, into `out` (`WORDS` long).
+    fn words_into(self, out: &mut [u64]);
+
+    /// The key of `words` (most significant first, `WORDS` long).
+    fn of_words(words: &[u64]) -> Self;
+
+    /// Appends one block holding `keys` (sorted, distinct, 1 to
+    /// [`BLOCK_KEYS`] of them) to `out`.
+    fn encode_block(keys: &[Self], out: &mut Vec<u8>) {
+        encode_wide(keys, out);
+    }
+
+    /// Checks the block at the start of `bytes` and appends its keys to
+    /// `out`; the block's length in bytes.
+    fn decode_block(bytes: &[u8], out: &mut Vec<Self>) -> Result<usize, CodecError> {
+        decode_wide(bytes, out)
+    }
+
+    /// Appends the key's words (most significant first), little-endian.
+    fn put_bytes(self, out: &mut Vec<u8>) {
+        let mut words = vec![0; Self::WORDS];
+        self.words_into(&mut words);
+        for w in words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+
+    /// The key whose words [`Coded::put_bytes`] wrote at the start of `bytes`.
+    fn from_bytes(bytes: &[u8]) -> Self {
+        let words: Vec<u64> = bytes[..8 * Self::WORDS]
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect();
+        Self::of_words(&words)
+    }
+}
+
+impl Coded for u64 {
+    const WORDS: usize = 1;
+
+    fn words_into(self, out: &mut [u64]) {
+        out[0] = self;
+    }
+
+    fn of_words(words: &[u64]) -> u64 {
+        words[0]
+    }
+
+    fn encode_block(keys: &[u64], out: &mut Vec<u8>) {
+        encode_block(keys, out);
+    }
+
+    fn decode_block(bytes: &[u8], out: &mut Vec<u64>) -> Result<usize, CodecError> {
+        decode_block(bytes, out)
+    }
+
+    fn put_bytes(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+
+    fn from_bytes(bytes: &[u8]) -> u64 {
+        u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"))
+    }
+}
+
+/// Bytes before a block's payload, for keys of `words` words.
+pub(crate) fn header_len(words: usize) -> usize {
+    if words == 1 {
+        BLOCK_HEADER
+    } else {
+        4 + 2 + 8 * words + 4
+    }
+}
+
+/// Numbers of several words, least significant first, for the gaps of
+/// wide keys.
+mod limbs {
+    /// `a -= b` (a at least b).
+    pub(super) fn sub(a: &mut [u64], b: &[u64]) {
+        let mut borrow = false;
+        for (x, &y) in a.iter_mut().zip(b) {
+            let (d, o1) = x.overflowing_sub(y);
+            let (d, o2) = d.overflowing_sub(u64::from(borrow));
+            *x = d;
+            borrow = o1 || o2;
+        }
+        debug_assert!(!borrow);
+    }
+
+    /// `a -= v`; whether it went below zero.
+    pub(super) fn sub_small(a: &mut [u64], mut v: u64) -> bool {
+        for x in a.iter_mut() {
+            let (d, o) = x.overflowing_sub(v);
+            *x = d;
+            if !o {
+                return false;
+            }
+            v = 1;
+        }
+        v != 0
+    }
+
+    /// `a += b + 1`; whether it overflowed.
+    pub(super) fn add_plus_one(a: &mut [u64], b: &[u64]) -> bool {
+        let mut carry = true;
+        for (x, &y) in a.iter_mut().zip(b) {
+            let (s, o1) = x.overflowing_add(y);
+            let (s, o2) = s.overflowing_add(u64::from(carry));
+            *x = s;
+            carry = o1 || o2;
+        }
+        carry
+    }
+
+    /// `a /= d`.
+    pub(super) fn div_small(a: &mut [u64], d: u64) {
+        let mut rem = 0u128;
+        for x in a.iter_mut().rev() {
+            let cur = rem << 64 | u128::from(*x);
+            *x = (cur / u128::from(d)) as u64;
+            rem = cur % u128::from(d);
+        }
+    }
+
+    /// The number's length in bits (0 for zero).
+    pub(super) fn bits(a: &[u64]) -> u32 {
+        for (i, &x) in a.iter().enumerate().rev() {
+            if x != 0 {
+                return i as u32 * 64 + 64 - x.leading_zeros();
+            }
+        }
+        0
+    }
+
+    /// The 64 bits of `a` from bit `at` up (zeros past its end).
+    pub(super) fn bits_at(a: &[u64], at: u32) -> u64 {
+        let (i, s) = ((at / 64) as usize, at % 64);
+        let low = a.get(i).map_or(0, |&x| x >> s);
+        let high = match (s, a.get(i + 1)) {
+            (0, _) | (_, None) => 0,
+            (s, Some(&x)) => x << (64 - s),
+        };
+        low | high
+    }
+
+    /// `a = q << k | low`, where `low` is `a`'s value on entry (below
+    /// 2^k); whether `q << k` does not fit.
+    pub(super) fn or_shifted(a: &mut [u64], q: u64, k: u32) -> bool {
+        if q == 0 {
+            return false;
+        }
+        let (i, s) = ((k / 64) as usize, k % 64);
+        let low = q << s;
+        let high = if s == 0 { 0 } else { q >> (64 - s) };
+        match (a.get_mut(i), high) {
+            (None, _) => return true,
+            (Some(x), _) => *x |= low,
+        }
+        if high != 0 {
+            match a.get_mut(i + 1) {
+                Some(x) => *x |= high,
+                None => return true,
+            }
+        }
+        false
+    }
+}
+
+/// The Rice parameter for gaps averaging `mean` (a number of several
+/// words): [`rice_parameter`] of its top 64 bits, shifted back.
+fn wide_rice_parameter(mean: &[u64]) -> u32 {
+    let bits = limbs::bits(mean);
+    if bits <= 64 {
+        return rice_parameter(mean[0]);
+    }
+    let shift = bits - 64;
+    rice_parameter(limbs::bits_at(mean, shift)) + shift
+}
+
+/// Appends one block of keys of several words (see the module's notes).
+fn encode_wide<K: Coded>(keys: &[K], out: &mut Vec<u8>) {
+    debug_assert!(!keys.is_empty() && keys.len() <= BLOCK_KEYS);
+    debug_assert!(keys.windows(2).all(|w| w[0] < w[1]));
+    let words = K::WORDS;
+    // Least significant word first, for the arithmetic.
+    let limbs_of = |key: K, out: &mut [u64]| {
+        key.words_into(out);
+        out.reverse();
+    };
+    let (mut prev, mut gap) = (vec![0u64; words], vec![0u64; words]);
+    let start = out.len();
+    let n = keys.len();
+    let k = if n > 1 {
+        // (last - first - (n - 1)) / (n - 1)
+        limbs_of(keys[n - 1], &mut gap);
+        limbs_of(keys[0], &mut prev);
+        limbs::sub(&mut gap, &prev);
+        limbs::sub_small(&mut gap, n as u64 - 1);
+        limbs::div_small(&mut gap, n as u64 - 1);
+        wide_rice_parameter(&gap)
+    } else {
+        0
+    };
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    out.extend_from_slice(&(k as u16).to_le_bytes());
+    keys[0].put_bytes(out);
+    let len_at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    let payload_at = out.len();
+    let mut w = BitWriter {
+        out,
+        acc: 0,
+        bits: 0,
+    };
+    limbs_of(keys[0], &mut prev);
+    for &key in &keys[1..] {
+        limbs_of(key, &mut gap);
+        limbs::sub(&mut gap, &prev);
+        limbs::sub_small(&mut gap, 1);
+        limbs_of(key, &mut prev);
+        // The quotient is small (they sum to about 3n at most), so its
+        // bits from k up fit one word.
+        let q = limbs::bits_at(&gap, k);
+        debug_assert!(limbs::bits(&gap) <= k + 64);
+        w.put_unary(q);
+        let mut at = 0;
+        while at < k {
+            let take = (k - at).min(32);
+            w.put(limbs::bits_at(&gap, at), take);
+            at += take;
+        }
+    }
+    w.finish();
+    let payload_len = (out.len() - payload_at) as u32;
+    out[len_at..payload_at].copy_from_slice(&payload_len.to_le_bytes());
+    let crc = crc32fast::hash(&out[start..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+}
+
+/// Checks the block of keys of several words at the start of `bytes` and
+/// appends its keys to `out`; the block's length in bytes.
+fn decode_wide<K: Coded>(bytes: &[u8], out: &mut Vec<K>) -> Result<usize, CodecError> {
+    let words = K::WORDS;
+    let head = header_len(words);
+    let header = bytes.get(..head).ok_or(CodecError::Truncated)?;
+    let payload = u32::from_le_bytes(header[head - 4..head].try_into().expect("4 bytes")) as usize;
+    let len = head + payload + 4;
+    let block = bytes.get(..len).ok_or(CodecError::Truncated)?;
+    let (body, crc) = block.split_at(len - 4);
+    if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
+        return Err(CodecError::Checksum);
+    }
+    let n = u32::from_le_bytes(body[0..4].try_into().expect("4 bytes")) as usize;
+    let k = u32::from(u16::from_le_bytes(body[4..6].try_into().expect("2 bytes")));
+    if n == 0 || n > BLOCK_KEYS || k as usize >= 64 * words {
+        return Err(CodecError::Malformed);
+    }
+    let first = K::from_bytes(&body[6..]);
+    let (mut key, mut gap) = (vec![0u64; words], vec![0u64; words]);
+    first.words_into(&mut key);
+    key.reverse();
+    out.reserve(n);
+    out.push(first);
+    let mut r = BitReader {
+        bytes: &body[head..],
+        pos: 0,
+        acc: 0,
+        bits: 0,
+    };
+    let mut most_first = vec![0u64; words];
+    for _ in 1..n {
+        let q = r.get_unary()?;
+        gap.fill(0);
+        let mut at = 0;
+        while at < k {
+            let take = (k - at).min(32);
+            let v = r.get(take)?;
+            limbs::or_shifted(&mut gap, v, at);
+            at += take;
+        }
+        if limbs::or_shifted(&mut gap, q, k) || limbs::add_plus_one(&mut key, &gap) {
+            return Err(CodecError::Malformed);
+        }
+        most_first.copy_from_slice(&key);
+        most_first.reverse();
+        out.push(K::of_words(&most_first));
+    }
+    Ok(len)
+}
+
 /// Appends one block holding `keys` (sorted, distinct, 1 to
 /// [`BLOCK_KEYS`] of them) to `out`.
 pub(crate) fn encode_block(keys: &[u64], out: &mut Vec<u8>) {
@@ -342,7 +645,92 @@ mod tests {
         }
     }
 
+    /// Round trip of keys of several words through the wide codec.
+    fn wide_round_trip<const N: usize>(keys: &[crate::engine::Wide<N>]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        Coded::encode_block(keys, &mut bytes);
+        let mut back: Vec<crate::engine::Wide<N>> = Vec::new();
+        assert_eq!(Coded::decode_block(&bytes, &mut back), Ok(bytes.len()));
+        assert_eq!(back, keys);
+        bytes
+    }
+
+    #[test]
+    fn wide_extremes_round_trip() {
+        use crate::engine::Wide;
+        wide_round_trip(&[Wide([0u64, 0])]);
+        wide_round_trip(&[Wide([u64::MAX; 3])]);
+        wide_round_trip(&[Wide([0, 0]), Wide([u64::MAX, u64::MAX])]);
+        wide_round_trip(&[Wide([0, 0, 0]), Wide([0, 0, 1]), Wide([u64::MAX; 3])]);
+        // Gaps across a word's edge, and a Rice parameter past 64 and 128.
+        let across: Vec<Wide<2>> = (0..5000u64).map(|i| Wide([i / 3, (i % 3) << 62])).collect();
+        wide_round_trip(&across);
+        let sparse: Vec<Wide<3>> = (0..3000u64)
+            .map(|i| Wide([i, i.wrapping_mul(0x9e37_79b9_7f4a_7c15), i]))
+            .collect();
+        wide_round_trip(&sparse);
+        // One huge gap among small ones.
+        let mut keys: Vec<Wide<2>> = (0..1000u64).map(|i| Wide([0, i])).collect();
+        keys.push(Wide([1 << 40, 0]));
+        wide_round_trip(&keys);
+        wide_round_trip(
+            &(0..BLOCK_KEYS as u64)
+                .map(|i| Wide([7, i]))
+                .collect::<Vec<_>>(),
+        );
+    }
+
+    #[test]
+    fn wide_keys_cost_what_their_gaps_say() {
+        use crate::engine::Wide;
+        // Mean gap 2^80: about 81.6 bits a key, not 128.
+        let keys: Vec<Wide<2>> = (0..BLOCK_KEYS as u64)
+            .map(|i| {
+                Wide([
+                    (i << 16) | ((i * 7919) % 4096),
+                    i.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                ])
+            })
+            .collect();
+        let bytes = wide_round_trip(&keys);
+        let bits = bytes.len() as f64 * 8.0 / keys.len() as f64;
+        assert!(bits < 83.0, "{bits} bits a key");
+    }
+
+    #[test]
+    fn every_flipped_bit_of_a_wide_block_is_caught() {
+        use crate::engine::Wide;
+        let keys: Vec<Wide<2>> = (0..200u64).map(|i| Wide([i * i, i << 50])).collect();
+        let mut bytes = Vec::new();
+        Coded::encode_block(&keys, &mut bytes);
+        for bit in 0..bytes.len() * 8 {
+            let mut bad = bytes.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            let mut out: Vec<Wide<2>> = Vec::new();
+            assert!(Coded::decode_block(&bad, &mut out).is_err(), "bit {bit}");
+        }
+        for len in 0..bytes.len() {
+            let mut out: Vec<Wide<2>> = Vec::new();
+            assert!(Coded::decode_block(&bytes[..len], &mut out).is_err());
+        }
+    }
+
     proptest! {
+        #[test]
+        fn sorted_wide_sets_round_trip(
+            mut keys in proptest::collection::vec(any::<(u64, u64, u64)>(), 1..1500),
+            shift in 0u32..64,
+            high in 0u32..64,
+        ) {
+            let mut keys: Vec<crate::engine::Wide<3>> = keys
+                .drain(..)
+                .map(|(a, b, c)| crate::engine::Wide([a >> high, b >> shift, c]))
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            wide_round_trip(&keys);
+        }
+
         #[test]
         fn sorted_sets_round_trip(mut keys in proptest::collection::vec(any::<u64>(), 1..2000), shift in 0u32..64) {
             for k in &mut keys {

@@ -582,7 +582,7 @@ impl Disk {
 
     /// Accounts for a file of an earlier run (a resumed checkpoint's),
     /// which this one will delete.
-    pub(crate) fn adopt(&self, file: &run::RunFile) {
+    pub(crate) fn adopt<K: codec::Coded>(&self, file: &run::RunFile<K>) {
         let now = self.in_use.fetch_add(file.bytes(), Ordering::Relaxed) + file.bytes();
         self.peak.fetch_max(now, Ordering::Relaxed);
     }
@@ -593,13 +593,13 @@ impl Disk {
     }
 
     /// Counts a level file toward the bytes a key costs.
-    pub(crate) fn count_level(&self, file: &run::RunFile) {
+    pub(crate) fn count_level<K: codec::Coded>(&self, file: &run::RunFile<K>) {
         self.level_bytes.fetch_add(file.bytes(), Ordering::Relaxed);
         self.level_keys.fetch_add(file.keys(), Ordering::Relaxed);
     }
 
     /// Deletes a run file (a no-op for a run kept in memory).
-    pub(crate) fn remove(&self, file: run::RunFile) {
+    pub(crate) fn remove<K: codec::Coded>(&self, file: run::RunFile<K>) {
         if file.on_disk() && std::fs::remove_file(file.path()).is_ok() {
             self.refund(file.bytes());
         }

@@ -4,10 +4,12 @@
 //! Layout, little-endian:
 //!
 //! ```text
-//! header   magic "REACHRUN", format u32, kind u32, puzzle digest u64,
+//! header   magic "REACHRUN", format u32, kind u32 (the key's words less
+//!          one in its high 16 bits), puzzle digest u64,
 //!          depth u32, partitions u32, first partition u32, partition count u32
 //! blocks   each partition's keys in order, in blocks (codec.rs), each with its crc32
-//! index    per partition: keys u64, blocks u32; per block: offset u64, keys u32, first key u64
+//! index    per partition: keys u64, blocks u32; per block: offset u64, keys u32,
+//!          first key (its words, u64 each)
 //! trailer  index offset u64, index length u64, keys u64,
 //!          crc32 of header + index + the 24 bytes before it u32, "REND"
 //! ```
@@ -23,7 +25,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::codec::{self, BLOCK_KEYS};
+use super::codec::{BLOCK_KEYS, Coded};
 use super::{Disk, SpillError};
 
 const MAGIC: &[u8; 8] = b"REACHRUN";
@@ -33,7 +35,11 @@ pub(crate) const FORMAT: u32 = 1;
 const HEADER: usize = 8 + 4 + 4 + 8 + 4 * 4;
 const TRAILER: usize = 8 + 8 + 8 + 4 + 4;
 const PART_ENTRY: usize = 8 + 4;
-const BLOCK_ENTRY: usize = 8 + 4 + 8;
+
+/// An index entry of a block of keys of `words` words.
+fn block_entry(words: usize) -> usize {
+    8 + 4 + 8 * words
+}
 
 /// The name of level `depth`'s file starting at partition `first` (the
 /// dense store's checkpoint: its `first`-th file of the level).
@@ -55,6 +61,8 @@ pub(crate) enum Kind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Header {
     pub kind: Kind,
+    /// The keys' width in 64-bit words.
+    pub words: u32,
     /// The puzzle's identity digest.
     pub digest: u64,
     pub depth: u32,
@@ -70,7 +78,9 @@ impl Header {
         let mut b = [0u8; HEADER];
         b[0..8].copy_from_slice(MAGIC);
         b[8..12].copy_from_slice(&FORMAT.to_le_bytes());
-        b[12..16].copy_from_slice(&(self.kind as u32).to_le_bytes());
+        // One-word keys write the kind alone, as before keys had widths.
+        let kind = self.kind as u32 | (self.words - 1) << 16;
+        b[12..16].copy_from_slice(&kind.to_le_bytes());
         b[16..24].copy_from_slice(&self.digest.to_le_bytes());
         b[24..28].copy_from_slice(&self.depth.to_le_bytes());
         b[28..32].copy_from_slice(&self.partitions.to_le_bytes());
@@ -89,10 +99,10 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct BlockEntry {
+struct BlockEntry<K> {
     offset: u64,
     keys: u32,
-    first: u64,
+    first: K,
 }
 
 /// Where the bytes are: small runs of a run that need not survive a crash
@@ -103,35 +113,35 @@ enum Store {
 }
 
 /// A complete run file, open for reading.
-pub(crate) struct RunFile {
+pub(crate) struct RunFile<K = u64> {
     path: PathBuf,
     store: Store,
     header: Header,
     /// Per covered partition: its keys and its blocks' range in `blocks`.
     parts: Vec<(u64, std::ops::Range<usize>)>,
-    blocks: Vec<BlockEntry>,
+    blocks: Vec<BlockEntry<K>>,
     index_offset: u64,
     keys: u64,
     bytes: u64,
 }
 
-impl RunFile {
-    /// The partitions the file at `path` says it covers (first, count),
-    /// read from its header before the file is opened and checked with
-    /// [`RunFile::open`], which needs them.
-    pub(crate) fn covered(path: &Path) -> Result<(usize, usize), SpillError> {
-        let mut head = [0u8; HEADER];
-        let file = super::open_regular(path)?;
-        file.read_exact_at(&mut head, 0)
-            .map_err(|_| SpillError::Damaged {
-                path: path.to_path_buf(),
-                what: "too short to be a run file (cut short?)".into(),
-            })?;
-        Ok((u32_at(&head, 32) as usize, u32_at(&head, 36) as usize))
-    }
+/// The partitions the run file at `path` says it covers (first, count),
+/// read from its header before the file is opened and checked with
+/// [`RunFile::open`], which needs them.
+pub(crate) fn covered(path: &Path) -> Result<(usize, usize), SpillError> {
+    let mut head = [0u8; HEADER];
+    let file = super::open_regular(path)?;
+    file.read_exact_at(&mut head, 0)
+        .map_err(|_| SpillError::Damaged {
+            path: path.to_path_buf(),
+            what: "too short to be a run file (cut short?)".into(),
+        })?;
+    Ok((u32_at(&head, 32) as usize, u32_at(&head, 36) as usize))
+}
 
+impl<K: Coded> RunFile<K> {
     /// Opens and checks the file at `path`, which must carry `expect`.
-    pub(crate) fn open(path: &Path, expect: &Header) -> Result<RunFile, SpillError> {
+    pub(crate) fn open(path: &Path, expect: &Header) -> Result<RunFile<K>, SpillError> {
         let file = super::open_regular(path)?;
         let bytes = file.metadata().map_err(|e| SpillError::io(path, e))?.len();
         RunFile::parse(path, Store::File(file), bytes, expect)
@@ -142,7 +152,7 @@ impl RunFile {
         store: Store,
         bytes: u64,
         expect: &Header,
-    ) -> Result<RunFile, SpillError> {
+    ) -> Result<RunFile<K>, SpillError> {
         let damaged = |what: &str| SpillError::Damaged {
             path: path.to_path_buf(),
             what: what.to_string(),
@@ -198,12 +208,14 @@ impl RunFile {
         if crc.finalize() != u32_at(&tail, 24) {
             return Err(damaged("its header or index fails its checksum"));
         }
+        let kind = u32_at(&head, 12);
         let found = Header {
-            kind: match u32_at(&head, 12) {
+            kind: match kind & 0xffff {
                 1 => Kind::Level,
                 2 => Kind::Candidates,
                 _ => return Err(damaged("unknown kind of run")),
             },
+            words: (kind >> 16) + 1,
             digest: u64_at(&head, 16),
             depth: u32_at(&head, 24),
             partitions: u32_at(&head, 28),
@@ -214,6 +226,15 @@ impl RunFile {
             return Err(SpillError::Foreign {
                 path: path.to_path_buf(),
                 what: "it belongs to another puzzle or metric".into(),
+            });
+        }
+        if found.words != expect.words {
+            return Err(SpillError::Foreign {
+                path: path.to_path_buf(),
+                what: format!(
+                    "its keys are {} words wide, where this search's are {}",
+                    found.words, expect.words
+                ),
             });
         }
         if found != *expect {
@@ -246,21 +267,22 @@ impl RunFile {
             at += PART_ENTRY;
             let start = file.blocks.len();
             let mut sum = 0u64;
+            let entry_len = block_entry(K::WORDS);
             for _ in 0..blocks {
                 let b = index
-                    .get(at..at + BLOCK_ENTRY)
+                    .get(at..at + entry_len)
                     .ok_or_else(|| damaged("its index is short"))?;
                 let block = BlockEntry {
                     offset: u64_at(b, 0),
                     keys: u32_at(b, 8),
-                    first: u64_at(b, 12),
+                    first: K::from_bytes(&b[12..]),
                 };
                 if block.offset < HEADER as u64 || block.offset >= index_offset {
                     return Err(damaged("a block lies outside the file"));
                 }
                 sum += u64::from(block.keys);
                 file.blocks.push(block);
-                at += BLOCK_ENTRY;
+                at += entry_len;
             }
             if sum != keys {
                 return Err(damaged("its index does not add up"));
@@ -360,7 +382,7 @@ impl RunFile {
         &self,
         b: usize,
         scratch: &mut Vec<u8>,
-        out: &mut Vec<u64>,
+        out: &mut Vec<K>,
     ) -> Result<(), SpillError> {
         let block = self.blocks[b];
         let end = self
@@ -373,7 +395,7 @@ impl RunFile {
         scratch.resize(len as usize, 0);
         self.read_at(scratch, block.offset)?;
         let before = out.len();
-        match codec::decode_block(scratch, out) {
+        match K::decode_block(scratch, out) {
             Ok(used) if used == scratch.len() && out.len() - before == block.keys as usize => {
                 Ok(())
             }
@@ -393,9 +415,9 @@ impl RunFile {
     pub(crate) fn contains(
         &self,
         p: usize,
-        key: u64,
+        key: K,
         scratch: &mut Vec<u8>,
-        keys: &mut Vec<u64>,
+        keys: &mut Vec<K>,
     ) -> Result<bool, SpillError> {
         let blocks = self.blocks_of(p);
         let firsts = &self.blocks[blocks.clone()];
@@ -420,16 +442,16 @@ impl RunFile {
 }
 
 /// Partition `p`'s keys in a run file, block by block.
-pub(crate) struct PartReader<'f> {
-    file: &'f RunFile,
+pub(crate) struct PartReader<'f, K = u64> {
+    file: &'f RunFile<K>,
     blocks: std::ops::Range<usize>,
-    keys: Vec<u64>,
+    keys: Vec<K>,
     at: usize,
     scratch: Vec<u8>,
 }
 
-impl<'f> PartReader<'f> {
-    pub(crate) fn new(file: &'f RunFile, p: usize) -> PartReader<'f> {
+impl<'f, K: Coded> PartReader<'f, K> {
+    pub(crate) fn new(file: &'f RunFile<K>, p: usize) -> PartReader<'f, K> {
         PartReader {
             file,
             blocks: file.blocks_of(p),
@@ -441,7 +463,7 @@ impl<'f> PartReader<'f> {
 
     /// The next key, or `None` at the end.
     #[inline]
-    pub(crate) fn next_key(&mut self) -> Result<Option<u64>, SpillError> {
+    pub(crate) fn next_key(&mut self) -> Result<Option<K>, SpillError> {
         if self.at == self.keys.len() {
             let Some(b) = self.blocks.next() else {
                 return Ok(None);
@@ -492,16 +514,16 @@ enum Sink<'d> {
 }
 
 /// Writes a run file, partition by partition, key by key.
-pub(crate) struct RunWriter<'d> {
+pub(crate) struct RunWriter<'d, K = u64> {
     disk: &'d Disk,
     header: Header,
     path: PathBuf,
     tmp: PathBuf,
     sink: Sink<'d>,
     offset: u64,
-    index: Vec<(u64, Vec<BlockEntry>)>,
+    index: Vec<(u64, Vec<BlockEntry<K>>)>,
     part: usize,
-    pending: Vec<u64>,
+    pending: Vec<K>,
     encoded: Vec<u8>,
     keys: u64,
     /// Whether `finish` syncs the file (when the run is durable).
@@ -525,7 +547,7 @@ fn block_keys(kind: Kind) -> usize {
 /// published through the counter.
 static TMP: AtomicU64 = AtomicU64::new(0);
 
-impl<'d> RunWriter<'d> {
+impl<'d, K: Coded> RunWriter<'d, K> {
     /// A writer of the file `name` in `disk`'s directory. Unless the run is
     /// durable, it stays in memory while it is under the disk's memory
     /// threshold.
@@ -607,7 +629,7 @@ impl<'d> RunWriter<'d> {
             return Ok(());
         }
         self.encoded.clear();
-        codec::encode_block(&self.pending, &mut self.encoded);
+        K::encode_block(&self.pending, &mut self.encoded);
         let entry = BlockEntry {
             offset: self.offset,
             keys: self.pending.len() as u32,
@@ -637,7 +659,7 @@ impl<'d> RunWriter<'d> {
 
     /// Appends `key`, larger than the last key pushed in this partition.
     #[inline]
-    pub(crate) fn push(&mut self, key: u64) -> Result<(), SpillError> {
+    pub(crate) fn push(&mut self, key: K) -> Result<(), SpillError> {
         debug_assert!(self.pending.last().is_none_or(|&last| last < key));
         self.pending.push(key);
         if self.pending.len() == block_keys(self.header.kind) {
@@ -647,13 +669,13 @@ impl<'d> RunWriter<'d> {
     }
 
     /// Appends sorted, distinct keys.
-    pub(crate) fn push_all(&mut self, keys: &[u64]) -> Result<(), SpillError> {
+    pub(crate) fn push_all(&mut self, keys: &[K]) -> Result<(), SpillError> {
         keys.iter().try_for_each(|&k| self.push(k))
     }
 
     /// Writes the index and trailer, and gives the file its name (synced
     /// first when the run is durable).
-    pub(crate) fn finish(mut self) -> Result<RunFile, SpillError> {
+    pub(crate) fn finish(mut self) -> Result<RunFile<K>, SpillError> {
         self.flush_block()?;
         let mut index = Vec::with_capacity(self.index.len() * PART_ENTRY);
         for (keys, blocks) in &self.index {
@@ -662,7 +684,7 @@ impl<'d> RunWriter<'d> {
             for b in blocks {
                 index.extend_from_slice(&b.offset.to_le_bytes());
                 index.extend_from_slice(&b.keys.to_le_bytes());
-                index.extend_from_slice(&b.first.to_le_bytes());
+                b.first.put_bytes(&mut index);
             }
         }
         let mut tail = Vec::with_capacity(TRAILER);
@@ -708,7 +730,7 @@ impl<'d> RunWriter<'d> {
     }
 }
 
-impl Drop for RunWriter<'_> {
+impl<K> Drop for RunWriter<'_, K> {
     fn drop(&mut self) {
         // A writer dropped before `finish` (an error, a level discarded)
         // leaves no temporary file behind; after `finish` the name is gone.
@@ -721,5 +743,79 @@ impl Drop for RunWriter<'_> {
                 self.disk.refund(metered.charged);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Spill, Wide};
+
+    fn header(words: u32) -> Header {
+        Header {
+            kind: Kind::Level,
+            words,
+            digest: 7,
+            depth: 3,
+            partitions: 2,
+            first: 0,
+            count: 2,
+        }
+    }
+
+    #[test]
+    fn a_wide_run_file_reads_back_and_is_refused_at_another_width_or_damaged() {
+        let dir = std::env::temp_dir().join(format!("reach-run-wide-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut disk = Disk::new(&Spill::new(&dir).checkpoint(true)).unwrap();
+        let keys: Vec<Vec<Wide<2>>> = (0..2u64)
+            .map(|p| (0..40_000u64).map(|i| Wide([i * 3 + p, i << 40])).collect())
+            .collect();
+        let mut w: RunWriter<'_, Wide<2>> = RunWriter::new(&disk, "L.run", header(2)).unwrap();
+        for (p, keys) in keys.iter().enumerate() {
+            w.partition(p).unwrap();
+            w.push_all(keys).unwrap();
+        }
+        let file = w.finish().unwrap();
+        let path = file.path().to_path_buf();
+        drop(file);
+        let file: RunFile<Wide<2>> = RunFile::open(&path, &header(2)).unwrap();
+        assert_eq!(file.keys(), 80_000);
+        for (p, keys) in keys.iter().enumerate() {
+            let mut reader = PartReader::new(&file, p);
+            let mut back = Vec::new();
+            while let Some(k) = reader.next_key().unwrap() {
+                back.push(k);
+            }
+            assert_eq!(&back, keys);
+            let (mut scratch, mut block) = (Vec::new(), Vec::new());
+            assert!(
+                file.contains(p, keys[777], &mut scratch, &mut block)
+                    .unwrap()
+            );
+            let absent = Wide([keys[777].0[0], keys[777].0[1] + 1]);
+            assert!(!file.contains(p, absent, &mut scratch, &mut block).unwrap());
+        }
+        // Keys of one word expected: refused by the width its header gives.
+        let e = RunFile::<u64>::open(&path, &header(1))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("2 words wide") && e.contains("are 1"), "{e}");
+        let e = RunFile::<Wide<3>>::open(&path, &header(3))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("2 words wide"), "{e}");
+        // A flipped bit in a block's keys is caught by its checksum.
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[HEADER + 40] ^= 4;
+        std::fs::write(&path, &bytes).unwrap();
+        let file: RunFile<Wide<2>> = RunFile::open(&path, &header(2)).unwrap();
+        let e = file.verify().err().unwrap().to_string();
+        assert!(e.contains("checksum"), "{e}");
+        drop(file);
+        disk.unlock();
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

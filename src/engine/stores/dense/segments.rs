@@ -292,6 +292,7 @@ impl Segments {
             );
             let header = Header {
                 kind: Kind::Candidates,
+                words: 1,
                 digest: self.digest,
                 depth,
                 partitions: self.count() as u32,

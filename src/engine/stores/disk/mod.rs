@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
-use crate::engine::files::codec;
+use crate::engine::files::codec::{self, Coded};
 use crate::engine::files::manifest::{self, Kept, Manifest};
 use crate::engine::files::names::{remove_orphans, remove_own_temporaries};
 use crate::engine::files::run::{Header, Kind, PartReader, RunFile, RunWriter, level_name};
@@ -30,45 +30,57 @@ use crate::engine::levels::{Finished, Mode, Start, Store};
 use crate::engine::stores::sets::frontier::levels_alternate;
 use crate::engine::stores::sets::partition::Router;
 use crate::engine::stores::sets::visited::Visited;
-use crate::engine::{Model, StopReason, VisitedKind};
+use crate::engine::{Key, Model, StopReason, VisitedKind};
 
 /// A report's last level is read back from disk when it has at most this
 /// many keys (32 MiB); past that only its size is reported.
 const LAST_LEVEL_MAX: u64 = 1 << 22;
 
-/// What a merge holds for each candidate file it reads: a decoded block
-/// (`BLOCK_KEYS / 4` keys) and at most as many coded bytes.
+/// What a merge holds for each candidate file it reads, a key's word at
+/// a time: a decoded block (`BLOCK_KEYS / 4` keys) and at most as many
+/// coded bytes.
 const SOURCE_BYTES: u64 = (codec::BLOCK_KEYS / 4 * 8 * 2) as u64;
 
 /// Memory a new state of the next level costs while the workers' buffers
-/// fill: its candidates (about two), eight bytes each, doubled by the
-/// buffers' growth, rounded up.
+/// fill, a key's word at a time: its candidates (about two), eight bytes
+/// each, doubled by the buffers' growth, rounded up.
 const CANDIDATE_BYTES: u64 = 64;
+
+/// Successors looked up (a block read each) for a new one before a
+/// depth limit settles the next level to know whether it cut the search
+/// short.
+const PROBES: usize = 64;
 
 /// The fewest candidate files merged at once, however small the budget:
 /// below it the passes over the candidates multiply for little memory.
 const MIN_FAN_IN: usize = 8;
 
 /// One worker's reusable buffers.
-struct Worker<S> {
+struct Worker<S, K> {
     state: S,
-    successors: Vec<u64>,
+    successors: Vec<K>,
     /// Candidates for the next level, one buffer per partition.
-    out: Vec<Vec<u64>>,
+    out: Vec<Vec<K>>,
     /// Keys in `out`.
     buffered: usize,
     /// A decoded block of the level being expanded.
-    keys: Vec<u64>,
+    keys: Vec<K>,
     scratch: Vec<u8>,
 }
 
+/// A worker of a search of `M`.
+type WorkerOf<M> = Worker<<M as Model>::State, <M as Model>::Key>;
+
+/// Run files of a search of `M`.
+type Files<M> = Vec<RunFile<<M as Model>::Key>>;
+
 /// One level on disk: its run files in partition order.
-struct Level {
-    files: Vec<RunFile>,
+struct Level<K> {
+    files: Vec<RunFile<K>>,
 }
 
-impl Level {
-    fn file_of(&self, p: usize) -> &RunFile {
+impl<K: Key> Level<K> {
+    fn file_of(&self, p: usize) -> &RunFile<K> {
         let i = self.files.partition_point(|f| f.covers().end as usize <= p);
         &self.files[i]
     }
@@ -88,7 +100,7 @@ impl Level {
 
     /// Hands `f` the keys of every block in order, one block in memory at
     /// a time.
-    fn each_block(&self, mut f: impl FnMut(&[u64])) -> Result<(), SpillError> {
+    fn each_block(&self, mut f: impl FnMut(&[K])) -> Result<(), SpillError> {
         let (mut scratch, mut keys) = (Vec::new(), Vec::new());
         for file in &self.files {
             for b in 0..file.block_count() {
@@ -135,14 +147,14 @@ impl Failure {
 static CANDIDATES: AtomicU64 = AtomicU64::new(0);
 
 /// A sorted stream of candidates.
-enum Source<'a> {
-    Mem(std::slice::Iter<'a, u64>),
-    Disk(PartReader<'a>),
+enum Source<'a, K> {
+    Mem(std::slice::Iter<'a, K>),
+    Disk(PartReader<'a, K>),
 }
 
-impl Source<'_> {
+impl<K: Key> Source<'_, K> {
     #[inline]
-    fn next_key(&mut self) -> Result<Option<u64>, SpillError> {
+    fn next_key(&mut self) -> Result<Option<K>, SpillError> {
         match self {
             Source::Mem(it) => Ok(it.next().copied()),
             Source::Disk(r) => r.next_key(),
@@ -151,15 +163,15 @@ impl Source<'_> {
 }
 
 /// A previous level's share, as a cursor that a merge advances.
-struct Previous<'a> {
-    reader: PartReader<'a>,
-    head: Option<u64>,
+struct Previous<'a, K> {
+    reader: PartReader<'a, K>,
+    head: Option<K>,
 }
 
-impl Previous<'_> {
+impl<K: Key> Previous<'_, K> {
     /// Whether `key` (at least every key asked before) is in the share.
     #[inline]
-    fn holds(&mut self, key: u64) -> Result<bool, SpillError> {
+    fn holds(&mut self, key: K) -> Result<bool, SpillError> {
         while let Some(h) = self.head {
             if h >= key {
                 return Ok(h == key);
@@ -172,13 +184,13 @@ impl Previous<'_> {
 
 /// Merges sorted `sources` into `out`, once each, leaving out keys that
 /// `previous` hold.
-fn merge_into(
-    mut sources: Vec<Source<'_>>,
-    previous: &mut [Previous<'_>],
-    out: &mut RunWriter<'_>,
+fn merge_into<K: Key>(
+    mut sources: Vec<Source<'_, K>>,
+    previous: &mut [Previous<'_, K>],
+    out: &mut RunWriter<'_, K>,
 ) -> Result<(), SpillError> {
     let mut last = None;
-    let mut emit = |key: u64| -> Result<(), SpillError> {
+    let mut emit = |key: K| -> Result<(), SpillError> {
         if last == Some(key) {
             return Ok(());
         }
@@ -225,12 +237,12 @@ struct Plan {
 }
 
 impl Plan {
+    /// The plan for keys of `words` words.
     fn new(
         spill: &Spill,
         memory_limit: Option<u64>,
         held: u64,
-        threads: usize,
-        partitions: usize,
+        (threads, partitions, words): (usize, usize, usize),
         cluster: bool,
     ) -> Plan {
         // Of a memory limit, what the process does not hold already, less
@@ -246,12 +258,13 @@ impl Plan {
         let budget = if cluster { budget / 5 * 4 } else { budget };
         // The budget is the workers' buffers: their keys, and room for
         // the buffers' growth by doubling.
-        let flush_at = ((budget / 8 / 2) as usize / threads).max(1 << 16);
+        let key_bytes = 8 * words as u64;
+        let flush_at = ((budget / key_bytes / 2) as usize / threads).max(1 << 16);
         // The merges of a settle take half as much again: one a group of
         // partitions at once, holding a decoded block and its coded bytes
         // for each source.
         let groups = threads.next_power_of_two().min(partitions) as u64;
-        let fan_in = ((budget / 2 / groups / SOURCE_BYTES) as usize).max(MIN_FAN_IN);
+        let fan_in = ((budget / 2 / groups / SOURCE_BYTES / words as u64) as usize).max(MIN_FAN_IN);
         // Runs kept in memory (levels under the disk's threshold) take at
         // most an eighth of it: those a search holds at once are each
         // group's file of the kept levels and of the one being settled
@@ -260,7 +273,7 @@ impl Plan {
         let memory_runs = (budget / 8 / groups / 4) as usize;
         // What all that comes to at its most, with the buffers as large as
         // a worker's smallest flush makes them.
-        let buffers = (flush_at * threads * 16) as u64;
+        let buffers = (flush_at * threads * 2) as u64 * key_bytes;
         Plan {
             flush_at,
             fan_in,
@@ -281,7 +294,7 @@ pub(crate) enum Begin<'c, K = u64> {
 }
 
 /// A search's levels on disk.
-pub(crate) struct OnDisk<'a, M: Model<Key = u64>> {
+pub(crate) struct OnDisk<'a, M: Model> {
     model: &'a M,
     share: Share,
     /// Whether each partition is another process's.
@@ -291,32 +304,32 @@ pub(crate) struct OnDisk<'a, M: Model<Key = u64>> {
     /// Whether the directory is this process's in a cluster's (DIR/process-I).
     cluster: bool,
     router: Router,
-    visited: Visited,
+    visited: Visited<M::Key>,
     frontier: bool,
     /// Frontier search whose levels alternate colours
     /// ([`levels_alternate`]): candidates are checked against the level
     /// before the newest only.
     bipartite: bool,
     digest: u64,
-    workers: Vec<CachePadded<Mutex<Worker<M::State>>>>,
+    workers: Vec<CachePadded<Mutex<WorkerOf<M>>>>,
     /// How the store spends its memory.
     plan: Plan,
     stop: Option<&'a AtomicBool>,
     /// Levels kept (0: all).
     keep: usize,
     /// The kept levels, oldest first; the newest is the frontier.
-    kept: VecDeque<Level>,
+    kept: VecDeque<Level<M::Key>>,
     /// The settled level, until it is committed or discarded.
-    pending: Option<Level>,
+    pending: Option<Level<M::Key>>,
     /// incoming[p][w]: worker w's candidates for partition p; with other
     /// processes, a last column for the candidates they sent.
-    incoming: Vec<Vec<Vec<u64>>>,
+    incoming: Vec<Vec<Vec<M::Key>>>,
     manifest: Manifest,
     /// Buffers for looking a key up.
-    scratch: (Vec<u8>, Vec<u64>),
+    scratch: (Vec<u8>, Vec<M::Key>),
 }
 
-impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
+impl<'a, M: Model> OnDisk<'a, M> {
     /// A search of `model` with its levels under `spill`'s directory:
     /// from `begin`'s sources, keeping what `mode` needs, with `kind` of
     /// visited set in `partitions` partitions (0: a few per worker); or
@@ -334,7 +347,7 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
         partitions: usize,
         memory_limit: Option<u64>,
         stop: Option<&'a AtomicBool>,
-        begin: Begin<'_>,
+        begin: Begin<'_, M::Key>,
     ) -> Result<(OnDisk<'a, M>, Start), Fault> {
         let identity = model.identity();
         let digest = digest(&identity);
@@ -389,7 +402,13 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
             None => partition_count(partitions, threads),
         };
         let router = Router::new(partitions);
-        let plan = Plan::new(spill, memory_limit, held, threads, partitions, cluster);
+        let plan = Plan::new(
+            spill,
+            memory_limit,
+            held,
+            (threads, partitions, M::Key::WORDS),
+            cluster,
+        );
         disk.cap_memory_runs(plan.memory_runs);
         let workers = per_worker(threads, || Worker {
             state: model.new_state(),
@@ -483,7 +502,7 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
     }
 
     /// Writes `sources` as level 0 (and, checkpointed, its manifest).
-    fn level_zero(&mut self, mut sources: Vec<u64>) -> Result<Start, Fault> {
+    fn level_zero(&mut self, mut sources: Vec<M::Key>) -> Result<Start, Fault> {
         let router = self.router;
         sources.sort_unstable_by_key(|&k| (router.route(k), k));
         sources.dedup();
@@ -611,13 +630,13 @@ impl<'a, M: Model<Key = u64>> OnDisk<'a, M> {
         })
     }
 
-    fn newest(&self) -> &Level {
+    fn newest(&self) -> &Level<M::Key> {
         self.kept.back().expect("the newest level")
     }
 }
 
-impl<M: Model<Key = u64>> Store for OnDisk<'_, M> {
-    fn goals(&mut self, threads: usize) -> Result<Vec<u64>, Fault> {
+impl<M: Model> Store<M::Key> for OnDisk<'_, M> {
+    fn goals(&mut self, threads: usize) -> Result<Vec<M::Key>, Fault> {
         let failure = Failure::default();
         let found = Mutex::new(Vec::new());
         let model = self.model;
@@ -638,7 +657,7 @@ impl<M: Model<Key = u64>> Store for OnDisk<'_, M> {
         Ok(found.into_inner().unwrap_or_else(|e| e.into_inner()))
     }
 
-    fn contains(&mut self, key: u64) -> Result<bool, Fault> {
+    fn contains(&mut self, key: M::Key) -> Result<bool, Fault> {
         let p = self.router.route(key);
         let (scratch, keys) = &mut self.scratch;
         let level = self.kept.back().expect("the newest level");
@@ -703,8 +722,15 @@ impl<M: Model<Key = u64>> Store for OnDisk<'_, M> {
         threads: usize,
         exchange: &Exchange<'_>,
     ) -> Result<u64, Fault> {
-        // The next level, settled and dropped: at the true depth it is
-        // empty.
+        // Alone, a few successors looked up in the levels kept usually
+        // find a new one at once (the 3x3x3 to depth 6 on disk settled
+        // a level of 100 million candidates for this, 12 times the
+        // search's own time); else the next level, settled and dropped:
+        // at the true depth it is empty. Across processes only a
+        // successor's owner knows whether it is new.
+        if self.share.alone() && self.probe_new_successor()? {
+            return Ok(1);
+        }
         let share = self.settle_next(depth, width, threads, exchange)?;
         self.discard();
         Ok(share)
@@ -760,14 +786,19 @@ impl<M: Model<Key = u64>> Store for OnDisk<'_, M> {
         next.saturating_mul(CANDIDATE_BYTES).min(left)
     }
 
-    fn last_level(&mut self, width: u64, _threads: usize) -> Result<Option<Vec<u64>>, Fault> {
+    fn last_level(&mut self, width: u64, _threads: usize) -> Result<Option<Vec<M::Key>>, Fault> {
         if width > LAST_LEVEL_MAX {
             return Ok(None);
         }
         Ok(Some(self.read_all(self.newest())?))
     }
 
-    fn predecessor(&mut self, depth: u32, key: u64, _threads: usize) -> Result<Option<u64>, Fault> {
+    fn predecessor(
+        &mut self,
+        depth: u32,
+        key: M::Key,
+        _threads: usize,
+    ) -> Result<Option<M::Key>, Fault> {
         let level = &self.kept[depth as usize];
         Ok(self.predecessor_in(level, key)?)
     }
@@ -818,16 +849,69 @@ impl<M: Model<Key = u64>> Store for OnDisk<'_, M> {
     }
 }
 
-impl<M: Model<Key = u64>> OnDisk<'_, M> {
+impl<M: Model> OnDisk<'_, M> {
     fn header(&self, kind: Kind, depth: u32, first: usize, count: usize) -> Header {
         Header {
             kind,
+            words: M::Key::WORDS as u32,
             digest: self.digest,
             depth,
             partitions: self.router.partitions() as u32,
             first: first as u32,
             count: count as u32,
         }
+    }
+
+    /// Whether one of the first [`PROBES`] successors of the newest
+    /// level is new: in no level that a frontier search checks, or not
+    /// in the visited set. False says nothing.
+    fn probe_new_successor(&mut self) -> Result<bool, SpillError> {
+        let model = self.model;
+        let mut state = model.new_state();
+        let (mut successors, mut scratch, mut keys, mut block) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let newest = self.newest();
+        let previous = self.kept.len().checked_sub(2).map(|i| &self.kept[i]);
+        let checked: Vec<&Level<M::Key>> = Some(newest)
+            .filter(|_| !self.bipartite)
+            .into_iter()
+            .chain(previous)
+            .collect();
+        let mut probes = 0;
+        for file in &newest.files {
+            for b in 0..file.block_count() {
+                block.clear();
+                file.read_block(b, &mut scratch, &mut block)?;
+                for &key in &block {
+                    for &next in successors_of(model, &mut state, &mut successors, key) {
+                        let seen = if self.frontier {
+                            let p = self.router.route(next);
+                            let mut seen = false;
+                            for level in &checked {
+                                seen = seen
+                                    || level.file_of(p).contains(
+                                        p,
+                                        next,
+                                        &mut scratch,
+                                        &mut keys,
+                                    )?;
+                            }
+                            seen
+                        } else {
+                            self.visited.contains(next)
+                        };
+                        if !seen {
+                            return Ok(true);
+                        }
+                        probes += 1;
+                        if probes == PROBES {
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(false)
     }
 
     fn stopped(&self) -> bool {
@@ -838,10 +922,10 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
     /// 1) with the running worker's buffers and the block's keys.
     fn for_each_block(
         &self,
-        level: &Level,
+        level: &Level<M::Key>,
         threads: usize,
         failure: &Failure,
-        f: impl Fn(&mut Worker<M::State>, &[u64]) -> Result<(), SpillError> + Sync,
+        f: impl Fn(&mut Worker<M::State, M::Key>, &[M::Key]) -> Result<(), SpillError> + Sync,
     ) {
         let tasks = level.blocks();
         let body = |&(file, block): &(usize, usize)| {
@@ -869,10 +953,10 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
     /// candidate files returned where the buffers overflowed.
     fn expand(
         &self,
-        level: &Level,
+        level: &Level<M::Key>,
         depth: u32,
         threads: usize,
-    ) -> Result<Vec<RunFile>, SpillError> {
+    ) -> Result<Vec<RunFile<M::Key>>, SpillError> {
         let failure = Failure::default();
         let flushed = Mutex::new(Vec::new());
         let (model, router, visited, frontier, remote) = (
@@ -917,7 +1001,11 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
 
     /// Writes a worker's buffers as one candidate file, each partition's
     /// keys sorted and distinct, and empties them.
-    fn flush(&self, w: &mut Worker<M::State>, depth: u32) -> Result<RunFile, SpillError> {
+    fn flush(
+        &self,
+        w: &mut Worker<M::State, M::Key>,
+        depth: u32,
+    ) -> Result<RunFile<M::Key>, SpillError> {
         let file = self.write_candidates(w.out.iter_mut().enumerate(), depth)?;
         w.buffered = 0;
         Ok(file)
@@ -928,17 +1016,17 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
     /// search: one task per group of partitions, each writing one file.
     fn settle(
         &self,
-        incoming: &mut [Vec<Vec<u64>>],
-        candidates: &[RunFile],
-        current: &Level,
-        previous: Option<&Level>,
+        incoming: &mut [Vec<Vec<M::Key>>],
+        candidates: &[RunFile<M::Key>],
+        current: &Level<M::Key>,
+        previous: Option<&Level<M::Key>>,
         depth: u32,
         threads: usize,
-    ) -> Result<(Vec<RunFile>, u64), SpillError> {
+    ) -> Result<(Files<M>, u64), SpillError> {
         let p = self.router.partitions();
         let groups = threads.next_power_of_two().min(p);
         let per_group = p / groups;
-        let settle_group = |(g, runs): (usize, &mut [Vec<Vec<u64>>])| {
+        let settle_group = |(g, runs): (usize, &mut [Vec<Vec<M::Key>>])| {
             let first = g * per_group;
             let header = self.header(Kind::Level, depth, first, per_group);
             let mut writer = RunWriter::new(&self.disk, &level_name(depth, first), header)?;
@@ -953,7 +1041,7 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
                 for run in runs.iter_mut() {
                     run.sort_unstable();
                 }
-                let mut sources: Vec<Source<'_>> = runs
+                let mut sources: Vec<Source<'_, M::Key>> = runs
                     .iter()
                     .filter(|r| !r.is_empty())
                     .map(|r| Source::Mem(r.iter()))
@@ -982,7 +1070,7 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
             }
             writer.finish()
         };
-        let results: Vec<Result<RunFile, SpillError>> = if threads == 1 {
+        let results: Vec<Result<RunFile<M::Key>, SpillError>> = if threads == 1 {
             incoming
                 .chunks_mut(per_group)
                 .enumerate()
@@ -1001,7 +1089,7 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
     }
 
     /// Every key of `level`, in partition order.
-    fn read_all(&self, level: &Level) -> Result<Vec<u64>, SpillError> {
+    fn read_all(&self, level: &Level<M::Key>) -> Result<Vec<M::Key>, SpillError> {
         let mut all = Vec::new();
         level.each_block(|keys| all.extend_from_slice(keys))?;
         Ok(all)
@@ -1018,8 +1106,8 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
     fn send_away(
         &self,
         exchange: &Exchange<'_>,
-        incoming: &mut [Vec<Vec<u64>>],
-        candidates: &mut Vec<RunFile>,
+        incoming: &mut [Vec<Vec<M::Key>>],
+        candidates: &mut Vec<RunFile<M::Key>>,
         depth: u32,
     ) -> Result<(), Fault> {
         let n = self.share.processes;
@@ -1067,9 +1155,9 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
     /// here, and emptied) as one candidate file of the level at `depth`.
     fn write_candidates<'b>(
         &self,
-        buffers: impl Iterator<Item = (usize, &'b mut Vec<u64>)>,
+        buffers: impl Iterator<Item = (usize, &'b mut Vec<M::Key>)>,
         depth: u32,
-    ) -> Result<RunFile, SpillError> {
+    ) -> Result<RunFile<M::Key>, SpillError> {
         let mut writer = self.candidate_writer(depth)?;
         for (p, buf) in buffers {
             if buf.is_empty() {
@@ -1085,7 +1173,7 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
     }
 
     /// A new candidate file of the level at `depth`.
-    fn candidate_writer(&self, depth: u32) -> Result<RunWriter<'_>, SpillError> {
+    fn candidate_writer(&self, depth: u32) -> Result<RunWriter<'_, M::Key>, SpillError> {
         let name = format!(
             "C{depth:06}-{}-{}.run",
             std::process::id(),
@@ -1104,14 +1192,14 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
     /// in one pass held a block of each: 11 MiB over that limit.
     fn compact(
         &self,
-        mut files: Vec<RunFile>,
+        mut files: Vec<RunFile<M::Key>>,
         depth: u32,
         threads: usize,
-    ) -> Result<Vec<RunFile>, SpillError> {
+    ) -> Result<Vec<RunFile<M::Key>>, SpillError> {
         while files.len() > self.plan.fan_in {
-            let groups: Vec<&[RunFile]> = files.chunks(self.plan.fan_in).collect();
-            let merge = |group: &&[RunFile]| self.merge_candidates(group, depth);
-            let merged: Vec<Result<RunFile, SpillError>> = if threads == 1 {
+            let groups: Vec<&[RunFile<M::Key>]> = files.chunks(self.plan.fan_in).collect();
+            let merge = |group: &&[RunFile<M::Key>]| self.merge_candidates(group, depth);
+            let merged: Vec<Result<RunFile<M::Key>, SpillError>> = if threads == 1 {
                 groups.iter().map(merge).collect()
             } else {
                 groups.par_iter().map(merge).collect()
@@ -1126,8 +1214,8 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
     /// the first error, the files written removed.
     fn all_or_none(
         &self,
-        results: Vec<Result<RunFile, SpillError>>,
-    ) -> Result<Vec<RunFile>, SpillError> {
+        results: Vec<Result<RunFile<M::Key>, SpillError>>,
+    ) -> Result<Vec<RunFile<M::Key>>, SpillError> {
         let mut files = Vec::with_capacity(results.len());
         let mut error = None;
         for r in results {
@@ -1147,11 +1235,15 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
 
     /// One candidate file with the keys of `group`, partition by
     /// partition, once each.
-    fn merge_candidates(&self, group: &[RunFile], depth: u32) -> Result<RunFile, SpillError> {
+    fn merge_candidates(
+        &self,
+        group: &[RunFile<M::Key>],
+        depth: u32,
+    ) -> Result<RunFile<M::Key>, SpillError> {
         let mut writer = self.candidate_writer(depth)?;
         // Another process's partitions were sent to it: none is settled here.
         for p in (0..self.router.partitions()).filter(|&p| !self.remote[p]) {
-            let sources: Vec<Source<'_>> = group
+            let sources: Vec<Source<'_, M::Key>> = group
                 .iter()
                 .filter(|f| f.keys_in(p) > 0)
                 .map(|f| Source::Disk(PartReader::new(f, p)))
@@ -1177,7 +1269,11 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
 
     /// The smallest key of this process's share of `level` that has
     /// `key` as a successor.
-    fn predecessor_in(&self, level: &Level, key: u64) -> Result<Option<u64>, SpillError> {
+    fn predecessor_in(
+        &self,
+        level: &Level<M::Key>,
+        key: M::Key,
+    ) -> Result<Option<M::Key>, SpillError> {
         let model = self.model;
         let mut state = model.new_state();
         let (mut successors, mut scratch, mut keys) = (Vec::new(), Vec::new(), Vec::new());
@@ -1214,29 +1310,29 @@ impl<M: Model<Key = u64>> OnDisk<'_, M> {
 }
 
 /// The disk store's side of an exchange (see [`OnDisk::send_away`]).
-struct Post<'s, 'a, M: Model<Key = u64>> {
+struct Post<'s, 'a, M: Model> {
     store: &'s OnDisk<'a, M>,
     depth: u32,
     /// incoming[p][w]: the workers' candidates by partition; the last
     /// column of this process's partitions takes what others send.
-    incoming: &'s mut [Vec<Vec<u64>>],
+    incoming: &'s mut [Vec<Vec<M::Key>>],
     /// The candidate files of the level so far.
-    files: &'s [RunFile],
+    files: &'s [RunFile<M::Key>],
     /// Per process: the next of its partitions whose buffered runs to send.
     next_part: Vec<usize>,
     /// Per process: the (candidate file, partition) shares still to read.
     queue: Vec<VecDeque<(usize, usize)>>,
     /// Per process: the share being read.
-    reading: Vec<Option<PartReader<'s>>>,
+    reading: Vec<Option<PartReader<'s, M::Key>>>,
     /// Keys in the last column.
     held: usize,
     /// The most keys the last column holds before it is written.
     hold: usize,
     /// The files the last column was written to.
-    received: Vec<RunFile>,
+    received: Vec<RunFile<M::Key>>,
 }
 
-impl<M: Model<Key = u64>> Post<'_, '_, M> {
+impl<M: Model> Post<'_, '_, M> {
     /// Writes the last column, if it holds any keys, as a candidate file.
     fn write_held(&mut self) -> Result<(), SpillError> {
         if self.held == 0 {
@@ -1256,8 +1352,8 @@ impl<M: Model<Key = u64>> Post<'_, '_, M> {
     }
 }
 
-impl<M: Model<Key = u64>> Mail for Post<'_, '_, M> {
-    fn next_for(&mut self, to: usize, out: &mut Vec<u64>, max: usize) -> Result<bool, Fault> {
+impl<M: Model> Mail<M::Key> for Post<'_, '_, M> {
+    fn next_for(&mut self, to: usize, out: &mut Vec<M::Key>, max: usize) -> Result<bool, Fault> {
         let store = self.store;
         let partitions = store.router.partitions();
         // The buffered runs first, taken from their ends.
@@ -1293,7 +1389,7 @@ impl<M: Model<Key = u64>> Mail for Post<'_, '_, M> {
             || !self.queue[to].is_empty())
     }
 
-    fn arrived(&mut self, keys: Vec<u64>) -> Result<(), Fault> {
+    fn arrived(&mut self, keys: Vec<M::Key>) -> Result<(), Fault> {
         let store = self.store;
         for key in keys {
             let p = store.router.route(key);
@@ -1326,7 +1422,7 @@ fn count_of(
     if name.contains('/') || name.contains("..") {
         return Err(bad("the manifest names a file outside the checkpoint"));
     }
-    let (start, count) = RunFile::covered(path)?;
+    let (start, count) = crate::engine::files::run::covered(path)?;
     if start != first || count == 0 || first + count > partitions {
         return Err(bad("it covers other partitions than the manifest says"));
     }

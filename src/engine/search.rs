@@ -553,7 +553,7 @@ impl<'a, M: Model> Search<'a, M> {
     pub(crate) fn wide_store(&self) -> (VisitedKind, String) {
         let words = M::Key::WORDS;
         let kind = resolve(self.visited, u64::MAX, self.model.reversible());
-        let why = match kind {
+        let mut why = match kind {
             VisitedKind::Frontier => format!(
                 "keys of {words} words ({} bits): the moves are reversible, so the last levels as sorted keys, no visited set",
                 words * 64
@@ -563,6 +563,11 @@ impl<'a, M: Model> Search<'a, M> {
                 words * 64
             ),
         };
+        why.push_str(match &self.spill {
+            Some(s) if s.checkpoint => "; levels on disk, checkpointed",
+            Some(_) => "; levels on disk",
+            None => "",
+        });
         (kind, why)
     }
 }

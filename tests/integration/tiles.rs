@@ -618,3 +618,27 @@ fn boards_past_16_cells_count_to_a_depth_as_a_search_over_whole_boards() {
     assert_eq!(v["levels"], serde_json::json!(board_levels(5, 5, 12)));
     assert_eq!(v["complete"], false);
 }
+
+#[test]
+fn the_24_puzzle_s_levels_are_oeis_a090031_in_memory_and_on_disk() {
+    // A090031: the 5x5 puzzle's positions at each distance from the
+    // solved board (blank in a corner). Depth 24 (585,974,720 positions)
+    // is scripts' work (docs/big-searches.md); depth 17 here, in memory
+    // and with its levels on disk.
+    const A090031: [u64; 18] = [
+        1, 2, 4, 10, 26, 64, 159, 366, 862, 1904, 4538, 10238, 24098, 53186, 123435, 268416,
+        616374, 1326882,
+    ];
+    let dir = std::env::temp_dir().join(format!("reach-tiles5x5-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for spill in [None, Some(&dir)] {
+        let mut cmd = crate::reach();
+        cmd.args(["count", "tiles-5x5", "--max-depth", "17", "--json"]);
+        if let Some(dir) = spill {
+            cmd.arg("--spill").arg(dir);
+        }
+        let v = crate::json_out(&mut cmd);
+        assert_eq!(v["levels"], serde_json::json!(A090031), "spill {spill:?}");
+    }
+    assert!(!dir.exists());
+}

@@ -1,0 +1,80 @@
+"""The body of scripts/cube3-bench.sh: the 3x3x3 counted to a depth by
+reach (levels on disk, and in memory) and by `twsearch -g`, side by side
+in one run, with wall time and peak RSS; the levels must agree with each
+other and with OEIS A080601."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+REACH, FILE, DEPTH, TWSEARCH, THREADS = (
+    sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
+# OEIS A080601: the 3x3x3's positions at each depth, half-turn metric.
+A080601 = [1, 18, 243, 3240, 43239, 574908, 7618438, 100803036, 1332343288,
+           17596479795, 232248063316]
+
+
+def reach(*extra):
+    start = time.perf_counter()
+    p = subprocess.run([REACH, "count", FILE, "--max-depth", str(DEPTH), "-j", THREADS,
+                        "--json", *extra], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if p.returncode != 0:
+        sys.exit(f"reach {' '.join(extra)} exited {p.returncode}: {p.stderr}")
+    v = json.loads(p.stdout)
+    return wall, v["peak_rss_bytes"], v["levels"], v.get("disk_bytes_per_state")
+
+
+def twsearch():
+    """twsearch -g until it prints depth DEPTH's count: the seconds to
+    that line, its peak RSS then (VmHWM), and the levels."""
+    start = time.perf_counter()
+    p = subprocess.Popen([TWSEARCH, "-g", "-t", THREADS, FILE], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    levels, wall, peak = [], None, 0
+    for line in p.stdout:
+        m = re.match(r"^Dist (\d+) cnt (\d+)", line)
+        if m:
+            levels.append(int(m.group(2)))
+            if int(m.group(1)) == DEPTH:
+                wall = time.perf_counter() - start
+                with open(f"/proc/{p.pid}/status") as f:
+                    peak = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1)) * 1024
+                break
+    p.kill()
+    p.wait()
+    return wall, peak, levels
+
+
+rows = []
+spill = tempfile.mkdtemp(prefix="reach-cube3-")
+shutil.rmtree(spill)
+try:
+    wall, rss, levels, per_state = reach("--spill", spill)
+finally:
+    shutil.rmtree(spill, ignore_errors=True)
+rows.append((f"reach count --max-depth {DEPTH} --spill DIR", wall, rss, levels,
+             f"{per_state:.2f} bytes a state on disk" if per_state else ""))
+if DEPTH <= 7:
+    wall, rss, levels, _ = reach()
+    rows.append((f"reach count --max-depth {DEPTH} (in memory)", wall, rss, levels,
+                 "16 bytes a state in memory"))
+if TWSEARCH:
+    wall, rss, levels = twsearch()
+    rows.append((f"twsearch -g -t {THREADS} (depth {DEPTH} printed at)", wall, rss, levels,
+                 "" if wall else "stopped before the depth"))
+print(f"The 3x3x3 ({os.path.basename(FILE)}) to depth {DEPTH}, {THREADS} threads each:\n")
+print("| run | wall s | peak RSS | |")
+print("|---|---:|---:|---|")
+failed = False
+for name, wall, rss, levels, note in rows:
+    wall = f"{wall:.1f}" if wall else "-"
+    print(f"| {name} | {wall} | {rss / 2**30:.2f} GiB | {note} |")
+    if levels[:DEPTH + 1] != A080601[:DEPTH + 1]:
+        print(f"LEVELS DIFFER from A080601: {name}: {levels}")
+        failed = True
+sys.exit(1 if failed else 0)

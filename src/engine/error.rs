@@ -11,6 +11,9 @@ pub enum SearchError {
         /// Why rayon refused.
         source: rayon::ThreadPoolBuildError,
     },
+    /// The model says why it cannot be searched ([`Model::unsearchable`](crate::engine::Model::unsearchable)).
+    #[error("{0}")]
+    Unsearchable(String),
     /// A bitmap visited set was asked for on a key space too large for one.
     #[error(
         "the bitmap visited set needs one bit per possible key, and this puzzle has {key_space} keys (the bitmap takes at most {max})\n  help: leave out --visited (the automatic choice), or use --visited dashmap"

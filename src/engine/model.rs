@@ -132,6 +132,15 @@ pub trait Model: Sync {
     fn identity(&self) -> String {
         String::new()
     }
+
+    /// Why this model cannot be searched as it is, if it cannot: a search
+    /// refuses it with this reason before it calls anything else (a
+    /// twisty puzzle whose keys take several words, used as the one-word
+    /// model, says which wider model to search instead). `None` (the
+    /// default): it can.
+    fn unsearchable(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Which keys have the key one above or one below as a successor, as a

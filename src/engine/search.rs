@@ -518,6 +518,9 @@ impl<'a, M: Model> Search<'a, M> {
 
     /// Checks the options against the model before a search starts.
     fn check(&self) -> Result<(), SearchError> {
+        if let Some(why) = self.model.unsearchable() {
+            return Err(SearchError::Unsearchable(why));
+        }
         let key_space = self.model.key_space();
         if self.visited == VisitedKind::Bitmap && key_space > BITMAP_HARD_MAX_KEYS {
             return Err(SearchError::BitmapTooLarge {

@@ -193,6 +193,23 @@ mod mpi {
         let one = alone(&args, 0);
         let v = ranks(2, &[&args[..], &["-j", "1"]].concat(), 0);
         assert_eq!(v["levels"], one["levels"]);
+        // Keys of two words: the 3x3x3 to depth 5 (OEIS A080601), its
+        // levels in memory and on disk.
+        let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube3.tws");
+        let a080601 = serde_json::json!([1, 18, 243, 3240, 43239, 574908]);
+        for n in [2, 3] {
+            let args = ["count", cube, "--max-depth", "5", "-j", "1"];
+            let v = ranks(n, &args, 0);
+            assert_eq!(v["levels"], a080601, "the 3x3x3 on {n}");
+            let spill = dir.0.join(format!("cube3-{n}"));
+            let v = ranks(
+                n,
+                &[&args[..], &["--spill", spill.to_str().unwrap()]].concat(),
+                0,
+            );
+            assert_eq!(v["levels"], a080601, "the 3x3x3 on disk on {n}");
+            assert!(!spill.exists(), "the files are removed");
+        }
     }
 
     #[test]

@@ -1349,6 +1349,10 @@ fn the_3x3x3_past_2_to_the_64_counts_its_published_table_to_a_depth() {
         }
         let wider = Wider::<4>::new(&t).unwrap();
         assert_eq!(levels_to(&wider, 2, 5), truth, "{metric:?}");
+        // As the model of one-word keys it is refused, saying what to
+        // search instead, before a key is made.
+        let e = Search::new(&t).max_depth(Some(2)).count().unwrap_err();
+        assert!(e.to_string().contains("Wider::<N>"), "{e}");
     }
 }
 

@@ -1621,14 +1621,25 @@ impl Model for Twisty {
     }
 
     fn new_state(&self) -> TwistyState {
+        // A search checks `unsearchable` first.
         assert_eq!(
             self.words(),
             1,
-            "{}'s keys take {} words: search it as a Wider",
-            self.name,
-            self.words()
+            "{}",
+            self.unsearchable().unwrap_or_default()
         );
         self.state_of()
+    }
+
+    fn unsearchable(&self) -> Option<String> {
+        (self.words() > 1).then(|| {
+            format!(
+                "{}'s keys take {} 64-bit words, and `Twisty` is the model of one-word keys\n  help: search `reach::puzzles::twisty::Wider::<N>::new(&twisty)` with N at least {}",
+                self.name,
+                self.words(),
+                self.words()
+            )
+        })
     }
 
     fn decode(&self, key: u64, state: &mut TwistyState) {

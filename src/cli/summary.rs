@@ -58,6 +58,7 @@ pub(super) fn narrowed<K: Copy>(report: Report<K>) -> (Report, Vec<K>) {
         store,
         partitions,
         disk,
+        key_bytes,
     } = report;
     let mut keys = last_level;
     let last_level = (0..keys.len() as u64).collect();
@@ -83,6 +84,7 @@ pub(super) fn narrowed<K: Copy>(report: Report<K>) -> (Report, Vec<K>) {
         store,
         partitions,
         disk,
+        key_bytes,
     };
     (report, keys)
 }
@@ -234,6 +236,7 @@ fn count_json(c: &Counted, antipodes: bool, s: &Settings) -> serde_json::Value {
         v["processes"] = json!(processes);
         v["workers_per_process"] = json!(workers);
     }
+    v["key_bytes"] = json!(report.key_bytes);
     if let Some(disk) = &report.disk {
         v["disk_peak_bytes"] = json!(disk.peak_bytes);
         v["disk_written_bytes"] = json!(disk.written_bytes);
@@ -300,7 +303,15 @@ fn count_summary(c: &Counted, s: &Settings) -> String {
         ));
     }
     if let Some(p) = memory::peak_rss_bytes() {
-        err.push_str(&format!("peak memory {}\n", bytes(p)));
+        // A wide key's cost in memory, which levels on disk code down.
+        let keys = match report.disk {
+            None if report.key_bytes > 8 => format!(
+                ", {} bytes a key in the levels and buffers (--spill DIR codes levels by their gaps)",
+                report.key_bytes
+            ),
+            _ => String::new(),
+        };
+        err.push_str(&format!("peak memory {}{keys}\n", bytes(p)));
     }
 
     if let Some((processes, workers)) = s.cluster() {

@@ -125,6 +125,10 @@ pub struct Report<K = u64> {
     pub partitions: usize,
     /// What a spilled search's files took on disk.
     pub disk: Option<crate::engine::files::DiskUse>,
+    /// Bytes a key takes in memory (8 a 64-bit word): what a state costs
+    /// in the workers' buffers and in a level kept as keys in memory (on
+    /// disk a level's keys are coded: [`DiskUse::bytes_per_key`](crate::engine::DiskUse)).
+    pub key_bytes: usize,
 }
 
 impl<K> Report<K> {

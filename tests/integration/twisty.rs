@@ -1395,6 +1395,8 @@ fn a_wide_puzzle_counts_on_disk_and_resumes_its_checkpoint() {
             .arg(&spill),
     );
     assert_eq!(v["levels"], levels, "{v}");
+    // A key of two words takes 16 bytes in memory; on disk, its gaps.
+    assert_eq!(v["key_bytes"], 16, "{v}");
     assert!(v["disk_bytes_per_state"].as_f64().unwrap() < 16.0, "{v}");
     assert!(!spill.exists(), "the spill directory is removed");
     let cp = dir.0.join("cp");

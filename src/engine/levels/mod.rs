@@ -425,6 +425,7 @@ pub(crate) fn run<K: Key, S: Store<K>>(
         store: String::new(),
         partitions: finished.partitions,
         disk: finished.disk,
+        key_bytes: std::mem::size_of::<K>(),
     };
     (report, path)
 }

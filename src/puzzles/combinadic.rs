@@ -115,6 +115,21 @@ pub struct Divisor {
     m: u64,
 }
 
+/// [`Divisor`]s of 1 to 256, at index d (index 0 holds 1's): for the
+/// small counts a multiset's rank divides by, without a division.
+pub static SMALL_DIVISORS: [Divisor; 257] = {
+    let mut table = [Divisor { d: 1, m: u64::MAX }; 257];
+    let mut d = 2;
+    while d <= 256 {
+        table[d] = Divisor {
+            d: d as u64,
+            m: u64::MAX / d as u64,
+        };
+        d += 1;
+    }
+    table
+};
+
 impl Divisor {
     /// A divisor of `d`, which must not be zero.
     pub fn new(d: u64) -> Divisor {

@@ -75,22 +75,34 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_count() {
 }
 
 #[test]
+fn keys_of_two_words_killed_at_random_moments_resume_to_the_exact_count() {
+    // The 24-puzzle's keys take two words: its first 18 levels (about 2.4
+    // million states) with a checkpoint, killed and resumed; at the depth
+    // asked the checkpoint stays, to go deeper.
+    killed_and_resumed("tiles-5x5 --max-depth 17", 100, 600, "frontier");
+}
+
+#[test]
 fn the_dense_store_killed_at_random_moments_resumes_to_the_exact_count() {
     // tiles-3x4 (2.4e8 states) with the dense store and its checkpoint of
     // pairs of levels: about 8 s at two threads here.
     killed_and_resumed("tiles-3x4", 2000, 6000, "dense");
 }
 
-/// Counts `puzzle` with a checkpoint, killed (SIGKILL) at moments drawn
-/// from a seeded generator (the first within `first_ms`, the next within
-/// `span_ms`) and resumed each time, until it finishes: the report must be
-/// the uninterrupted one, with the `visited` set asked for.
+/// Counts `puzzle` (a name and options) with a checkpoint, killed
+/// (SIGKILL) at moments drawn from a seeded generator (the first within
+/// `first_ms`, the next within `span_ms`) and resumed each time, until it
+/// finishes: the report must be the uninterrupted one, with the `visited`
+/// set asked for.
 fn killed_and_resumed(puzzle: &str, first_ms: u64, span_ms: u64, visited: &str) {
-    let dir = TempDir::new(&format!("kill-{puzzle}"));
+    let words: Vec<&str> = puzzle.split_whitespace().collect();
+    let dir = TempDir::new(&format!("kill-{}", words[0]));
     let cp = dir.join("cp");
     let cp = cp.to_str().unwrap();
     let reference = reach()
-        .args(["count", puzzle, "--json", "-j", "2"])
+        .arg("count")
+        .args(&words)
+        .args(["--json", "-j", "2"])
         .assert()
         .success()
         .get_output()
@@ -116,7 +128,12 @@ fn killed_and_resumed(puzzle: &str, first_ms: u64, span_ms: u64, visited: &str) 
         };
         20 + x % span
     };
-    let start: Vec<&str> = vec!["count", puzzle, "--checkpoint", cp, "--json", "-j", "2"];
+    let start: Vec<&str> = [
+        &["count"][..],
+        &words,
+        &["--checkpoint", cp, "--json", "-j", "2"],
+    ]
+    .concat();
     let args = || -> Vec<&str> {
         if Path::new(cp).join("checkpoint.toml").exists() {
             vec!["resume", cp, "--json"]
@@ -149,7 +166,14 @@ fn killed_and_resumed(puzzle: &str, first_ms: u64, span_ms: u64, visited: &str) 
     );
     assert_eq!(last["visited"], visited, "{puzzle}");
     assert!(kills >= 1, "no run was killed: moments {moments:?}");
-    assert!(!Path::new(cp).exists(), "a finished checkpoint is removed");
+    // A count to the depth asked keeps its checkpoint, to go deeper; a
+    // finished one removes it.
+    let depth_asked = words.contains(&"--max-depth");
+    assert_eq!(
+        Path::new(cp).join("checkpoint.toml").exists(),
+        depth_asked,
+        "{puzzle}: the checkpoint after the last run"
+    );
 }
 
 #[test]

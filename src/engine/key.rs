@@ -40,12 +40,6 @@ pub trait Key:
     /// Word `i` of the key, counted from the least significant, to change.
     fn word_mut(&mut self, i: usize) -> &mut u64;
 
-    /// Appends the key's words, most significant first.
-    fn put_words(self, out: &mut Vec<u64>);
-
-    /// The key whose words (most significant first) start `words`.
-    fn from_words(words: &[u64]) -> Self;
-
     /// Keys as words for another process (the same vector where the key
     /// is one word).
     fn to_wire(keys: Vec<Self>) -> Vec<u64> {
@@ -86,16 +80,6 @@ impl Key for u64 {
     fn word_mut(&mut self, i: usize) -> &mut u64 {
         debug_assert_eq!(i, 0, "a u64 key has one word");
         self
-    }
-
-    #[inline]
-    fn put_words(self, out: &mut Vec<u64>) {
-        out.push(self);
-    }
-
-    #[inline]
-    fn from_words(words: &[u64]) -> u64 {
-        words[0]
     }
 
     fn to_wire(keys: Vec<u64>) -> Vec<u64> {
@@ -154,13 +138,15 @@ impl<const N: usize> Coded for Wide<N> {
     const WORDS: usize = N;
 
     #[inline]
-    fn words_into(self, out: &mut [u64]) {
-        out.copy_from_slice(&self.0);
+    fn put_words(self, out: &mut Vec<u64>) {
+        out.extend_from_slice(&self.0);
     }
 
     #[inline]
-    fn of_words(words: &[u64]) -> Self {
-        Self::from_words(words)
+    fn from_words(words: &[u64]) -> Self {
+        let mut w = [0; N];
+        w.copy_from_slice(&words[..N]);
+        Wide(w)
     }
 }
 
@@ -185,18 +171,6 @@ impl<const N: usize> Key for Wide<N> {
     #[inline(always)]
     fn word_mut(&mut self, i: usize) -> &mut u64 {
         &mut self.0[N - 1 - i]
-    }
-
-    #[inline]
-    fn put_words(self, out: &mut Vec<u64>) {
-        out.extend_from_slice(&self.0);
-    }
-
-    #[inline]
-    fn from_words(words: &[u64]) -> Self {
-        let mut w = [0; N];
-        w.copy_from_slice(&words[..N]);
-        Wide(w)
     }
 }
 

@@ -153,19 +153,26 @@ fn hundreds_of_candidate_files_are_merged_in_passes_and_agree() {
     assert_eq!(expected.states(), 3_674_160);
     for checkpoint in [false, true] {
         let dir = TempDir::new("passes");
-        let report = Search::new(&cube)
-            .threads(2)
-            .visited(VisitedKind::Frontier)
-            .spill(
-                Spill::new(dir.path())
-                    .checkpoint(checkpoint)
-                    .candidate_budget(Some(1)),
-            )
-            .count()
-            .unwrap();
+        let report = in_passes(&cube, checkpoint, &dir);
         same(&report, &expected, "cube2 in passes");
         assert!(dir.files().is_empty(), "{:?}", dir.files());
     }
+}
+
+/// A count of `model` on disk in `dir` under the smallest candidate
+/// budget (a worker writes a candidate file every 65536 keys, and the
+/// files are merged eight at once, in passes).
+fn in_passes<M: Model>(model: &M, checkpoint: bool, dir: &TempDir) -> Report<M::Key> {
+    Search::new(model)
+        .threads(2)
+        .visited(VisitedKind::Frontier)
+        .spill(
+            Spill::new(dir.path())
+                .checkpoint(checkpoint)
+                .candidate_budget(Some(1)),
+        )
+        .count()
+        .unwrap()
 }
 
 /// The 2x2x2 cube with U, F and R: over a million states at its widest
@@ -189,16 +196,7 @@ fn wide_on_disk<const N: usize>(cube: &Twisty, expected: &Report) {
     let what = format!("{N} words");
     for checkpoint in [false, true] {
         let dir = TempDir::new("wide-passes");
-        let report = Search::new(&wide)
-            .threads(2)
-            .visited(VisitedKind::Frontier)
-            .spill(
-                Spill::new(dir.path())
-                    .checkpoint(checkpoint)
-                    .candidate_budget(Some(1)),
-            )
-            .count()
-            .unwrap();
+        let report = in_passes(&wide, checkpoint, &dir);
         assert_eq!(report.levels, expected.levels, "{what}");
         assert!(report.is_complete(), "{what}");
         let disk = report.disk.expect("on disk");

@@ -218,11 +218,11 @@ pub trait Coded: Copy + Ord + Send + Sync + 'static {
     /// Its width in 64-bit words.
     const WORDS: usize;
 
-    /// Its words, most significant first, into `out` (`WORDS` long).
-    fn words_into(self, out: &mut [u64]);
+    /// Appends the key's words, most significant first.
+    fn put_words(self, out: &mut Vec<u64>);
 
-    /// The key of `words` (most significant first, `WORDS` long).
-    fn of_words(words: &[u64]) -> Self;
+    /// The key whose words (most significant first) start `words`.
+    fn from_words(words: &[u64]) -> Self;
 
     /// Appends one block holding `keys` (sorted, distinct, 1 to
     /// [`BLOCK_KEYS`] of them) to `out`.
@@ -236,13 +236,14 @@ pub trait Coded: Copy + Ord + Send + Sync + 'static {
         decode_wide(bytes, out)
     }
 
-    /// Appends the key's words (most significant first), little-endian.
+    /// Appends the key's words (most significant first), little-endian
+    /// (a block's first key, an index's; not per key).
     fn put_bytes(self, out: &mut Vec<u8>) {
-        let mut words = vec![0; Self::WORDS];
-        self.words_into(&mut words);
-        for w in words {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
+        let mut words = Vec::with_capacity(Self::WORDS);
+        self.put_words(&mut words);
+        words
+            .iter()
+            .for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
     }
 
     /// The key whose words [`Coded::put_bytes`] wrote at the start of `bytes`.
@@ -251,18 +252,20 @@ pub trait Coded: Copy + Ord + Send + Sync + 'static {
             .chunks_exact(8)
             .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
             .collect();
-        Self::of_words(&words)
+        Self::from_words(&words)
     }
 }
 
 impl Coded for u64 {
     const WORDS: usize = 1;
 
-    fn words_into(self, out: &mut [u64]) {
-        out[0] = self;
+    #[inline]
+    fn put_words(self, out: &mut Vec<u64>) {
+        out.push(self);
     }
 
-    fn of_words(words: &[u64]) -> u64 {
+    #[inline]
+    fn from_words(words: &[u64]) -> u64 {
         words[0]
     }
 
@@ -283,8 +286,9 @@ impl Coded for u64 {
     }
 }
 
-/// Bytes before a block's payload, for keys of `words` words.
-pub(crate) fn header_len(words: usize) -> usize {
+/// Bytes before a block's payload, for keys of `words` words; the last
+/// four are the payload's length.
+fn header_len(words: usize) -> usize {
     if words == 1 {
         BLOCK_HEADER
     } else {
@@ -401,13 +405,18 @@ fn wide_rice_parameter(mean: &[u64]) -> u32 {
 fn encode_wide<K: Coded>(keys: &[K], out: &mut Vec<u8>) {
     debug_assert!(!keys.is_empty() && keys.len() <= BLOCK_KEYS);
     debug_assert!(keys.windows(2).all(|w| w[0] < w[1]));
-    let words = K::WORDS;
     // Least significant word first, for the arithmetic.
-    let limbs_of = |key: K, out: &mut [u64]| {
-        key.words_into(out);
+    let limbs_of = |key: K, out: &mut Vec<u64>| {
+        out.clear();
+        key.put_words(out);
         out.reverse();
     };
-    let (mut prev, mut gap) = (vec![0u64; words], vec![0u64; words]);
+    let words = K::WORDS;
+    let (mut prev, mut cur, mut gap) = (
+        Vec::with_capacity(words),
+        Vec::with_capacity(words),
+        Vec::with_capacity(words),
+    );
     let start = out.len();
     let n = keys.len();
     let k = if n > 1 {
@@ -426,7 +435,6 @@ fn encode_wide<K: Coded>(keys: &[K], out: &mut Vec<u8>) {
     keys[0].put_bytes(out);
     let len_at = out.len();
     out.extend_from_slice(&[0; 4]);
-    let payload_at = out.len();
     let mut w = BitWriter {
         out,
         acc: 0,
@@ -434,10 +442,11 @@ fn encode_wide<K: Coded>(keys: &[K], out: &mut Vec<u8>) {
     };
     limbs_of(keys[0], &mut prev);
     for &key in &keys[1..] {
-        limbs_of(key, &mut gap);
+        limbs_of(key, &mut cur);
+        gap.clone_from(&cur);
         limbs::sub(&mut gap, &prev);
         limbs::sub_small(&mut gap, 1);
-        limbs_of(key, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
         // The quotient is small (they sum to about 3n at most), so its
         // bits from k up fit one word.
         let q = limbs::bits_at(&gap, k);
@@ -451,10 +460,32 @@ fn encode_wide<K: Coded>(keys: &[K], out: &mut Vec<u8>) {
         }
     }
     w.finish();
-    let payload_len = (out.len() - payload_at) as u32;
-    out[len_at..payload_at].copy_from_slice(&payload_len.to_le_bytes());
+    seal(out, start, len_at);
+}
+
+/// Ends the block that starts at `start` in `out` and whose payload
+/// follows the four bytes at `len_at`: the payload's length there, and
+/// the checksum of every byte of the block after it.
+fn seal(out: &mut Vec<u8>, start: usize, len_at: usize) {
+    let payload_len = (out.len() - len_at - 4) as u32;
+    out[len_at..len_at + 4].copy_from_slice(&payload_len.to_le_bytes());
     let crc = crc32fast::hash(&out[start..]);
     out.extend_from_slice(&crc.to_le_bytes());
+}
+
+/// The block at the start of `bytes` with a header of `head` bytes,
+/// checked against its checksum: its bytes before the checksum, and its
+/// whole length.
+fn checked(bytes: &[u8], head: usize) -> Result<(&[u8], usize), CodecError> {
+    let header = bytes.get(..head).ok_or(CodecError::Truncated)?;
+    let payload = u32::from_le_bytes(header[head - 4..].try_into().expect("4 bytes")) as usize;
+    let len = head + payload + 4;
+    let block = bytes.get(..len).ok_or(CodecError::Truncated)?;
+    let (body, crc) = block.split_at(len - 4);
+    if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
+        return Err(CodecError::Checksum);
+    }
+    Ok((body, len))
 }
 
 /// Checks the block of keys of several words at the start of `bytes` and
@@ -462,22 +493,15 @@ fn encode_wide<K: Coded>(keys: &[K], out: &mut Vec<u8>) {
 fn decode_wide<K: Coded>(bytes: &[u8], out: &mut Vec<K>) -> Result<usize, CodecError> {
     let words = K::WORDS;
     let head = header_len(words);
-    let header = bytes.get(..head).ok_or(CodecError::Truncated)?;
-    let payload = u32::from_le_bytes(header[head - 4..head].try_into().expect("4 bytes")) as usize;
-    let len = head + payload + 4;
-    let block = bytes.get(..len).ok_or(CodecError::Truncated)?;
-    let (body, crc) = block.split_at(len - 4);
-    if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
-        return Err(CodecError::Checksum);
-    }
+    let (body, len) = checked(bytes, head)?;
     let n = u32::from_le_bytes(body[0..4].try_into().expect("4 bytes")) as usize;
     let k = u32::from(u16::from_le_bytes(body[4..6].try_into().expect("2 bytes")));
     if n == 0 || n > BLOCK_KEYS || k as usize >= 64 * words {
         return Err(CodecError::Malformed);
     }
     let first = K::from_bytes(&body[6..]);
-    let (mut key, mut gap) = (vec![0u64; words], vec![0u64; words]);
-    first.words_into(&mut key);
+    let (mut key, mut gap) = (Vec::with_capacity(words), vec![0u64; words]);
+    first.put_words(&mut key);
     key.reverse();
     out.reserve(n);
     out.push(first);
@@ -487,7 +511,7 @@ fn decode_wide<K: Coded>(bytes: &[u8], out: &mut Vec<K>) -> Result<usize, CodecE
         acc: 0,
         bits: 0,
     };
-    let mut most_first = vec![0u64; words];
+    let mut most_first = Vec::with_capacity(words);
     for _ in 1..n {
         let q = r.get_unary()?;
         gap.fill(0);
@@ -501,9 +525,9 @@ fn decode_wide<K: Coded>(bytes: &[u8], out: &mut Vec<K>) -> Result<usize, CodecE
         if limbs::or_shifted(&mut gap, q, k) || limbs::add_plus_one(&mut key, &gap) {
             return Err(CodecError::Malformed);
         }
-        most_first.copy_from_slice(&key);
-        most_first.reverse();
-        out.push(K::of_words(&most_first));
+        most_first.clear();
+        most_first.extend(key.iter().rev());
+        out.push(K::from_words(&most_first));
     }
     Ok(len)
 }
@@ -527,7 +551,6 @@ pub(crate) fn encode_block(keys: &[u64], out: &mut Vec<u8>) {
     out.extend_from_slice(&first.to_le_bytes());
     let len_at = out.len();
     out.extend_from_slice(&[0; 4]);
-    let payload_at = out.len();
     let mut w = BitWriter {
         out,
         acc: 0,
@@ -537,29 +560,13 @@ pub(crate) fn encode_block(keys: &[u64], out: &mut Vec<u8>) {
         w.put_rice(pair[1] - pair[0] - 1, k);
     }
     w.finish();
-    let payload_len = (out.len() - payload_at) as u32;
-    out[len_at..payload_at].copy_from_slice(&payload_len.to_le_bytes());
-    let crc = crc32fast::hash(&out[start..]);
-    out.extend_from_slice(&crc.to_le_bytes());
-}
-
-/// The total length of the block at the start of `bytes`, read from its
-/// header (not checked).
-pub(crate) fn block_len(bytes: &[u8]) -> Result<usize, CodecError> {
-    let header = bytes.get(..BLOCK_HEADER).ok_or(CodecError::Truncated)?;
-    let payload = u32::from_le_bytes(header[13..17].try_into().expect("4 bytes")) as usize;
-    Ok(BLOCK_HEADER + payload + 4)
+    seal(out, start, len_at);
 }
 
 /// Checks the block at the start of `bytes` and appends its keys to `out`;
 /// the block's length in bytes.
 pub(crate) fn decode_block(bytes: &[u8], out: &mut Vec<u64>) -> Result<usize, CodecError> {
-    let len = block_len(bytes)?;
-    let block = bytes.get(..len).ok_or(CodecError::Truncated)?;
-    let (body, crc) = block.split_at(len - 4);
-    if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
-        return Err(CodecError::Checksum);
-    }
+    let (body, len) = checked(bytes, BLOCK_HEADER)?;
     let n = u32::from_le_bytes(body[0..4].try_into().expect("4 bytes")) as usize;
     let k = u32::from(body[4]);
     if n == 0 || n > BLOCK_KEYS || k > 63 {
@@ -596,13 +603,28 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn round_trip(keys: &[u64]) -> Vec<u8> {
+    /// `keys` coded as a block and decoded again: the block's bytes.
+    fn round_trip<K: Coded + std::fmt::Debug>(keys: &[K]) -> Vec<u8> {
         let mut bytes = Vec::new();
-        encode_block(keys, &mut bytes);
+        K::encode_block(keys, &mut bytes);
         let mut back = Vec::new();
-        assert_eq!(decode_block(&bytes, &mut back), Ok(bytes.len()));
+        assert_eq!(K::decode_block(&bytes, &mut back), Ok(bytes.len()));
         assert_eq!(back, keys);
         bytes
+    }
+
+    /// Every flipped bit and every truncation of `keys`' block is refused.
+    fn every_flip_is_caught<K: Coded>(keys: &[K]) {
+        let mut bytes = Vec::new();
+        K::encode_block(keys, &mut bytes);
+        for bit in 0..bytes.len() * 8 {
+            let mut bad = bytes.clone();
+            bad[bit / 8] ^= 1 << (bit % 8);
+            assert!(K::decode_block(&bad, &mut Vec::new()).is_err(), "bit {bit}");
+        }
+        for len in 0..bytes.len() {
+            assert!(K::decode_block(&bytes[..len], &mut Vec::new()).is_err());
+        }
     }
 
     #[test]
@@ -632,48 +654,28 @@ mod tests {
     #[test]
     fn every_flipped_bit_is_caught() {
         let keys: Vec<u64> = (0..300).map(|i| i * i * 31).collect();
-        let mut bytes = Vec::new();
-        encode_block(&keys, &mut bytes);
-        for bit in 0..bytes.len() * 8 {
-            let mut bad = bytes.clone();
-            bad[bit / 8] ^= 1 << (bit % 8);
-            let mut out = Vec::new();
-            assert!(decode_block(&bad, &mut out).is_err(), "bit {bit}");
-        }
-        for len in 0..bytes.len() {
-            assert!(decode_block(&bytes[..len], &mut Vec::new()).is_err());
-        }
-    }
-
-    /// Round trip of keys of several words through the wide codec.
-    fn wide_round_trip<const N: usize>(keys: &[crate::engine::Wide<N>]) -> Vec<u8> {
-        let mut bytes = Vec::new();
-        Coded::encode_block(keys, &mut bytes);
-        let mut back: Vec<crate::engine::Wide<N>> = Vec::new();
-        assert_eq!(Coded::decode_block(&bytes, &mut back), Ok(bytes.len()));
-        assert_eq!(back, keys);
-        bytes
+        every_flip_is_caught(&keys);
     }
 
     #[test]
     fn wide_extremes_round_trip() {
         use crate::engine::Wide;
-        wide_round_trip(&[Wide([0u64, 0])]);
-        wide_round_trip(&[Wide([u64::MAX; 3])]);
-        wide_round_trip(&[Wide([0, 0]), Wide([u64::MAX, u64::MAX])]);
-        wide_round_trip(&[Wide([0, 0, 0]), Wide([0, 0, 1]), Wide([u64::MAX; 3])]);
+        round_trip(&[Wide([0u64, 0])]);
+        round_trip(&[Wide([u64::MAX; 3])]);
+        round_trip(&[Wide([0, 0]), Wide([u64::MAX, u64::MAX])]);
+        round_trip(&[Wide([0, 0, 0]), Wide([0, 0, 1]), Wide([u64::MAX; 3])]);
         // Gaps across a word's edge, and a Rice parameter past 64 and 128.
         let across: Vec<Wide<2>> = (0..5000u64).map(|i| Wide([i / 3, (i % 3) << 62])).collect();
-        wide_round_trip(&across);
+        round_trip(&across);
         let sparse: Vec<Wide<3>> = (0..3000u64)
             .map(|i| Wide([i, i.wrapping_mul(0x9e37_79b9_7f4a_7c15), i]))
             .collect();
-        wide_round_trip(&sparse);
+        round_trip(&sparse);
         // One huge gap among small ones.
         let mut keys: Vec<Wide<2>> = (0..1000u64).map(|i| Wide([0, i])).collect();
         keys.push(Wide([1 << 40, 0]));
-        wide_round_trip(&keys);
-        wide_round_trip(
+        round_trip(&keys);
+        round_trip(
             &(0..BLOCK_KEYS as u64)
                 .map(|i| Wide([7, i]))
                 .collect::<Vec<_>>(),
@@ -692,7 +694,7 @@ mod tests {
                 ])
             })
             .collect();
-        let bytes = wide_round_trip(&keys);
+        let bytes = round_trip(&keys);
         let bits = bytes.len() as f64 * 8.0 / keys.len() as f64;
         assert!(bits < 83.0, "{bits} bits a key");
     }
@@ -701,18 +703,7 @@ mod tests {
     fn every_flipped_bit_of_a_wide_block_is_caught() {
         use crate::engine::Wide;
         let keys: Vec<Wide<2>> = (0..200u64).map(|i| Wide([i * i, i << 50])).collect();
-        let mut bytes = Vec::new();
-        Coded::encode_block(&keys, &mut bytes);
-        for bit in 0..bytes.len() * 8 {
-            let mut bad = bytes.clone();
-            bad[bit / 8] ^= 1 << (bit % 8);
-            let mut out: Vec<Wide<2>> = Vec::new();
-            assert!(Coded::decode_block(&bad, &mut out).is_err(), "bit {bit}");
-        }
-        for len in 0..bytes.len() {
-            let mut out: Vec<Wide<2>> = Vec::new();
-            assert!(Coded::decode_block(&bytes[..len], &mut out).is_err());
-        }
+        every_flip_is_caught(&keys);
     }
 
     proptest! {
@@ -728,7 +719,7 @@ mod tests {
                 .collect();
             keys.sort_unstable();
             keys.dedup();
-            wide_round_trip(&keys);
+            round_trip(&keys);
         }
 
         #[test]

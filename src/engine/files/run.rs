@@ -61,8 +61,6 @@ pub(crate) enum Kind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Header {
     pub kind: Kind,
-    /// The keys' width in 64-bit words.
-    pub words: u32,
     /// The puzzle's identity digest.
     pub digest: u64,
     pub depth: u32,
@@ -74,12 +72,13 @@ pub(crate) struct Header {
 }
 
 impl Header {
-    fn bytes(&self) -> [u8; HEADER] {
+    /// The header of a file of keys of `words` words.
+    fn bytes(&self, words: usize) -> [u8; HEADER] {
         let mut b = [0u8; HEADER];
         b[0..8].copy_from_slice(MAGIC);
         b[8..12].copy_from_slice(&FORMAT.to_le_bytes());
         // One-word keys write the kind alone, as before keys had widths.
-        let kind = self.kind as u32 | (self.words - 1) << 16;
+        let kind = self.kind as u32 | (words as u32 - 1) << 16;
         b[12..16].copy_from_slice(&kind.to_le_bytes());
         b[16..24].copy_from_slice(&self.digest.to_le_bytes());
         b[24..28].copy_from_slice(&self.depth.to_le_bytes());
@@ -215,7 +214,6 @@ impl<K: Coded> RunFile<K> {
                 2 => Kind::Candidates,
                 _ => return Err(damaged("unknown kind of run")),
             },
-            words: (kind >> 16) + 1,
             digest: u64_at(&head, 16),
             depth: u32_at(&head, 24),
             partitions: u32_at(&head, 28),
@@ -228,12 +226,13 @@ impl<K: Coded> RunFile<K> {
                 what: "it belongs to another puzzle or metric".into(),
             });
         }
-        if found.words != expect.words {
+        let words = (kind >> 16) as usize + 1;
+        if words != K::WORDS {
             return Err(SpillError::Foreign {
                 path: path.to_path_buf(),
                 what: format!(
-                    "its keys are {} words wide, where this search's are {}",
-                    found.words, expect.words
+                    "its keys are {words} words wide, where this search's are {}",
+                    K::WORDS
                 ),
             });
         }
@@ -576,7 +575,7 @@ impl<'d, K: Coded> RunWriter<'d, K> {
         if disk.durable() || header.kind == Kind::Candidates {
             w.spill_to_file()?;
         }
-        w.write(&header.bytes())?;
+        w.write(&header.bytes(K::WORDS))?;
         Ok(w)
     }
 
@@ -610,9 +609,7 @@ impl<'d, K: Coded> RunWriter<'d, K> {
         match &mut self.sink {
             Sink::Mem(v) => {
                 v.extend_from_slice(bytes);
-                // Candidates are written because memory is short: they go
-                // to disk whatever their size.
-                if v.len() > self.disk.memory_threshold() || self.header.kind == Kind::Candidates {
+                if v.len() > self.disk.memory_threshold() {
                     self.spill_to_file()?;
                 }
             }
@@ -692,7 +689,7 @@ impl<'d, K: Coded> RunWriter<'d, K> {
         tail.extend_from_slice(&(index.len() as u64).to_le_bytes());
         tail.extend_from_slice(&self.keys.to_le_bytes());
         let mut crc = crc32fast::Hasher::new();
-        crc.update(&self.header.bytes());
+        crc.update(&self.header.bytes(K::WORDS));
         crc.update(&index);
         crc.update(&tail);
         tail.extend_from_slice(&crc.finalize().to_le_bytes());
@@ -751,10 +748,9 @@ mod tests {
     use super::*;
     use crate::engine::{Spill, Wide};
 
-    fn header(words: u32) -> Header {
+    fn header() -> Header {
         Header {
             kind: Kind::Level,
-            words,
             digest: 7,
             depth: 3,
             partitions: 2,
@@ -771,7 +767,7 @@ mod tests {
         let keys: Vec<Vec<Wide<2>>> = (0..2u64)
             .map(|p| (0..40_000u64).map(|i| Wide([i * 3 + p, i << 40])).collect())
             .collect();
-        let mut w: RunWriter<'_, Wide<2>> = RunWriter::new(&disk, "L.run", header(2)).unwrap();
+        let mut w: RunWriter<'_, Wide<2>> = RunWriter::new(&disk, "L.run", header()).unwrap();
         for (p, keys) in keys.iter().enumerate() {
             w.partition(p).unwrap();
             w.push_all(keys).unwrap();
@@ -779,7 +775,7 @@ mod tests {
         let file = w.finish().unwrap();
         let path = file.path().to_path_buf();
         drop(file);
-        let file: RunFile<Wide<2>> = RunFile::open(&path, &header(2)).unwrap();
+        let file: RunFile<Wide<2>> = RunFile::open(&path, &header()).unwrap();
         assert_eq!(file.keys(), 80_000);
         for (p, keys) in keys.iter().enumerate() {
             let mut reader = PartReader::new(&file, p);
@@ -797,12 +793,12 @@ mod tests {
             assert!(!file.contains(p, absent, &mut scratch, &mut block).unwrap());
         }
         // Keys of one word expected: refused by the width its header gives.
-        let e = RunFile::<u64>::open(&path, &header(1))
+        let e = RunFile::<u64>::open(&path, &header())
             .err()
             .unwrap()
             .to_string();
         assert!(e.contains("2 words wide") && e.contains("are 1"), "{e}");
-        let e = RunFile::<Wide<3>>::open(&path, &header(3))
+        let e = RunFile::<Wide<3>>::open(&path, &header())
             .err()
             .unwrap()
             .to_string();
@@ -811,7 +807,7 @@ mod tests {
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[HEADER + 40] ^= 4;
         std::fs::write(&path, &bytes).unwrap();
-        let file: RunFile<Wide<2>> = RunFile::open(&path, &header(2)).unwrap();
+        let file: RunFile<Wide<2>> = RunFile::open(&path, &header()).unwrap();
         let e = file.verify().err().unwrap().to_string();
         assert!(e.contains("checksum"), "{e}");
         drop(file);

@@ -576,12 +576,9 @@ fn last_level<K: Key, S: Store<K>>(
         let keys = width.saturating_mul(2 * std::mem::size_of::<K>() as u64);
         memory::current_rss_bytes().is_none_or(|rss| rss.saturating_add(keys) > limit)
     });
-    let over = if peers.processes() > 1 {
-        agree::sum(peers, u64::from(over))? > 0
-    } else {
-        over
-    };
-    if over {
+    // Every process reads its share, or none does (alone, the sum is
+    // its own).
+    if agree::sum(peers, u64::from(over))? > 0 {
         return Ok(Vec::new());
     }
     let Some(mine) = store.last_level(width, threads)? else {

@@ -5,7 +5,8 @@ use std::sync::Mutex;
 
 use crossbeam_utils::CachePadded;
 
-use crate::engine::stores::sets::partition::MAX_PARTITIONS;
+use crate::engine::stores::sets::partition::{MAX_PARTITIONS, Router};
+use crate::engine::stores::sets::visited::Visited;
 use crate::engine::{Key, Model};
 
 /// Levels with fewer states than this are expanded on one thread: a rayon
@@ -78,6 +79,47 @@ pub(crate) fn successors_of_all<'o, M: Model>(
 /// The states `successors_of_all` expands at a time: their successors (a
 /// few each) stay in the first-level cache.
 pub(crate) const EXPAND_BATCH: usize = 32;
+
+/// Where a level's successors go: each to its partition's buffer, unless
+/// the visited set has seen it.
+pub(crate) struct Route<'a, K: Key> {
+    pub(crate) router: Router,
+    pub(crate) visited: &'a Visited<K>,
+    /// Whether each partition is another process's.
+    pub(crate) remote: &'a [bool],
+}
+
+impl<K: Key> Route<'_, K> {
+    /// Expands `keys` (in batches of [`EXPAND_BATCH`]) and appends each
+    /// successor that may be new to its partition's buffer in `out`: every
+    /// one where the visited set does not filter (frontier search, a bitmap
+    /// its partitions own) or another process owns the partition (the
+    /// visited set knows only this process's keys, and the owner filters
+    /// it), else the ones the visited set had not seen. How many it
+    /// appended.
+    #[inline]
+    pub(crate) fn successors<M: Model<Key = K>>(
+        &self,
+        model: &M,
+        state: &mut M::State,
+        successors: &mut Vec<K>,
+        keys: &[K],
+        out: &mut [Vec<K>],
+    ) -> usize {
+        let every = matches!(self.visited, Visited::Frontier | Visited::Owned);
+        let mut appended = 0;
+        for batch in keys.chunks(EXPAND_BATCH) {
+            for &next in successors_of_all(model, state, successors, batch) {
+                let p = self.router.route(next);
+                if every || self.remote[p] || self.visited.insert(next) {
+                    out[p].push(next);
+                    appended += 1;
+                }
+            }
+        }
+        appended
+    }
+}
 
 /// One `T` per worker, each made by `make` on the worker that will use it
 /// when there is a pool of `threads` (on the calling thread otherwise).

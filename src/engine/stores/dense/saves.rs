@@ -195,7 +195,6 @@ impl Saves {
     fn header(&self, depth: u32, i: usize, n: usize) -> Header {
         Header {
             kind: Kind::Level,
-            words: 1,
             digest: self.digest,
             depth,
             partitions: n as u32,

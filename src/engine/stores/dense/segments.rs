@@ -292,7 +292,6 @@ impl Segments {
             );
             let header = Header {
                 kind: Kind::Candidates,
-                words: 1,
                 digest: self.digest,
                 depth,
                 partitions: self.count() as u32,

@@ -12,20 +12,14 @@ impl<M: Model> OnDisk<'_, M> {
     /// Whether one of the first [`PROBES`] successors of the newest
     /// level is new: in no level that a frontier search checks, or not
     /// in the visited set. False says nothing.
-    pub(super) fn probe_new_successor(&mut self) -> Result<bool, SpillError> {
+    pub(super) fn probe_new_successor(&self) -> Result<bool, SpillError> {
         let model = self.model;
         let mut state = model.new_state();
         let (mut successors, mut scratch, mut keys, mut block) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let newest = self.newest();
-        let previous = self.kept.len().checked_sub(2).map(|i| &self.kept[i]);
-        let checked: Vec<&Level<M::Key>> = Some(newest)
-            .filter(|_| !self.bipartite)
-            .into_iter()
-            .chain(previous)
-            .collect();
+        let checked = self.checked_levels();
         let mut probes = 0;
-        for file in &newest.files {
+        for file in &self.newest().files {
             for b in 0..file.block_count() {
                 block.clear();
                 file.read_block(b, &mut scratch, &mut block)?;
@@ -35,13 +29,11 @@ impl<M: Model> OnDisk<'_, M> {
                             let p = self.router.route(next);
                             let mut seen = false;
                             for level in &checked {
-                                seen = seen
-                                    || level.file_of(p).contains(
-                                        p,
-                                        next,
-                                        &mut scratch,
-                                        &mut keys,
-                                    )?;
+                                let file = level.file_of(p);
+                                if file.contains(p, next, &mut scratch, &mut keys)? {
+                                    seen = true;
+                                    break;
+                                }
                             }
                             seen
                         } else {
@@ -106,13 +98,12 @@ impl<M: Model> OnDisk<'_, M> {
     ) -> Result<Vec<RunFile<M::Key>>, SpillError> {
         let failure = Failure::default();
         let flushed = Mutex::new(Vec::new());
-        let (model, router, visited, frontier, remote) = (
-            self.model,
-            self.router,
-            &self.visited,
-            self.frontier,
-            &self.remote[..],
-        );
+        let model = self.model;
+        let route = Route {
+            router: self.router,
+            visited: &self.visited,
+            remote: &self.remote,
+        };
         self.for_each_block(level, threads, &failure, |w, keys| {
             let Worker {
                 state,
@@ -121,17 +112,7 @@ impl<M: Model> OnDisk<'_, M> {
                 buffered,
                 ..
             } = w;
-            for batch in keys.chunks(EXPAND_BATCH) {
-                for &next in successors_of_all(model, state, successors, batch) {
-                    // A bitmap knows only this process's keys: another
-                    // process's go to their owner, which filters them.
-                    let p = router.route(next);
-                    if frontier || remote[p] || visited.insert(next) {
-                        out[p].push(next);
-                        *buffered += 1;
-                    }
-                }
-            }
+            *buffered += route.successors(model, state, successors, keys, out);
             if w.buffered >= self.plan.flush_at {
                 let file = self.flush(w, depth + 1)?;
                 flushed.lock().unwrap_or_else(|e| e.into_inner()).push(file);

@@ -86,17 +86,17 @@ fn merge_into<K: Key>(
 
 impl<M: Model> OnDisk<'_, M> {
     /// Settles the next level (`depth`) from the workers' buffers and the
-    /// candidate files, against `current` and `previous` under frontier
-    /// search: one task per group of partitions, each writing one file.
+    /// candidate files, against the levels frontier search checks
+    /// ([`OnDisk::checked_levels`]): one task per group of partitions,
+    /// each writing one file.
     pub(super) fn settle(
         &self,
         incoming: &mut [Vec<Vec<M::Key>>],
         candidates: &[RunFile<M::Key>],
-        current: &Level<M::Key>,
-        previous: Option<&Level<M::Key>>,
         depth: u32,
         threads: usize,
     ) -> Result<(Files<M>, u64), SpillError> {
+        let checked = self.checked_levels();
         let p = self.router.partitions();
         let groups = threads.next_power_of_two().min(p);
         let per_group = p / groups;
@@ -126,15 +126,12 @@ impl<M: Model> OnDisk<'_, M> {
                     }
                 }
                 let mut prev = Vec::new();
-                if self.frontier {
-                    let current = Some(current).filter(|_| !self.bipartite);
-                    for level in current.into_iter().chain(previous) {
-                        let file = level.file_of(part);
-                        if file.keys_in(part) > 0 {
-                            let mut reader = PartReader::new(file, part);
-                            let head = reader.next_key()?;
-                            prev.push(Previous { reader, head });
-                        }
+                for level in &checked {
+                    let file = level.file_of(part);
+                    if file.keys_in(part) > 0 {
+                        let mut reader = PartReader::new(file, part);
+                        let head = reader.next_key()?;
+                        prev.push(Previous { reader, head });
                     }
                 }
                 merge_into(sources, &mut prev, &mut writer)?;

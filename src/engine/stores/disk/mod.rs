@@ -30,7 +30,7 @@ use crate::engine::files::{Checkpoint, Disk, Spill, SpillError, digest};
 use crate::engine::levels::Fault;
 use crate::engine::levels::agree::{Exchange, Mail, Share};
 use crate::engine::levels::workers::{
-    EXPAND_BATCH, lock, my_slot, partition_count, per_worker, successors_of, successors_of_all,
+    Route, lock, my_slot, partition_count, per_worker, successors_of,
 };
 use crate::engine::levels::{Finished, Mode, Start, Store};
 use crate::engine::stores::sets::frontier::levels_alternate;
@@ -395,6 +395,19 @@ impl<'a, M: Model> OnDisk<'a, M> {
     fn newest(&self) -> &Level<M::Key> {
         self.kept.back().expect("the newest level")
     }
+
+    /// The levels a key of the next level is in none of, under frontier
+    /// search: the newest (unless levels alternate colours, when a
+    /// successor is never of the newest level's colour) and the one
+    /// before. None with a visited set, which knows what was seen.
+    fn checked_levels(&self) -> Vec<&Level<M::Key>> {
+        if !self.frontier {
+            return Vec::new();
+        }
+        let newest = self.kept.back().filter(|_| !self.bipartite);
+        let before = self.kept.len().checked_sub(2).map(|i| &self.kept[i]);
+        newest.into_iter().chain(before).collect()
+    }
 }
 
 impl<M: Model> Store<M::Key> for OnDisk<'_, M> {
@@ -459,16 +472,7 @@ impl<M: Model> Store<M::Key> for OnDisk<'_, M> {
                 return Err(e.into());
             }
         };
-        let current = self.newest();
-        let previous = self.kept.len().checked_sub(2).map(|i| &self.kept[i]);
-        let settled = self.settle(
-            &mut incoming,
-            &candidates,
-            current,
-            previous,
-            depth + 1,
-            threads,
-        );
+        let settled = self.settle(&mut incoming, &candidates, depth + 1, threads);
         self.incoming = incoming;
         self.return_buffers();
         candidates.into_iter().for_each(|f| self.disk.remove(f));
@@ -615,7 +619,6 @@ impl<M: Model> OnDisk<'_, M> {
     fn header(&self, kind: Kind, depth: u32, first: usize, count: usize) -> Header {
         Header {
             kind,
-            words: M::Key::WORDS as u32,
             digest: self.digest,
             depth,
             partitions: self.router.partitions() as u32,

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::engine::levels::Fault;
 use crate::engine::levels::agree::{Exchange, Share};
 use crate::engine::levels::workers::{
-    EXPAND_BATCH, lock, my_slot, partition_count, per_worker, successors_of, successors_of_all,
+    Route, lock, my_slot, partition_count, per_worker, successors_of,
 };
 use crate::engine::levels::{Finished, Mode, Start, Store};
 use crate::engine::stores::sets::frontier::levels_alternate;
@@ -431,12 +431,15 @@ impl<M: Model> LevelView<'_, M> {
     /// partition. A raised `stop` flag abandons the level (the caller drops
     /// it).
     fn expand(&self, visited: &Visited<M::Key>, remote: &[bool], stop: Option<&AtomicBool>) {
-        let (model, router) = (self.model, self.router);
         // Frontier search and owned bitmaps take every successor as a
         // candidate and never ask the visited set (whose answer would
-        // always be yes). A visited set knows only this process's keys:
-        // another process's go to their owner, which filters them.
-        let every = matches!(visited, Visited::Frontier | Visited::Owned);
+        // always be yes).
+        let model = self.model;
+        let route = Route {
+            router: self.router,
+            visited,
+            remote,
+        };
         self.min_over_chunks(|slot, chunk| {
             if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                 return None::<()>;
@@ -446,14 +449,7 @@ impl<M: Model> LevelView<'_, M> {
                 successors,
                 out,
             } = slot;
-            for batch in chunk.chunks(EXPAND_BATCH) {
-                for &next in successors_of_all(model, state, successors, batch) {
-                    let p = router.route(next);
-                    if every || remote[p] || visited.insert(next) {
-                        out[p].push(next);
-                    }
-                }
-            }
+            route.successors(model, state, successors, chunk, out);
             None
         });
     }

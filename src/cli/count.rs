@@ -9,6 +9,7 @@ use anyhow::Result;
 use reach::engine::{Model, Outcome, Progress, Report, Spill};
 use reach::puzzles::clocks;
 use reach::puzzles::large_tiles::{LargeTiles, LargeTilesOf};
+use reach::puzzles::sliding::SlidingPuzzle;
 use reach::puzzles::twisty::Twisty;
 
 use super::args::CountArgs;
@@ -17,7 +18,7 @@ use super::puzzle::{Prepared, Puzzle, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, run_count, search, spilled};
 use super::summary::{Counted, narrowed, print_count};
 use super::twisty::by_width;
-use super::{cluster, exit, plot};
+use super::{cluster, exit, plot, sliding};
 
 pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
@@ -48,20 +49,28 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     let mut goal_depth = None;
     let c = match prepared {
         Prepared::Sliding(p) => {
-            let report = counting(&*p, s, &signals, &progress, &spill)?;
-            if o.plot.is_some()
+            let p: Rc<SlidingPuzzle> = Rc::from(p);
+            let plot_goal = o.plot.is_some()
                 && p.goal_given()
                 && p.goal_impossible().is_none()
-                && s.peers.is_none()
-            {
-                let found = search(&*p, s, &signals, &progress).find_goal()?;
-                if let Outcome::Goal { depth, .. } = found.outcome {
-                    goal_depth = Some(depth);
+                && s.peers.is_none();
+            // The keys of any width as indices into a table of them.
+            let (report, render) = sliding::by_width!(&p, |m| {
+                let (report, keys) = narrowed(counting(m, s, &signals, &progress, &spill)?);
+                if plot_goal {
+                    let found = search(m, s, &signals, &progress).find_goal()?;
+                    if let Outcome::Goal { depth, .. } = found.outcome {
+                        goal_depth = Some(depth);
+                    }
                 }
-            }
+                let p = Rc::clone(&p);
+                let render: Box<dyn Fn(u64) -> String> =
+                    Box::new(move |i| p.render(keys[i as usize]));
+                (report, render)
+            });
             let (name, raw) = (p.name().to_string(), p.raw_name().to_string());
             let metric = Some(p.metric().name());
-            counted(name, raw, metric, report, Box::new(move |k| p.render(k)))
+            counted(name, raw, metric, report, render)
         }
         Prepared::Twisty(t) => {
             let t: Rc<Twisty> = Rc::from(t);

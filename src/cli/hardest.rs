@@ -13,7 +13,7 @@ use super::output::{ProgressLine, check_output, count_of, say, stdout, write_out
 use super::puzzle::{Loaded, Prepared, Puzzle, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, search, spilled};
 use super::summary::{report_stopped, unsolvable};
-use super::{cluster, exit, watch};
+use super::{cluster, exit, sliding, watch};
 
 pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
@@ -52,10 +52,9 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
                 raw_name: t.raw_name(),
                 metric: t.metric().name(),
                 impossible: t.goal_impossible(),
-                render: &|k| t.render(k),
                 file_text: text,
             };
-            Ok(hardest_of(&*t, &named, a, s)?.0)
+            Ok(hardest_of(&*t, &named, &|k| t.render(k), a, s)?.0)
         }
         Prepared::Clocks(_) => bail!(
             "the clocks have no goal position to measure from\n  help: `reach count clocks` gives the depth from all at 12"
@@ -106,18 +105,21 @@ fn sliding(
         raw_name: puzzle.raw_name(),
         metric: metric_name,
         impossible: puzzle.goal_impossible(),
-        render: &|k| puzzle.render(k),
         file_text,
     };
-    let (code, first) = hardest_of(puzzle, &named, a, s)?;
-    let Some(key) = first else { return Ok(code) };
+    // The first hardest position's board, from keys of any width.
+    let (code, first) = sliding::by_width!(puzzle, |m| {
+        let (code, first) = hardest_of(m, &named, &|k| puzzle.render(k), a, s)?;
+        (code, first.map(|k| puzzle.render(k)))
+    });
+    let Some(board) = first else { return Ok(code) };
     let Some(toml) = toml else {
         bail!(
             "{} was read from no puzzle file: it has no board to rewrite",
             a.puzzle
         )
     };
-    let text = hardest_file(toml, &puzzle.render(key), puzzle.raw_name())?;
+    let text = hardest_file(toml, &board, puzzle.raw_name())?;
     if let Some(file) = &a.toml {
         write_output(file, text.as_bytes())?;
     }
@@ -127,12 +129,14 @@ fn sliding(
             .as_ref()
             .map_or("hardest.toml".into(), |f| f.display().to_string());
         let hard = SlidingPuzzle::from_toml(&text, &name)?.with_metric(puzzle.metric());
-        let solution = Search::new(&hard).threads(s.threads).solve()?;
-        let path = solution
-            .path
-            .ok_or_else(|| anyhow!("the hardest position has no solution: a bug"))?;
-        let steps = hard.steps(&path);
-        let page = watch::solution_page(&hard, metric_name, &hard.render(path[0]), &steps);
+        let (steps, start) = sliding::by_width!(&hard, |m| {
+            let solution = Search::new(m).threads(s.threads).solve()?;
+            let path = solution
+                .path
+                .ok_or_else(|| anyhow!("the hardest position has no solution: a bug"))?;
+            (hard.steps(&path), hard.render(path[0]))
+        });
+        let page = watch::solution_page(&hard, metric_name, &start, &steps);
         write_output(file, page.as_bytes())?;
     }
     Ok(code)
@@ -162,25 +166,25 @@ struct Named<'a> {
     metric: &'a str,
     /// Why no goal position can be reached, when that is known up front.
     impossible: Option<&'a str>,
-    render: &'a dyn Fn(u64) -> String,
     /// The puzzle file's text, for the spill's record.
     file_text: Option<&'a str>,
 }
 
-/// `hardest` of any model with a goal and reversible moves. Returns the
-/// exit code and, when found, the first hardest position's key.
-fn hardest_of<M: Model<Key = u64>>(
+/// `hardest` of any model with a goal and reversible moves, its positions
+/// drawn by `render`. Returns the exit code and, when found, the first
+/// hardest position's key.
+fn hardest_of<M: Model>(
     puzzle: &M,
     named: &Named,
+    render: &dyn Fn(M::Key) -> String,
     a: &HardestArgs,
     s: &Settings,
-) -> Result<(ExitCode, Option<u64>)> {
+) -> Result<(ExitCode, Option<M::Key>)> {
     let Named {
         name,
         raw_name,
         metric,
         impossible,
-        render,
         file_text,
     } = *named;
     if let Some(reason) = impossible {

@@ -20,6 +20,7 @@ mod resume;
 mod sawtooth;
 mod settings;
 mod show;
+mod sliding;
 mod solve;
 mod summary;
 mod twisty;

@@ -12,7 +12,7 @@ use reach::puzzles::clocks;
 use super::args::MetricArg;
 use super::output::stdout;
 use super::puzzle::{self, Loaded, Puzzle, Shape};
-use super::twisty;
+use super::{sliding, twisty};
 
 /// Which store a count (and a solve, for a puzzle with a goal) takes on
 /// this machine with every option left to its default, and why.
@@ -67,14 +67,18 @@ pub(super) fn show(
                 "puzzle": p.raw_name(),
                 "rows": p.rows(),
                 "cols": p.cols(),
-                "board": p.render(p.start()),
+                "board": p.start_board(),
                 "classes": classes,
-                "key_space": p.key_space(),
+                "key_space": (p.words() == 1).then(|| p.key_space()),
+                "key_words": p.words(),
                 "goal": p.goal_board(),
             });
             stdout(&format!("{v}\n"))?;
         }
-        Loaded::Sliding(p) => stdout(&format!("{}{}", p.describe(), stores(&*p)))?,
+        Loaded::Sliding(p) => {
+            let stores = sliding::by_width!(&p, |m| stores(m));
+            stdout(&format!("{}{}", p.describe(), stores))?;
+        }
         Loaded::Twisty(def) => {
             let shape = Shape {
                 metric,

@@ -16,8 +16,8 @@ use super::args::SolveArgs;
 use super::output::{ProgressLine, check_output, stdout, write_output};
 use super::puzzle::{Loaded, Prepared, Puzzle, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, run_solve, search, spilled};
-use super::summary::{report_stopped, say_solved, unsolvable};
-use super::{cluster, exit, twisty, watch};
+use super::summary::{narrowed, report_stopped, say_solved, unsolvable};
+use super::{cluster, exit, sliding, twisty, watch};
 
 pub(super) fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
@@ -88,12 +88,17 @@ fn sliding(
     }
     let spill = s.spill_until_printed(file_text)?;
     let metric = puzzle.metric().name();
-    let (path, report) =
-        match solve_search(puzzle, puzzle.raw_name(), metric, "the goal", &spill, s)? {
-            Solved::Path(path, report) => (path, *report),
+    // The solution's moves and start board, from keys of any width.
+    let (steps, start_board, report) = sliding::by_width!(puzzle, |m| {
+        match solve_search(m, puzzle.raw_name(), metric, "the goal", &spill, s)? {
+            Solved::Path(path, report) => (
+                puzzle.steps(&path),
+                puzzle.render(path[0]),
+                narrowed(*report).0,
+            ),
             Solved::Exit(code) => return Ok(code),
-        };
-    let steps = puzzle.steps(&path);
+        }
+    });
     let write =
         |file: &Path, text: String| -> Result<()> { Ok(write_output(file, text.as_bytes())?) };
     say_solved(puzzle.name(), steps.len(), metric, &report);
@@ -129,7 +134,7 @@ fn sliding(
         // With boards, a blank line between one move's board and the
         // next move: each move line, then the board it leaves.
         if a.boards {
-            out.push_str(&puzzle.render(path[0]));
+            out.push_str(&start_board);
         }
         for st in &steps {
             if a.boards {
@@ -143,7 +148,6 @@ fn sliding(
         }
         stdout(&out)?;
     }
-    let start_board = puzzle.render(path[0]);
     let write = |file: &Path, text: String| -> Result<()> {
         write(file, text).inspect_err(|_| s.outputs_failed(&spill))
     };

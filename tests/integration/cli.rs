@@ -995,3 +995,118 @@ fn the_hardest_position_as_a_puzzle_file_and_a_page() {
     assert!(page.contains("<title>rush-hour-17 (hardest): 16 step moves</title>"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_sliding_puzzle_past_64_bits_counts_solves_resumes_and_finds_its_hardest() {
+    // The 24-puzzle from solved as a file: 25^24 = 2^111 keys, two words.
+    let five = temp_file(
+        "five.toml",
+        "board = \"\"\"\nABCDE\nFGHIJ\nKLMNO\nPQRST\nUVWX.\n\"\"\"\ndistinct = \"*\"\n",
+    );
+    let five = five.to_str().unwrap();
+    let show = stdout_of(&["show", five], 0);
+    assert!(show.contains("over 2^64: keys of 2 words"), "{show}");
+    assert!(
+        show.contains("store (count): frontier: keys of 2 words"),
+        "{show}"
+    );
+    let v = json_of(&["show", five, "--json"], 0);
+    assert_eq!(v["key_words"], 2, "{v}");
+    assert!(v["key_space"].is_null(), "{v}");
+    // OEIS A090031, in memory, on disk, and checkpointed, stopped and
+    // resumed.
+    let a090031 = serde_json::json!([
+        1, 2, 4, 10, 26, 64, 159, 366, 862, 1904, 4538, 10238, 24098, 53186, 123435
+    ]);
+    let v = json_of(&["count", five, "--max-depth", "14", "--json"], 0);
+    assert_eq!(v["levels"], a090031, "{v}");
+    assert_eq!(v["key_bytes"], 16, "{v}");
+    let dir = std::env::temp_dir().join(format!("reach-wide-sliding-{}", std::process::id()));
+    let spill = dir.join("spill");
+    let spill = spill.to_str().unwrap();
+    let v = json_of(
+        &[
+            "count",
+            five,
+            "--max-depth",
+            "14",
+            "--json",
+            "--spill",
+            spill,
+        ],
+        0,
+    );
+    assert_eq!(v["levels"], a090031, "{v}");
+    let cp = dir.join("cp");
+    let cp = cp.to_str().unwrap();
+    let args = ["count", five, "--max-depth", "14", "--max-states", "20000"];
+    reach()
+        .args(args)
+        .args(["--checkpoint", cp])
+        .assert()
+        .code(3);
+    let v = json_of(&["resume", cp, "--max-states", "1000000", "--json"], 0);
+    assert_eq!(v["levels"], a090031, "{v}");
+    // A few moves from solved: the shortest solution, replayed by the
+    // independent checker.
+    let v = json_of(&["solve", &data("24-puzzle.toml"), "--json"], 0);
+    assert_eq!(v["length"], 14, "{v}");
+    let moves: Vec<(char, Vec<String>)> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let piece = m["piece"].as_str().unwrap().chars().next().unwrap();
+            let path = m["path"].as_array().unwrap();
+            (
+                piece,
+                path.iter()
+                    .map(|d| d.as_str().unwrap().to_string())
+                    .collect(),
+            )
+        })
+        .collect();
+    let rules = crate::replay::Rules {
+        board: "ABCDE\nFHSIJ\nKG.RN\nPLQMO\nUVWXT",
+        horizontal: "",
+        vertical: "",
+        goal: "ABCDE\nFGHIJ\nKLMNO\nPQRST\nUVWX.",
+        stand_ins: &[],
+    };
+    crate::replay::check(&rules, crate::replay::Metric::Step, &moves).unwrap();
+    // 31 distinct dominoes on rails, 7^31 = 2^87 keys, jammed but for the
+    // first row: its hardest position, written as a file, solves in the
+    // distance reported.
+    let mut board = String::from("AABBCC..\n");
+    let labels: Vec<char> = ('D'..='Z').chain('a'..='e').collect();
+    for row in labels.chunks(4) {
+        board.extend(row.iter().flat_map(|&l| [l, l]));
+        board.push('\n');
+    }
+    let jam = format!(
+        "board = \"\"\"\n{board}\"\"\"\ndistinct = \"*\"\nhorizontal = \"ABC{}\"\ngoal = \"\"\"\n......CC\n{}\"\"\"\n",
+        labels.iter().collect::<String>(),
+        "........\n".repeat(7)
+    );
+    let jam = temp_file("jam.toml", &jam);
+    let hard = dir.join("hard.toml");
+    let page = dir.join("hard.html");
+    let v = json_of(
+        &[
+            "hardest",
+            jam.to_str().unwrap(),
+            "--json",
+            "--toml",
+            hard.to_str().unwrap(),
+            "--html",
+            page.to_str().unwrap(),
+        ],
+        0,
+    );
+    assert_eq!(v["component"], 10, "{v}");
+    assert_eq!(v["distance"], 2, "{v}");
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<html"));
+    let solved = json_of(&["solve", hard.to_str().unwrap(), "--json"], 0);
+    assert_eq!(solved["length"], v["distance"], "{solved}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use reach::engine::{Model, Outcome, Search, VisitedKind, reference};
 use reach::puzzles::builtin;
-use reach::puzzles::sliding::{Metric, SlidingPuzzle, Step};
+use reach::puzzles::sliding::{Metric, SlidingPuzzle, Step, WideSliding};
 
 use crate::replay::{self, Rules};
 
@@ -220,16 +220,6 @@ fn file_errors_say_where_and_how() {
     ));
     assert!(e.message.contains("78 cells"), "{e}");
 
-    let mut board = String::new();
-    let labels: Vec<char> = ('A'..='Z').chain('a'..='z').collect();
-    for r in 0..8 {
-        board.push_str(&labels[r * 6..r * 6 + 6].iter().collect::<String>());
-        board.push_str("..\n");
-    }
-    let e = error(&format!("board = \"\"\"\n{board}\"\"\"\ndistinct = \"*\""));
-    assert!(e.message.contains("key space"), "{e}");
-    assert!(e.message.contains("C(64,1)"), "{e}");
-
     let e = error("board = 5");
     assert!(e.message.contains("string"), "{e}");
     let e = error("name = \"x\"");
@@ -429,10 +419,9 @@ fn cars_on_rails_fit_the_key_whatever_their_number() {
     }
 }
 
-#[test]
-fn key_spaces_past_64_bits_are_named_by_their_size() {
-    // 22 distinct tiles on 8x8, each ranked among the cells the tiles
-    // before it leave: 64·63·…·43, about 10^38.0.
+/// 22 distinct tiles on an 8x8 board, in reading order: 64·63·…·43
+/// placements, about 10^38.
+fn tiles_on_eight_by_eight() -> String {
     let mut board = String::new();
     let labels: Vec<char> = "ABCDEFGHIJKLMNOPQRSTUV".chars().collect();
     for r in 0..8 {
@@ -442,13 +431,162 @@ fn key_spaces_past_64_bits_are_named_by_their_size() {
         }
         board.push('\n');
     }
-    let text = format!("board = \"\"\"\n{board}\"\"\"\ndistinct = \"*\"\n");
-    let err = SlidingPuzzle::from_toml(&text, "big")
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("about 10^38.0"), "{err}");
-    assert!(err.contains("(22 classes)"), "{err}");
-    assert!(err.len() < 400, "{err}");
+    format!("board = \"\"\"\n{board}\"\"\"\ndistinct = \"*\"\n")
+}
+
+/// The level sizes from `board` (rows of labels, `.` empty) to depth
+/// `depth` under the step metric, every piece a single cell free to move:
+/// boards as text, a hash set, no keys.
+fn tile_levels_by_boards(board: &str, depth: usize) -> Vec<u64> {
+    use std::collections::HashSet;
+    let rows: Vec<Vec<u8>> = board.lines().map(|l| l.bytes().collect()).collect();
+    let (h, w) = (rows.len() as i32, rows[0].len() as i32);
+    let start: Vec<u8> = rows.concat();
+    let mut seen = HashSet::from([start.clone()]);
+    let mut level = vec![start];
+    let mut sizes = vec![1];
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for b in &level {
+            for (e, _) in b.iter().enumerate().filter(|(_, c)| **c == b'.') {
+                let (r, c) = (e as i32 / w, e as i32 % w);
+                for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+                    let (r2, c2) = (r + dr, c + dc);
+                    if r2 < 0 || r2 >= h || c2 < 0 || c2 >= w {
+                        continue;
+                    }
+                    let from = (r2 * w + c2) as usize;
+                    if b[from] == b'.' {
+                        continue;
+                    }
+                    let mut moved = b.clone();
+                    moved.swap(e, from);
+                    if seen.insert(moved.clone()) {
+                        next.push(moved);
+                    }
+                }
+            }
+        }
+        sizes.push(next.len() as u64);
+        level = next;
+    }
+    sizes
+}
+
+#[test]
+fn key_spaces_past_64_bits_take_keys_of_several_words() {
+    // 22 distinct tiles on 8x8: 64^22 = 2^132 keys, ten ranks a word.
+    let text = tiles_on_eight_by_eight();
+    let p = SlidingPuzzle::from_toml(&text, "big").unwrap();
+    assert_eq!(p.words(), 3);
+    assert!(p.describe().contains("keys of 3 words"), "{}", p.describe());
+    // The one-word model says which model to search instead.
+    let err = Search::new(&p).count().unwrap_err().to_string();
+    assert!(err.contains("WideSliding::<N>"), "{err}");
+    assert!(err.contains("at least 3"), "{err}");
+    assert!(WideSliding::<2>::new(&p).is_none());
+    // Counted to depth 7 as boards are, on every thread count.
+    let board: String = text.lines().skip(1).take(8).collect::<Vec<_>>().join("\n");
+    let oracle = tile_levels_by_boards(&board, 7);
+    let w = WideSliding::<3>::new(&p).unwrap();
+    for threads in [1, 2, 3] {
+        let r = Search::new(&w)
+            .threads(threads)
+            .max_depth(Some(7))
+            .count()
+            .unwrap();
+        assert_eq!(r.levels, oracle, "{threads} threads");
+    }
+    let w = WideSliding::<4>::new(&p).unwrap();
+    let r = Search::new(&w)
+        .threads(2)
+        .max_depth(Some(7))
+        .count()
+        .unwrap();
+    assert_eq!(r.levels, oracle);
+    // 48 distinct tiles, six to a row of eight: 64^48 = 2^288 keys take
+    // five words.
+    let mut board = String::new();
+    let labels: Vec<char> = ('A'..='Z').chain('a'..='z').collect();
+    for r in 0..8 {
+        board.push_str(&labels[r * 6..r * 6 + 6].iter().collect::<String>());
+        board.push_str("..\n");
+    }
+    let text = format!("board = \"\"\"\n{board}\"\"\"\ndistinct = \"*\"");
+    let p = SlidingPuzzle::from_toml(&text, "48").unwrap();
+    assert_eq!(p.words(), 5);
+    let w = WideSliding::<6>::new(&p).unwrap();
+    let r = Search::new(&w)
+        .threads(2)
+        .max_depth(Some(5))
+        .count()
+        .unwrap();
+    assert_eq!(r.levels, tile_levels_by_boards(board.trim_end(), 5));
+}
+
+#[test]
+fn wide_keys_count_solve_and_find_the_hardest_as_one_word_keys_do() {
+    // Every built-in sliding puzzle searched with keys of two and three
+    // words (each class ranked over its positions, packed in words)
+    // against its one-word keys (free-ranked, tile and blank tables).
+    for name in ["pe766-example", "klotski", "rush-hour", "mas", "eight"] {
+        for metric in [Metric::Step, Metric::Slide, Metric::Piece] {
+            let p = builtin::sliding(name).unwrap().with_metric(metric);
+            let narrow = Search::new(&p).threads(2).count().unwrap();
+            let wide = p.widened();
+            assert_eq!(wide.words(), 2, "{name}");
+            let w2 = WideSliding::<2>::new(&wide).unwrap();
+            let w3 = WideSliding::<3>::new(&wide).unwrap();
+            for threads in [1, 2] {
+                let r = Search::new(&w2).threads(threads).count().unwrap();
+                assert_eq!(r.levels, narrow.levels, "{name} {metric:?} {threads}");
+            }
+            let r = Search::new(&w3).threads(2).count().unwrap();
+            assert_eq!(r.levels, narrow.levels, "{name} {metric:?} 3 words");
+            if !p.has_goal() {
+                continue;
+            }
+            let one = Search::new(&p).threads(2).solve().unwrap();
+            let two = Search::new(&w2).threads(2).solve().unwrap();
+            assert_eq!(two.report.depth(), one.report.depth(), "{name} {metric:?}");
+            let steps = wide.steps(two.path.as_ref().unwrap());
+            assert_eq!(steps.len() as u32, one.report.depth());
+            let hard_one = Search::new(&p).threads(2).hardest().unwrap();
+            let hard_two = Search::new(&w2).threads(2).hardest().unwrap();
+            assert_eq!(hard_two.distance, hard_one.distance, "{name} {metric:?}");
+            assert_eq!(hard_two.component, hard_one.component);
+            let boards =
+                |ks: Vec<String>| ks.into_iter().collect::<std::collections::BTreeSet<_>>();
+            assert_eq!(
+                boards(hard_two.positions.iter().map(|&k| wide.render(k)).collect()),
+                boards(hard_one.positions.iter().map(|&k| p.render(k)).collect()),
+                "{name} {metric:?}"
+            );
+        }
+    }
+    // Klotski's solutions with wide keys replay.
+    for (metric, rmetric, length) in [
+        (Metric::Step, replay::Metric::Step, 116),
+        (Metric::Slide, replay::Metric::Slide, 90),
+        (Metric::Piece, replay::Metric::Piece, 81),
+    ] {
+        let p = builtin::sliding("klotski")
+            .unwrap()
+            .with_metric(metric)
+            .widened();
+        let w = WideSliding::<2>::new(&p).unwrap();
+        let s = Search::new(&w).threads(2).solve().unwrap();
+        let steps = p.steps(s.path.as_ref().unwrap());
+        assert_eq!(steps.len(), length, "{metric:?}");
+        replay::check(&KLOTSKI, rmetric, &as_moves(&steps)).unwrap();
+    }
+    // pe766 (2,613,742 states) with keys of two words.
+    let p = builtin::sliding("pe766").unwrap().widened();
+    let w = WideSliding::<2>::new(&p).unwrap();
+    assert_eq!(
+        Search::new(&w).threads(2).count().unwrap().states(),
+        2_613_742
+    );
 }
 
 #[test]

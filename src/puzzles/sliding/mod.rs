@@ -27,6 +27,7 @@ mod lone;
 mod parse;
 mod solution;
 mod tiled;
+mod wide;
 
 use std::fmt::Write as _;
 
@@ -35,6 +36,7 @@ use crate::puzzles::combinadic;
 
 pub use parse::{PuzzleError, printable, read_puzzle_text};
 pub use solution::{Move, Step};
+pub use wide::{MAX_WORDS, WideSliding, WideState};
 
 /// The four unit moves, in the order the engine tries them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -290,6 +292,11 @@ pub struct SlidingPuzzle {
     /// A tile puzzle (a full rectangle, one blank, distinct free tiles)
     /// has the tile model's keys and moves (see [`tiled`]).
     tiled: Option<Box<tiled::Tiled>>,
+    /// A puzzle whose key space passes 2^64 is searched with keys of
+    /// several words laid out here (see [`WideSliding`]); the one-word
+    /// fields above (`start`, `key_space`, the classes' weights) are then
+    /// unused.
+    wide: Option<Box<wide::Layout>>,
 }
 
 /// The cells of `free` whose indices among `free`'s cells are the set bits
@@ -543,6 +550,12 @@ impl SlidingPuzzle {
         self
     }
 
+    /// How many 64-bit words a key takes: one, or for a key space past
+    /// 2^64 as many as [`WideSliding`] packs the classes' ranks into.
+    pub fn words(&self) -> usize {
+        self.wide.as_ref().map_or(1, |w| w.words())
+    }
+
     /// Whether every piece is a single cell that moves every way.
     fn single_cells_only(&self) -> bool {
         self.classes
@@ -561,15 +574,39 @@ impl SlidingPuzzle {
         self.goal_impossible.as_deref()
     }
 
+    /// The start board, as [`SlidingPuzzle::render`] draws it.
+    pub fn start_board(&self) -> String {
+        match &self.wide {
+            Some(layout) => self.render_positions(layout.start()),
+            None => self.render(self.start),
+        }
+    }
+
     /// The board with each piece's label, `.` for empty and `#` for walls.
     /// Interchangeable pieces take their class's labels in reading order.
-    pub fn render(&self, key: u64) -> String {
+    /// Its key is one word, or for a puzzle past 2^64 a wide key of
+    /// [`WideSliding`].
+    pub fn render<K: crate::engine::Key>(&self, key: K) -> String {
         let mut state = self.new_state();
-        self.decode_full(key, &mut state);
+        self.decode_any(key, &mut state);
+        self.render_positions(&state.pos)
+    }
+
+    /// Decodes a key of either width into the positions, cells and
+    /// occupied cells of `state`.
+    fn decode_any<K: crate::engine::Key>(&self, key: K, state: &mut SlidingState) {
+        match &self.wide {
+            Some(layout) => self.decode_wide(layout, key, state),
+            None => self.decode_full(key.index(), state),
+        }
+    }
+
+    /// The board of the pieces at anchor indices `pos` (a state's).
+    fn render_positions(&self, pos: &[u16]) -> String {
         let mut placed = Vec::with_capacity(self.pieces);
         for class in &self.classes {
             for (i, &label) in class.labels.iter().enumerate() {
-                placed.push((label, class.masks[state.pos[class.offset + i] as usize]));
+                placed.push((label, class.masks[pos[class.offset + i] as usize]));
             }
         }
         self.render_masks(&placed)
@@ -600,7 +637,7 @@ impl SlidingPuzzle {
         let mut s = String::new();
         let _ = writeln!(s, "puzzle: {}", self.name);
         let _ = writeln!(s, "board: {} rows x {} columns", self.rows, self.cols);
-        s.push_str(&self.render(self.start));
+        s.push_str(&self.start_board());
         let _ = writeln!(s, "classes of interchangeable pieces (in key order):");
         for (i, c) in self.classes.iter().enumerate() {
             let labels: String = c.labels.iter().collect();
@@ -621,25 +658,32 @@ impl SlidingPuzzle {
             } else {
                 format!(", {}", traits.join(", "))
             };
-            let over = if c.free_ranked {
-                "free cells"
+            // Keys of several words rank every class over its positions.
+            let (over, n) = if c.free_ranked && self.wide.is_none() {
+                ("free cells", c.ranked_over)
             } else {
-                "positions"
+                ("positions", c.positions())
             };
             let _ = writeln!(
                 s,
-                "  {:>2}. {labels:<8} {} cell(s){traits}; {} piece(s) over {} {over}: C({}, {}) = {}",
+                "  {:>2}. {labels:<8} {} cell(s){traits}; {} piece(s) over {n} {over}: C({n}, {}) = {}",
                 i + 1,
                 c.shape.len(),
                 c.count(),
-                c.ranked_over,
-                c.ranked_over,
                 c.count(),
-                c.radix
+                combinadic::binomial(n, c.count())
             );
         }
-        match &self.tiled {
-            Some(t) => {
+        match (&self.tiled, &self.wide) {
+            (_, Some(wide)) => {
+                let _ = writeln!(
+                    s,
+                    "key space: about 2^{:.1}, over 2^64: keys of {} words, each class's rank packed whole into a word",
+                    wide.bits(),
+                    wide.words()
+                );
+            }
+            (Some(t), _) => {
                 let _ = writeln!(
                     s,
                     "key space: {} (a tile puzzle: {}!/2 keys, rank x {} + blank, the positions of the start's parity; the ranks above would give {})",
@@ -649,7 +693,7 @@ impl SlidingPuzzle {
                     self.key_space
                 );
             }
-            None => {
+            (None, None) => {
                 let _ = writeln!(s, "key space: {} (< 2^64)", self.key_space);
             }
         }
@@ -864,8 +908,26 @@ impl SlidingPuzzle {
     /// The successors of a state decoded by `decode_full`, by the generic
     /// move generator.
     fn successors_full(&self, state: &mut SlidingState, out: &mut Vec<u64>) {
+        self.each_successor(state, out, |state, ci, i, to| {
+            self.key_with(state, ci, i, to)
+        });
+    }
+
+    /// Pushes the keys of the decoded state's successors: `key(state, ci,
+    /// i, to)` is the key of `state` with the `i`-th piece of class `ci`
+    /// at anchor `to` (a one-word key, or a wide one).
+    #[inline(always)]
+    fn each_successor<K>(
+        &self,
+        state: &mut SlidingState,
+        out: &mut Vec<K>,
+        key: impl Fn(&SlidingState, usize, usize, u16) -> K,
+    ) {
         let moves = self.first_steps(state);
         let words = (4 * self.pieces).div_ceil(64);
+        let mut stack = std::mem::take(&mut state.stack);
+        let board = &*state;
+        let key_of = |ci, i, to| key(board, ci, i, to);
         for (w, &word) in moves[..words].iter().enumerate() {
             let mut word = word;
             while word != 0 {
@@ -873,16 +935,17 @@ impl SlidingPuzzle {
                 word &= word - 1;
                 let (slot, d) = (bit / 4, Dir::ALL[bit % 4]);
                 match self.metric {
-                    Metric::Step | Metric::Slide => self.push_line(state, slot, d, out),
+                    Metric::Step | Metric::Slide => self.push_line(board, slot, d, out, key_of),
                     Metric::Piece => {
                         // Every way the piece can go, once whichever first
                         // step was found.
                         word &= !(0b1111 << ((bit % 64) & !3));
-                        self.push_region(state, slot, out);
+                        self.push_region(board, &mut stack, slot, out, key_of);
                     }
                 }
             }
         }
+        state.stack = stack;
     }
 
     /// The key of the pieces at anchor indices `pos` (sorted within each
@@ -1028,7 +1091,27 @@ impl SlidingPuzzle {
             let flip = class.masks[from] ^ class.masks[to as usize];
             return state.anchored_key + self.free_part_after(state, Some(ci), flip);
         }
-        let new_rank = if class.count() == 1 {
+        let new_rank = self.anchored_rank_with(state, ci, i, to);
+        let multi = state
+            .anchored_key
+            .wrapping_sub(state.ranks[ci].wrapping_mul(class.weight))
+            .wrapping_add(new_rank.wrapping_mul(class.weight));
+        if self.first_free == self.classes.len() {
+            return multi;
+        }
+        // The piece frees cells and covers others, which changes the free
+        // cells the free-ranked classes are ranked among.
+        let from = state.pos[class.offset + i] as usize;
+        let moved = class.masks[from] ^ class.masks[to as usize];
+        multi + self.free_part_after(state, None, moved)
+    }
+
+    /// The rank over its anchors of class `ci` with its `i`-th piece moved
+    /// to anchor `to`, from its rank in `state` (`state.ranks[ci]`).
+    #[inline(always)]
+    fn anchored_rank_with(&self, state: &SlidingState, ci: usize, i: usize, to: u16) -> u64 {
+        let class = &self.classes[ci];
+        if class.count() == 1 {
             u64::from(to)
         } else if class.count() == 2 {
             // pe766's pairs: the new pair's rank outright, without a branch
@@ -1058,19 +1141,17 @@ impl SlidingPuzzle {
                 }
             }
             rank + combinadic::binomial(to as usize, j + 1)
-        };
-        let multi = state
-            .anchored_key
-            .wrapping_sub(state.ranks[ci].wrapping_mul(class.weight))
-            .wrapping_add(new_rank.wrapping_mul(class.weight));
-        if self.first_free == self.classes.len() {
-            return multi;
         }
-        // The piece frees cells and covers others, which changes the free
-        // cells the free-ranked classes are ranked among.
-        let from = state.pos[class.offset + i] as usize;
-        let moved = class.masks[from] ^ class.masks[to as usize];
-        multi + self.free_part_after(state, None, moved)
+    }
+
+    /// Whether the pieces' positions in `state` (its anchor indices) meet
+    /// the goal; never without one.
+    fn goal_met(&self, state: &SlidingState) -> bool {
+        !self.goal.is_empty()
+            && self.goal.iter().all(|&(ci, a)| {
+                let c = &self.classes[ci];
+                state.pos[c.offset..c.offset + c.count()].contains(&a)
+            })
     }
 
     /// The legal first steps of the state's pieces, as a set of (piece,
@@ -1122,11 +1203,19 @@ impl SlidingPuzzle {
         moves
     }
 
-    /// Pushes every state reachable by moving piece `slot` (class `ci`,
-    /// `i`-th of its class) first one cell in direction `d`, a move known
-    /// to be legal, under the step or slide metric.
+    /// Pushes the key (`key(ci, i, to)`: the state's with the `i`-th piece
+    /// of class `ci` at anchor `to`) of every state reachable by moving
+    /// piece `slot` first one cell in direction `d`, a move known to be
+    /// legal, under the step or slide metric.
     #[inline(always)]
-    fn push_line(&self, state: &SlidingState, slot: usize, d: Dir, out: &mut Vec<u64>) {
+    fn push_line<K>(
+        &self,
+        state: &SlidingState,
+        slot: usize,
+        d: Dir,
+        out: &mut Vec<K>,
+        key: impl Fn(usize, usize, u16) -> K,
+    ) {
         let (ci, i) = self.slots[slot];
         let (ci, i) = (ci as usize, i as usize);
         let class = &self.classes[ci];
@@ -1134,20 +1223,28 @@ impl SlidingPuzzle {
         if self.metric == Metric::Step {
             // `successors` found the step legal: no second test.
             let to = class.step[from as usize][d as usize];
-            out.push(self.key_with(state, ci, i, to));
+            out.push(key(ci, i, to));
             return;
         }
         let others = state.occupied & !class.masks[from as usize];
         let mut at = from;
         while let Some(to) = class.step_to(at, d, others) {
-            out.push(self.key_with(state, ci, i, to));
+            out.push(key(ci, i, to));
             at = to;
         }
     }
 
-    /// Pushes every state reachable by moving piece `slot` along any path,
-    /// the others fixed (the piece metric).
-    fn push_region(&self, state: &mut SlidingState, slot: usize, out: &mut Vec<u64>) {
+    /// Pushes the key (as [`SlidingPuzzle::push_line`]'s) of every state
+    /// reachable by moving piece `slot` along any path, the others fixed
+    /// (the piece metric); `stack` is scratch.
+    fn push_region<K>(
+        &self,
+        state: &SlidingState,
+        stack: &mut Vec<u16>,
+        slot: usize,
+        out: &mut Vec<K>,
+        key: impl Fn(usize, usize, u16) -> K,
+    ) {
         let (ci, i) = self.slots[slot];
         let (ci, i) = (ci as usize, i as usize);
         let class = &self.classes[ci];
@@ -1155,7 +1252,6 @@ impl SlidingPuzzle {
         let others = state.occupied & !class.masks[from as usize];
         // Anchors index a u64: a class has at most 64 anchors.
         let mut seen = 1u64 << from;
-        let mut stack = std::mem::take(&mut state.stack);
         stack.clear();
         stack.push(from);
         while let Some(at) = stack.pop() {
@@ -1165,11 +1261,10 @@ impl SlidingPuzzle {
                 {
                     seen |= 1 << to;
                     stack.push(to);
-                    out.push(self.key_with(state, ci, i, to));
+                    out.push(key(ci, i, to));
                 }
             }
         }
-        state.stack = stack;
     }
 }
 
@@ -1192,6 +1287,17 @@ impl Model for SlidingPuzzle {
     /// metric and goal.
     fn identity(&self) -> String {
         self.describe()
+    }
+
+    fn unsearchable(&self) -> Option<String> {
+        (self.words() > 1).then(|| {
+            format!(
+                "{}'s key space passes 2^64: its keys take {} 64-bit words, and `SlidingPuzzle` is the model of one-word keys\n  help: search `reach::puzzles::sliding::WideSliding::<N>::new(&puzzle)` with N at least {}",
+                self.name,
+                self.words(),
+                self.words()
+            )
+        })
     }
 
     fn new_state(&self) -> SlidingState {
@@ -1247,11 +1353,7 @@ impl Model for SlidingPuzzle {
         if let Some(t) = &self.tiled {
             return !self.goal.is_empty() && t.is_goal(&state.tile);
         }
-        !self.goal.is_empty()
-            && self.goal.iter().all(|&(ci, a)| {
-                let c = &self.classes[ci];
-                state.pos[c.offset..c.offset + c.count()].contains(&a)
-            })
+        self.goal_met(state)
     }
 
     fn has_goal(&self) -> bool {

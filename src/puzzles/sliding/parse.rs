@@ -460,7 +460,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
     let attrs = Attributes::read(src, &raw, &pieces, &index)?;
     let (members, class_of_piece) = group_classes(&pieces, &attrs);
     let (mut classes, sizes) = make_classes(&grid, &pieces, &members, &attrs);
-    let key_space = key_space(src, &rows, &classes, &sizes)?;
+    let key_space = narrow_key_space(&classes);
     let mut weight = 1u64;
     for class in &mut classes {
         class.weight = weight;
@@ -499,7 +499,7 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         metric: super::Metric::Step,
         goal,
         goal_impossible,
-        key_space,
+        key_space: key_space.unwrap_or(u64::MAX),
         start: 0,
         first_free: 0,
         tile_groups: Vec::new(),
@@ -509,11 +509,27 @@ fn build(src: &Source, raw: RawFile) -> Result<SlidingPuzzle, PuzzleError> {
         lone: None,
         blanks: None,
         tiled: None,
+        wide: None,
     };
     derive_tables(&mut puzzle);
+    if key_space.is_none() {
+        // Past 2^64: keys of several words, and none of the one-word
+        // fast paths.
+        let layout = super::wide::Layout::new(&puzzle, &start_pos)
+            .map_err(|why| too_wide(src, &rows, &classes_radices(&puzzle), &sizes, &why))?;
+        puzzle.wide = Some(Box::new(layout));
+        puzzle.lone = None;
+        puzzle.blanks = None;
+        return Ok(puzzle);
+    }
     puzzle.tiled = super::tiled::Tiled::new(&puzzle, &start_pos).map(Box::new);
     puzzle.start = puzzle.encode(&start_pos);
     Ok(puzzle)
+}
+
+/// The classes' radices in one-word keys.
+fn classes_radices(puzzle: &SlidingPuzzle) -> Vec<u64> {
+    puzzle.classes.iter().map(|c| c.radix).collect()
 }
 
 /// The board's height and width, refusing ragged rows and boards over
@@ -963,23 +979,26 @@ fn make_class(
     }
 }
 
-/// The key space, the product of the classes' radixes, refused when it is
-/// over 2^64 - 1.
-fn key_space(
-    src: &Source,
-    rows: &[Row],
-    classes: &[Class],
-    sizes: &[String],
-) -> Result<u64, PuzzleError> {
+/// The key space, the product of the classes' radixes, when it fits 64
+/// bits (else the puzzle takes keys of several words).
+fn narrow_key_space(classes: &[Class]) -> Option<u64> {
     let key_space = classes
         .iter()
         .fold(1u128, |k, c| k.saturating_mul(c.radix as u128));
-    if let Ok(k) = u64::try_from(key_space) {
-        return Ok(k);
-    }
-    // The product overflows even u128 for large boards: give its order of
-    // magnitude, and a short form of a long product.
-    let log10: f64 = classes.iter().map(|c| (c.radix as f64).log10()).sum();
+    u64::try_from(key_space).ok()
+}
+
+/// The error for a key space past what keys of several words hold
+/// (`why`), with its order of magnitude and a short form of a long
+/// product of `radices`, written `sizes`.
+fn too_wide(
+    src: &Source,
+    rows: &[Row],
+    radices: &[u64],
+    sizes: &[String],
+    why: &str,
+) -> PuzzleError {
+    let log10: f64 = radices.iter().map(|&r| (r as f64).log10()).sum();
     let product = if sizes.len() > 8 {
         format!(
             "{}·…·{} ({} classes)",
@@ -990,11 +1009,11 @@ fn key_space(
     } else {
         sizes.join("·")
     };
-    Err(src.error(
+    src.error(
         Some(rows[0].at),
-        format!("the key space is {product}, about 10^{log10:.1}, more than 2^64 - 1 (about 10^19.3)"),
-        "keys are 64-bit ranks; make more pieces interchangeable (drop `distinct` or `colors`) or use a smaller board",
-    ))
+        format!("the key space is {product}, about 10^{log10:.1}: {why}"),
+        "make more pieces interchangeable (drop `distinct` or `colors`) or use a smaller board",
+    )
 }
 
 /// The start's anchor indices, slot by slot; each class's labels are put

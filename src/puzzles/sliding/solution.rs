@@ -31,23 +31,27 @@ pub struct Step {
 impl SlidingPuzzle {
     /// The moves along `path`, a sequence of keys in which each is a
     /// successor of the one before (as [`crate::engine::Search::solve`] gives).
-    pub fn steps(&self, path: &[u64]) -> Vec<Step> {
+    /// Its keys are one word, or for a puzzle past 2^64 wide keys of
+    /// [`super::WideSliding`].
+    pub fn steps<K: crate::engine::Key>(&self, path: &[K]) -> Vec<Step> {
+        let len = path.len();
+        let decode = |i: usize, state: &mut super::SlidingState| self.decode_any(path[i], state);
         let mut a = self.new_state();
         let mut b = self.new_state();
         // (label, class, anchor index) of every piece.
         let mut pieces: Vec<(char, usize, u16)> = Vec::with_capacity(self.pieces);
-        if let Some(&first) = path.first() {
-            self.decode_full(first, &mut a);
+        if len > 0 {
+            decode(0, &mut a);
             for (ci, class) in self.classes.iter().enumerate() {
                 for (i, &label) in class.labels.iter().enumerate() {
                     pieces.push((label, ci, a.pos[class.offset + i]));
                 }
             }
         }
-        let mut steps = Vec::with_capacity(path.len().saturating_sub(1));
-        for pair in path.windows(2) {
-            self.decode_full(pair[0], &mut a);
-            self.decode_full(pair[1], &mut b);
+        let mut steps = Vec::with_capacity(len.saturating_sub(1));
+        for i in 1..len {
+            decode(i - 1, &mut a);
+            decode(i, &mut b);
             // The moved piece's class is the one whose cells changed (a
             // move re-ranks the single-cell classes too, so ranks would not
             // tell).

@@ -233,9 +233,12 @@ mod mpi {
                 assert_eq!(essentials(&v), essentials(&one), "{command} {tiles} on {n}");
             }
         }
+        let wide = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/24-puzzle.toml");
         for args in [
             vec!["solve", "rush-hour", "--metric", "slide"],
             vec!["solve", "klotski"],
+            // A sliding-block file past 2^64: keys of two words.
+            vec!["solve", wide],
             vec!["hardest", "klotski", "--top", "3"],
             // Each rank's share of the dense array answers for itself; the
             // level loop gathers the goals and the start's distance.

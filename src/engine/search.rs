@@ -958,13 +958,11 @@ enum DenseFit {
 /// Partitions per process of a cluster by default.
 const PARTITIONS_PER_PROCESS: usize = 16;
 
-/// Runs `f` in a pool of `threads` workers (on the calling thread when
-/// there is one: then no parallel iterator may reach rayon's global pool,
-/// and every level takes the sequential path).
+/// Runs `f` in a pool of `threads` workers, of one too: every parallel
+/// loop of a level then runs in the pool, on the calling worker alone when
+/// it does not split (see [`min_len`](crate::engine::levels::workers::min_len)),
+/// never in rayon's global pool.
 fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> Result<R, SearchError> {
-    if threads == 1 {
-        return Ok(f());
-    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("reach-worker-{i}"))

@@ -160,6 +160,17 @@ pub(crate) fn my_slot<T>(slots: &[CachePadded<Mutex<T>>]) -> &Mutex<T> {
     &slots[i]
 }
 
+/// The fewest items a parallel loop over a level's work hands one task:
+/// all of them with one thread (a thin level, or a search of one worker),
+/// so that the loop never splits and runs on the calling thread; one
+/// otherwise. Each such loop is written once, as a parallel iterator
+/// bounded by this: a search always runs inside its pool, of one worker
+/// too, so a loop that does not split never reaches another thread (nor
+/// rayon's global pool).
+pub(crate) fn min_len(threads: usize) -> usize {
+    if threads <= 1 { usize::MAX } else { 1 }
+}
+
 /// Sorts `keys`, in parallel when there are many.
 pub(crate) fn sort_keys<K: Key>(keys: &mut [K], threads: usize) {
     if threads == 1 || keys.len() < 1 << 14 {

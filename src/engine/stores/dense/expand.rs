@@ -133,22 +133,17 @@ impl<M: Model<Key = u64>> Dense<'_, M> {
                 }
             }
         };
-        if threads <= 1 {
-            let mut out = Vec::new();
-            blocks.iter().for_each(|b| block(b, &mut out));
-            out
-        } else {
-            blocks
-                .par_iter()
-                .fold(Vec::new, |mut out, b| {
-                    block(b, &mut out);
-                    out
-                })
-                .reduce(Vec::new, |mut a, mut b| {
-                    a.append(&mut b);
-                    a
-                })
-        }
+        blocks
+            .par_iter()
+            .with_min_len(min_len(threads))
+            .fold(Vec::new, |mut out, b| {
+                block(b, &mut out);
+                out
+            })
+            .reduce(Vec::new, |mut a, mut b| {
+                a.append(&mut b);
+                a
+            })
     }
 
     /// Expands the newest level's `blocks` (all resident): settles the
@@ -321,11 +316,10 @@ impl<M: Model<Key = u64>> Dense<'_, M> {
                 }
             }
         };
-        if threads <= 1 {
-            self.workers.iter().for_each(flush);
-        } else {
-            self.workers.par_iter().for_each(flush);
-        }
+        self.workers
+            .par_iter()
+            .with_min_len(min_len(threads))
+            .for_each(flush);
         match self.workers.iter().find_map(|w| lock(w).tally.fault.take()) {
             Some(e) => Err(e),
             None => Ok(()),

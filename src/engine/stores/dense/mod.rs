@@ -107,7 +107,7 @@ use crate::engine::files::{Spill, SpillError};
 use crate::engine::levels::Fault;
 use crate::engine::levels::agree::{Exchange, Share};
 use crate::engine::levels::memory::disk_overhead;
-use crate::engine::levels::workers::{lock, my_slot, per_worker};
+use crate::engine::levels::workers::{lock, min_len, my_slot, per_worker};
 use crate::engine::levels::{Finished, Start, Store};
 use crate::engine::stores::dense::saves::Saves;
 use crate::engine::stores::dense::segments::Segments;

@@ -33,7 +33,7 @@ use rayon::prelude::*;
 
 use super::{BLOCK_WORDS, Dense, KEYS_PER_WORD, LOW, Worker, holding, occupied, slot};
 use crate::engine::Model;
-use crate::engine::levels::workers::{lock, my_slot};
+use crate::engine::levels::workers::{lock, min_len, my_slot};
 
 /// A pull is taken when the keys left unseen are at most this many times
 /// the newest level's width (each costs about as much as a key of the
@@ -87,13 +87,10 @@ impl<M: Model<Key = u64>> Dense<'_, M> {
             }
         };
         const CHUNK: usize = 4;
-        if threads <= 1 {
-            run(0..blocks);
-        } else {
-            (0..blocks.div_ceil(CHUNK))
-                .into_par_iter()
-                .for_each(|c| run(c * CHUNK..((c + 1) * CHUNK).min(blocks)));
-        }
+        (0..blocks.div_ceil(CHUNK))
+            .into_par_iter()
+            .with_min_len(min_len(threads))
+            .for_each(|c| run(c * CHUNK..((c + 1) * CHUNK).min(blocks)));
         debug_assert!(key_space.div_ceil(KEYS_PER_WORD) as usize == words.len());
         self.mark_expanded(threads);
     }
@@ -230,10 +227,9 @@ impl<M: Model<Key = u64>> Dense<'_, M> {
                 }
             }
         };
-        if threads <= 1 {
-            self.blocks.iter().for_each(block);
-        } else {
-            self.blocks.par_iter().for_each(block);
-        }
+        self.blocks
+            .par_iter()
+            .with_min_len(min_len(threads))
+            .for_each(block);
     }
 }

@@ -81,11 +81,10 @@ impl<M: Model> OnDisk<'_, M> {
                 failure.set(e);
             }
         };
-        if threads == 1 {
-            tasks.iter().for_each(body);
-        } else {
-            tasks.par_iter().for_each(body);
-        }
+        tasks
+            .par_iter()
+            .with_min_len(min_len(threads))
+            .for_each(body);
     }
 
     /// Expands `level` (at `depth`) into the workers' buffers, and into the

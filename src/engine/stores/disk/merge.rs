@@ -141,19 +141,12 @@ impl<M: Model> OnDisk<'_, M> {
             }
             writer.finish()
         };
-        let results: Vec<Result<RunFile<M::Key>, SpillError>> = if threads == 1 {
-            incoming
-                .chunks_mut(per_group)
-                .enumerate()
-                .map(settle_group)
-                .collect()
-        } else {
-            incoming
-                .par_chunks_mut(per_group)
-                .enumerate()
-                .map(settle_group)
-                .collect()
-        };
+        let results: Vec<Result<RunFile<M::Key>, SpillError>> = incoming
+            .par_chunks_mut(per_group)
+            .with_min_len(min_len(threads))
+            .enumerate()
+            .map(settle_group)
+            .collect();
         let files = self.all_or_none(results)?;
         let width = files.iter().map(RunFile::keys).sum();
         Ok((files, width))
@@ -207,11 +200,11 @@ impl<M: Model> OnDisk<'_, M> {
         while files.len() > self.plan.fan_in {
             let groups: Vec<&[RunFile<M::Key>]> = files.chunks(self.plan.fan_in).collect();
             let merge = |group: &&[RunFile<M::Key>]| self.merge_candidates(group, depth);
-            let merged: Vec<Result<RunFile<M::Key>, SpillError>> = if threads == 1 {
-                groups.iter().map(merge).collect()
-            } else {
-                groups.par_iter().map(merge).collect()
-            };
+            let merged: Vec<Result<RunFile<M::Key>, SpillError>> = groups
+                .par_iter()
+                .with_min_len(min_len(threads))
+                .map(merge)
+                .collect();
             files.into_iter().for_each(|f| self.disk.remove(f));
             files = self.all_or_none(merged)?;
         }

@@ -30,7 +30,7 @@ use crate::engine::files::{Checkpoint, Disk, Spill, SpillError, digest};
 use crate::engine::levels::Fault;
 use crate::engine::levels::agree::{Exchange, Mail, Share};
 use crate::engine::levels::workers::{
-    Route, lock, my_slot, partition_count, per_worker, successors_of,
+    Route, lock, min_len, my_slot, partition_count, per_worker, successors_of,
 };
 use crate::engine::levels::{Finished, Mode, Start, Store};
 use crate::engine::stores::sets::frontier::levels_alternate;

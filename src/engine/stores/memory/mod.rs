@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::engine::levels::Fault;
 use crate::engine::levels::agree::{Exchange, Share};
 use crate::engine::levels::workers::{
-    Route, lock, my_slot, partition_count, per_worker, successors_of,
+    Route, lock, min_len, my_slot, partition_count, per_worker, successors_of,
 };
 use crate::engine::levels::{Finished, Mode, Start, Store};
 use crate::engine::stores::sets::frontier::levels_alternate;
@@ -406,23 +406,20 @@ impl<M: Model> LevelView<'_, M> {
 
     /// Runs `f` over chunks of the level, on the calling thread when there
     /// is one worker, in parallel otherwise (chunks of all partitions are
-    /// stolen freely); the smallest of the results.
+    /// stolen freely: see [`min_len`]); the smallest of the results.
     fn min_over_chunks<R: Ord + Send>(
         &self,
         f: impl Fn(&mut Slot<M::State, M::Key>, &[M::Key]) -> Option<R> + Sync + Send,
     ) -> Option<R> {
         let slots = self.slots;
         let f = |chunk: &[M::Key]| f(&mut lock(my_slot(slots)), chunk);
-        if self.threads == 1 {
-            self.parts.iter().filter_map(|p| f(self.share(p))).min()
-        } else {
-            let len = self.chunk_len();
-            self.parts
-                .par_iter()
-                .flat_map(|p| self.share(p).par_chunks(len))
-                .filter_map(f)
-                .min()
-        }
+        let (len, min) = (self.chunk_len(), min_len(self.threads));
+        self.parts
+            .par_iter()
+            .with_min_len(min)
+            .flat_map(|p| self.share(p).par_chunks(len).with_min_len(min))
+            .filter_map(f)
+            .min()
     }
 
     /// Expands the level: each worker decodes keys, generates their
@@ -493,16 +490,13 @@ impl<M: Model> LevelView<'_, M> {
                 })
                 .collect()
         };
-        if self.threads == 1 {
-            self.parts.iter().flat_map(|p| scan(p.frontier())).collect()
-        } else {
-            let len = self.chunk_len();
-            self.parts
-                .par_iter()
-                .flat_map(|p| p.frontier().par_chunks(len))
-                .flat_map_iter(scan)
-                .collect()
-        }
+        let (len, min) = (self.chunk_len(), min_len(self.threads));
+        self.parts
+            .par_iter()
+            .with_min_len(min)
+            .flat_map(|p| p.frontier().par_chunks(len).with_min_len(min))
+            .flat_map_iter(scan)
+            .collect()
     }
 }
 
@@ -515,19 +509,12 @@ fn settle_all<K: Key>(
     how: Settle,
     threads: usize,
 ) -> usize {
-    if threads == 1 {
-        parts
-            .iter_mut()
-            .zip(incoming.iter_mut())
-            .map(|(part, runs)| part.settle(runs, how))
-            .sum()
-    } else {
-        parts
-            .par_iter_mut()
-            .zip(incoming.par_iter_mut())
-            .map(|(part, runs)| part.settle(runs, how))
-            .sum()
-    }
+    parts
+        .par_iter_mut()
+        .zip(incoming.par_iter_mut())
+        .with_min_len(min_len(threads))
+        .map(|(part, runs)| part.settle(runs, how))
+        .sum()
 }
 
 /// The smallest key of this process's share of level `depth` (every
@@ -561,10 +548,9 @@ fn predecessor<M: Model>(
             .copied()
             .find(|&k| successors_of(model, &mut state, &mut successors, k).contains(&key))
     };
-    // With one worker there is no pool, so no parallel iterator may run.
-    if threads == 1 {
-        (0..parts.len()).filter_map(first_hit).min()
-    } else {
-        (0..parts.len()).into_par_iter().filter_map(first_hit).min()
-    }
+    (0..parts.len())
+        .into_par_iter()
+        .with_min_len(min_len(threads))
+        .filter_map(first_hit)
+        .min()
 }

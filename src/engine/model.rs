@@ -86,6 +86,18 @@ pub trait Model: Sync {
         false
     }
 
+    /// How many states a search from the start reaches, when the model
+    /// knows without searching (a twisty puzzle whose group's order is
+    /// known). The engine then weighs the dense store's two bits a key
+    /// against what the other stores would take for that many states, and
+    /// takes the dense store where it is the smaller, [`Model::dense`] or
+    /// not (`show` and the summary give the estimates that decided).
+    /// `None` (the default): not known, and only a dense model takes the
+    /// dense store unasked. A wrong number costs memory, never a count.
+    fn reachable_states(&self) -> Option<f64> {
+        None
+    }
+
     /// Every key below [`Model::key_space`] decodes to a state of the
     /// puzzle (reachable or not), and the moves are reversible: a state's
     /// successors are exactly the states it is a successor of. The dense

@@ -1668,6 +1668,11 @@ impl Model for Twisty {
         self.density().is_some_and(|d| d >= DENSE_SHARE)
     }
 
+    fn reachable_states(&self) -> Option<f64> {
+        // The share of the keys that are positions, of every key.
+        Some(self.density()? * self.key_space() as f64)
+    }
+
     fn keys_are_states(&self) -> bool {
         // Every key is a pattern (each coordinate's every value is one),
         // unless the file makes some illegal.

@@ -19,9 +19,12 @@ use crate::engine::{Key, Model, Wide};
 use crate::puzzles::combinadic;
 
 /// The widest key a sliding-block puzzle takes, in words. A board has at
-/// most 64 cells, so its classes' ranks take at most 64 · 6 bits in all;
-/// packing whole ranks wastes less than half of a word, so 16 words hold
-/// any board (the command line compiles the widths 2, 3, 4, 6, 8 and 16).
+/// most 64 pieces of at most 64 positions each, so its classes' ranks take
+/// at most 64 · 6 = 384 bits in all; a word is closed only when its ranks
+/// and the next class's pass 64 bits, so each of `W - 1` words and the
+/// class after it hold over 64 bits, each class counted at most twice:
+/// `64 (W - 1) < 2 · 384`, at most 12 words, within 16 (the command line
+/// compiles the widths 2, 3, 4, 6, 8 and 16).
 pub const MAX_WORDS: usize = 16;
 
 /// Where a class's rank lives in a wide key.

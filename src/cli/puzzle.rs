@@ -4,6 +4,29 @@
 //! `--moves` and `--scramble`, checked once for every kind of puzzle.
 //! Also the bounded reading of stdin for `clocks` and `sawtooth`.
 
+/// Evaluates `$body` with `$m` bound to the puzzle `$p` as the model its
+/// keys need: `$p` itself where a key is one word (`$p.words()`), else
+/// `$wide::<N>::new($p)` for the first width class `N` of `$n` that holds
+/// its keys. `$body` is compiled once for each width class; the class is
+/// chosen once per search, never per key.
+macro_rules! of_width {
+    ($p:expr, $wide:ident, [$($n:literal),+], |$m:ident| $body:expr) => {{
+        let p = $p;
+        let words = p.words();
+        if words == 1 {
+            let $m = p;
+            $body
+        } $(else if words <= $n {
+            let w = $wide::<$n>::new(p).expect("the width class holds the key");
+            let $m = &w;
+            $body
+        })+ else {
+            unreachable!("no width class holds a key of {words} words")
+        }
+    }};
+}
+pub(super) use of_width;
+
 use std::io::Read;
 use std::path::Path;
 

@@ -8,27 +8,9 @@
 /// search, never per key.
 macro_rules! by_width {
     ($p:expr, |$m:ident| $body:expr) => {{
+        use reach::puzzles::sliding::WideSliding;
         let p: &reach::puzzles::sliding::SlidingPuzzle = $p;
-        macro_rules! wider {
-            ($n:literal) => {{
-                let w = reach::puzzles::sliding::WideSliding::<$n>::new(p)
-                    .expect("the width class holds the key");
-                let $m = &w;
-                $body
-            }};
-        }
-        match p.words() {
-            1 => {
-                let $m = p;
-                $body
-            }
-            2 => wider!(2),
-            3 => wider!(3),
-            4 => wider!(4),
-            5..=6 => wider!(6),
-            7..=8 => wider!(8),
-            _ => wider!(16),
-        }
+        super::puzzle::of_width!(p, WideSliding, [2, 3, 4, 6, 8, 16], |$m| $body)
     }};
 }
 pub(super) use by_width;

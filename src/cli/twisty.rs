@@ -22,29 +22,9 @@ use super::summary::{say_solved, unsolvable};
 /// is chosen once per search, never per key.
 macro_rules! by_width {
     ($t:expr, |$m:ident| $body:expr) => {{
+        use reach::puzzles::twisty::Wider;
         let t: &reach::puzzles::twisty::Twisty = $t;
-        macro_rules! wider {
-            ($n:literal) => {{
-                let w = reach::puzzles::twisty::Wider::<$n>::new(t)
-                    .expect("the width class holds the key");
-                let $m = &w;
-                $body
-            }};
-        }
-        match t.words() {
-            1 => {
-                let $m = t;
-                $body
-            }
-            2 => wider!(2),
-            3 => wider!(3),
-            4 => wider!(4),
-            5..=6 => wider!(6),
-            7..=8 => wider!(8),
-            9..=16 => wider!(16),
-            17..=32 => wider!(32),
-            _ => wider!(128),
-        }
+        super::puzzle::of_width!(t, Wider, [2, 3, 4, 6, 8, 16, 32, 128], |$m| $body)
     }};
 }
 pub(super) use by_width;

@@ -435,42 +435,16 @@ fn tiles_on_eight_by_eight() -> String {
 }
 
 /// The level sizes from `board` (rows of labels, `.` empty) to depth
-/// `depth` under the step metric, every piece a single cell free to move:
-/// boards as text, a hash set, no keys.
+/// `depth` under the step metric, every piece a single cell free to move,
+/// by the tile tests' search over whole boards (no keys).
 fn tile_levels_by_boards(board: &str, depth: usize) -> Vec<u64> {
-    use std::collections::HashSet;
-    let rows: Vec<Vec<u8>> = board.lines().map(|l| l.bytes().collect()).collect();
-    let (h, w) = (rows.len() as i32, rows[0].len() as i32);
-    let start: Vec<u8> = rows.concat();
-    let mut seen = HashSet::from([start.clone()]);
-    let mut level = vec![start];
-    let mut sizes = vec![1];
-    for _ in 0..depth {
-        let mut next = Vec::new();
-        for b in &level {
-            for (e, _) in b.iter().enumerate().filter(|(_, c)| **c == b'.') {
-                let (r, c) = (e as i32 / w, e as i32 % w);
-                for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
-                    let (r2, c2) = (r + dr, c + dc);
-                    if r2 < 0 || r2 >= h || c2 < 0 || c2 >= w {
-                        continue;
-                    }
-                    let from = (r2 * w + c2) as usize;
-                    if b[from] == b'.' {
-                        continue;
-                    }
-                    let mut moved = b.clone();
-                    moved.swap(e, from);
-                    if seen.insert(moved.clone()) {
-                        next.push(moved);
-                    }
-                }
-            }
-        }
-        sizes.push(next.len() as u64);
-        level = next;
-    }
-    sizes
+    let cols = board.lines().next().unwrap().len();
+    let cells = board
+        .lines()
+        .flat_map(str::bytes)
+        .map(|b| if b == b'.' { 0 } else { b })
+        .collect();
+    crate::tiles::levels_of_boards(cells, cols, depth)
 }
 
 #[test]

@@ -542,35 +542,44 @@ fn the_dense_store_on_disk_stops_at_limits_and_faults_like_in_memory() {
 /// Levels to `depth` of an `rows` x `cols` board from solved, by a
 /// breadth-first search over whole boards (no ranks at all).
 fn board_levels(rows: usize, cols: usize, depth: usize) -> Vec<u64> {
-    use std::collections::HashSet;
     let n = rows * cols;
-    let solved: Vec<u8> = (1..n as u8).chain([0]).collect();
-    let mut seen = HashSet::from([solved.clone()]);
-    let mut frontier = vec![solved];
+    levels_of_boards((1..n as u8).chain([0]).collect(), cols, depth)
+}
+
+/// Levels to `depth` from `start`, a board of `cols` columns in reading
+/// order (0 for an empty cell, any other value a tile), each move a tile
+/// stepping into an empty cell beside it: a breadth-first search over
+/// whole boards, with no ranks or keys.
+pub(crate) fn levels_of_boards(start: Vec<u8>, cols: usize, depth: usize) -> Vec<u64> {
+    use std::collections::HashSet;
+    let rows = start.len() / cols;
+    let mut seen = HashSet::from([start.clone()]);
+    let mut frontier = vec![start];
     let mut levels = vec![1];
     while levels.len() <= depth {
         let mut next = Vec::new();
         for b in &frontier {
-            let blank = b.iter().position(|&v| v == 0).unwrap();
-            let (r, c) = (blank / cols, blank % cols);
-            let mut to = Vec::new();
-            if r > 0 {
-                to.push(blank - cols);
-            }
-            if r + 1 < rows {
-                to.push(blank + cols);
-            }
-            if c > 0 {
-                to.push(blank - 1);
-            }
-            if c + 1 < cols {
-                to.push(blank + 1);
-            }
-            for t in to {
-                let mut q = b.clone();
-                q.swap(blank, t);
-                if seen.insert(q.clone()) {
-                    next.push(q);
+            for blank in (0..b.len()).filter(|&i| b[i] == 0) {
+                let (r, c) = (blank / cols, blank % cols);
+                let mut to = Vec::new();
+                if r > 0 {
+                    to.push(blank - cols);
+                }
+                if r + 1 < rows {
+                    to.push(blank + cols);
+                }
+                if c > 0 {
+                    to.push(blank - 1);
+                }
+                if c + 1 < cols {
+                    to.push(blank + 1);
+                }
+                for t in to.into_iter().filter(|&t| b[t] != 0) {
+                    let mut q = b.clone();
+                    q.swap(blank, t);
+                    if seen.insert(q.clone()) {
+                        next.push(q);
+                    }
                 }
             }
         }

@@ -47,8 +47,6 @@ pub(crate) struct Layout {
     words: usize,
     /// The start's anchor indices, slot by slot.
     start: Vec<u16>,
-    /// log2 of the number of keys (the product of the radices).
-    bits: f64,
 }
 
 impl Layout {
@@ -76,12 +74,10 @@ impl Layout {
                 "its keys would take {words} 64-bit words; at most {MAX_WORDS} are supported"
             ));
         }
-        let bits = places.iter().map(|p| (p.radix as f64).log2()).sum();
         Ok(Layout {
             places,
             words,
             start: start.to_vec(),
-            bits,
         })
     }
 
@@ -95,9 +91,9 @@ impl Layout {
         &self.start
     }
 
-    /// log2 of the number of keys.
+    /// log2 of the number of keys (the product of the radices).
     pub(crate) fn bits(&self) -> f64 {
-        self.bits
+        self.places.iter().map(|p| (p.radix as f64).log2()).sum()
     }
 }
 

@@ -146,6 +146,13 @@ pub struct CountOptions {
     #[arg(long)]
     pub antipodes: bool,
 
+    /// Twisty puzzles: keep one position of each class that the file's
+    /// rotations map onto each other (auto: wherever a rotation maps the
+    /// moves and the start onto themselves), or every position (none).
+    /// The levels printed are positions either way.
+    #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
+    pub symmetry: SymmetryArg,
+
     /// The visited set.
     #[arg(long, value_enum, default_value_t = VisitedArg::Auto)]
     pub visited: VisitedArg,
@@ -260,6 +267,13 @@ pub struct SolveArgs {
     /// (e.g. "R U2 F'"), instead of the file's ScrambleState.
     #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
     pub scramble: Option<String>,
+
+    /// Twisty puzzles: keep one position of each class that the file's
+    /// rotations map onto each other (auto: wherever a rotation maps the
+    /// moves and the start onto themselves), or every position (none).
+    /// The levels printed are positions either way.
+    #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
+    pub symmetry: SymmetryArg,
 
     /// Print the board after each move.
     #[arg(long)]
@@ -431,6 +445,17 @@ impl MetricArg {
             MetricArg::Moves => "moves",
         }
     }
+}
+
+/// Whether a twisty puzzle's search keeps one position a class of
+/// symmetric positions.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SymmetryArg {
+    /// Wherever the file's rotations give a symmetry.
+    #[default]
+    Auto,
+    /// Never: every position is searched.
+    None,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]

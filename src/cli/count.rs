@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use anyhow::Result;
 
-use reach::engine::{Model, Outcome, Progress, Report, Spill};
+use reach::engine::{Key, Model, Outcome, Progress, Report, Spill};
 use reach::puzzles::clocks;
 use reach::puzzles::large_tiles::{LargeTiles, LargeTilesOf};
 use reach::puzzles::sliding::SlidingPuzzle;
@@ -17,7 +17,7 @@ use super::output::{ProgressLine, check_output};
 use super::puzzle::{Prepared, Puzzle, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, run_count, search, spilled};
 use super::summary::{Counted, narrowed, print_count};
-use super::twisty::by_width;
+use super::twisty::{by_symmetric, by_width, symmetry_json, symmetry_of};
 use super::{cluster, exit, plot, sliding};
 
 pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
@@ -44,6 +44,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         metric,
         report,
         render,
+        symmetry: None,
     };
     // The goal's depth, for the plot: a search that stops at the goal.
     let mut goal_depth = None;
@@ -74,17 +75,31 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         }
         Prepared::Twisty(t) => {
             let t: Rc<Twisty> = Rc::from(t);
+            let sym = symmetry_of(&t, o.symmetry);
             // The keys of any width as indices into a table of them.
-            let (report, render) = by_width!(&t, |m| {
-                let (report, keys) = narrowed(counting(m, s, &signals, &progress, &spill)?);
-                let t = Rc::clone(&t);
-                let render: Box<dyn Fn(u64) -> String> =
-                    Box::new(move |i| t.render(keys[i as usize]));
-                (report, render)
-            });
+            let (report, render) = match &sym {
+                Some(sym) => by_symmetric!(&t, sym, |m| {
+                    let mut report = counting(m, s, &signals, &progress, &spill)?;
+                    // The antipodes are positions: every one of each class.
+                    report.last_level = if report.last_level_states <= ANTIPODES_MAX {
+                        let mut all: Vec<_> =
+                            report.last_level.iter().flat_map(|&k| m.orbit(k)).collect();
+                        all.sort_unstable();
+                        all
+                    } else {
+                        Vec::new()
+                    };
+                    twisty_table(&t, report)
+                }),
+                None => by_width!(&t, |m| {
+                    twisty_table(&t, counting(m, s, &signals, &progress, &spill)?)
+                }),
+            };
             let (name, raw) = (t.name().to_string(), t.raw_name().to_string());
             let metric = Some(t.metric().name());
-            counted(name, raw, metric, report, render)
+            let mut c = counted(name, raw, metric, report, render);
+            c.symmetry = Some(symmetry_json(sym.as_ref()));
+            c
         }
         Prepared::Clocks(c) => {
             let report = counting(&c, s, &signals, &progress, &spill)?;
@@ -148,6 +163,18 @@ fn counting<M: Model>(
     spill: &Option<Spill>,
 ) -> Result<Report<M::Key>> {
     run_count(spilled(search(model, s, signals, progress), spill), s)
+}
+
+/// The most antipodes a count of classes lists, every position of each
+/// class (a count of positions lists its last level if it holds it).
+const ANTIPODES_MAX: u64 = 1 << 22;
+
+/// A twisty count's report with its keys as indices into a table of them,
+/// and how to draw one.
+fn twisty_table<K: Key>(t: &Rc<Twisty>, report: Report<K>) -> (Report, Box<dyn Fn(u64) -> String>) {
+    let (report, keys) = narrowed(report);
+    let t = Rc::clone(t);
+    (report, Box::new(move |i| t.render(keys[i as usize])))
 }
 
 /// The nine clocks of a key, as hours, three to a line.

@@ -49,6 +49,7 @@ pub(super) fn report_stopped<K>(
 pub(super) fn narrowed<K: Copy>(report: Report<K>) -> (Report, Vec<K>) {
     let Report {
         levels,
+        class_levels,
         last_level,
         last_level_states,
         outcome,
@@ -75,6 +76,7 @@ pub(super) fn narrowed<K: Copy>(report: Report<K>) -> (Report, Vec<K>) {
     };
     let report = Report {
         levels,
+        class_levels,
         last_level,
         last_level_states,
         outcome,
@@ -176,6 +178,8 @@ pub(super) struct Counted {
     pub(super) metric: Option<&'static str>,
     pub(super) report: Report,
     pub(super) render: Box<dyn Fn(u64) -> String>,
+    /// The symmetries used (twisty puzzles), as `--json` gives them.
+    pub(super) symmetry: Option<serde_json::Value>,
 }
 
 /// A count's answer: the JSON document, or the summary on stderr and the
@@ -232,6 +236,10 @@ fn count_json(c: &Counted, antipodes: bool, s: &Settings) -> serde_json::Value {
         "partitions": report.partitions,
         "run": super::provenance::run_json(report.threads),
     });
+    if let Some(sym) = &c.symmetry {
+        v["symmetry"] = sym.clone();
+        v["class_levels"] = json!(report.class_levels);
+    }
     if let Some((processes, workers)) = s.cluster() {
         v["processes"] = json!(processes);
         v["workers_per_process"] = json!(workers);
@@ -288,6 +296,15 @@ fn count_summary(c: &Counted, s: &Settings) -> String {
         report.depth()
     ));
     err.push_str(&format!("levels      {}\n", short_profile(&report.levels)));
+    if let Some(classes) = &report.class_levels {
+        let order = c.symmetry.as_ref().and_then(|v| v["order"].as_u64());
+        err.push_str(&format!(
+            "classes     {} of symmetric positions{}, kept one a class: {}\n",
+            classes.iter().sum::<u64>(),
+            order.map_or(String::new(), |n| format!(" under {n} symmetries")),
+            short_profile(classes)
+        ));
+    }
     err.push_str(&format!(
         "time        {:.3} s, {:.2} M states/s, {}, {} visited set\n",
         report.seconds,

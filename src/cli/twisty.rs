@@ -7,9 +7,9 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use reach::engine::Model;
-use reach::puzzles::twisty::{Definition, Twisty};
+use reach::puzzles::twisty::{Definition, Symmetry, Twisty};
 
-use super::args::SolveArgs;
+use super::args::{SolveArgs, SymmetryArg};
 use super::output::stdout;
 use super::settings::Settings;
 use super::solve::{Solved, solve_search};
@@ -28,6 +28,73 @@ macro_rules! by_width {
     }};
 }
 pub(super) use by_width;
+
+/// Evaluates `$body` with `$m` bound to the twisty puzzle `$t` searched
+/// one class of symmetric positions at a time under `$sym`
+/// ([`Symmetric`](reach::puzzles::twisty::Symmetric)), with keys as wide
+/// as it needs: `u64`, or 2, 4, 8, 32 or 128 words. Each width is
+/// compiled once; `$m` is of a concrete type, so `$body` may call what
+/// `Symmetric` adds to a model (the real path, a class's positions).
+macro_rules! by_symmetric {
+    ($t:expr, $sym:expr, |$m:ident| $body:expr) => {{
+        use reach::engine::Wide;
+        use reach::puzzles::twisty::Symmetric;
+        let (t, sym): (&reach::puzzles::twisty::Twisty, &reach::puzzles::twisty::Symmetry) =
+            ($t, $sym);
+        let words = t.words();
+        let held = "the width class holds the key";
+        if words == 1 {
+            let w = Symmetric::<u64>::new(t, sym).expect(held);
+            let $m = &w;
+            $body
+        } else if words <= 2 {
+            let w = Symmetric::<Wide<2>>::new(t, sym).expect(held);
+            let $m = &w;
+            $body
+        } else if words <= 4 {
+            let w = Symmetric::<Wide<4>>::new(t, sym).expect(held);
+            let $m = &w;
+            $body
+        } else if words <= 8 {
+            let w = Symmetric::<Wide<8>>::new(t, sym).expect(held);
+            let $m = &w;
+            $body
+        } else if words <= 32 {
+            let w = Symmetric::<Wide<32>>::new(t, sym).expect(held);
+            let $m = &w;
+            $body
+        } else {
+            let w = Symmetric::<Wide<128>>::new(t, sym).expect(held);
+            let $m = &w;
+            $body
+        }
+    }};
+}
+pub(super) use by_symmetric;
+
+/// The symmetries a search of `t` uses: those its file's rotations give
+/// (see [`Symmetry`]), unless `--symmetry none` or there are none but the
+/// identity.
+pub(super) fn symmetry_of(t: &Twisty, arg: SymmetryArg) -> Option<Symmetry> {
+    if arg == SymmetryArg::None || t.definition().rotations.is_empty() {
+        return None;
+    }
+    let sym = Symmetry::of(t);
+    (!sym.is_trivial()).then_some(sym)
+}
+
+/// What `--json` says of the symmetries a search used.
+pub(super) fn symmetry_json(sym: Option<&Symmetry>) -> serde_json::Value {
+    match sym {
+        None => json!({"order": 1, "rotations": [], "generated": 1}),
+        Some(sym) => json!({
+            "order": sym.order(),
+            "rotations": sym.rotations(),
+            "generated": sym.generated(),
+            "dropped": sym.dropped(),
+        }),
+    }
+}
 
 /// Refuses a twisty `solve` that has nothing to solve or asks for a
 /// sliding-block puzzle's pictures.
@@ -55,13 +122,23 @@ pub(super) fn solve(
     s: &Settings,
     file_text: Option<&str>,
 ) -> Result<ExitCode> {
-    by_width!(puzzle, |m| solve_with(puzzle, m, a, s, file_text))
+    match symmetry_of(puzzle, a.symmetry) {
+        Some(sym) => by_symmetric!(puzzle, &sym, |m| {
+            solve_with(puzzle, m, &|path| m.real_path(path), a, s, file_text)
+        }),
+        None => by_width!(puzzle, |m| {
+            solve_with(puzzle, m, &|path| path.to_vec(), a, s, file_text)
+        }),
+    }
 }
 
-/// [`solve`] with `model`, the puzzle with keys as wide as it needs.
+/// [`solve`] with `model`, the puzzle with keys as wide as it needs;
+/// `real` turns the path the search found into the positions of the
+/// puzzle it passes (a search of classes finds their representatives).
 fn solve_with<M: Model>(
     puzzle: &Twisty,
     model: &M,
+    real: &dyn Fn(&[M::Key]) -> Vec<M::Key>,
     a: &SolveArgs,
     s: &Settings,
     file_text: Option<&str>,
@@ -90,6 +167,7 @@ fn solve_with<M: Model>(
         Solved::Path(path, report) => (path, *report),
         Solved::Exit(code) => return Ok(code),
     };
+    let path = real(&path);
     let moves = puzzle.path_moves(&path);
     say_solved(puzzle.name(), moves.len(), metric, &report);
     if json {

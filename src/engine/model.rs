@@ -145,6 +145,29 @@ pub trait Model: Sync {
         String::new()
     }
 
+    /// Whether a key stands for a class of positions rather than one
+    /// position: a model that keeps one representative of each class of
+    /// positions that a symmetry of the puzzle maps onto each other (the
+    /// least of a cube position's conjugates by the cube's rotations).
+    /// The engine then weighs every level by [`Model::positions`], so that
+    /// the level sizes it reports are numbers of positions, equal to a
+    /// search without the symmetry, and the numbers of keys are the
+    /// classes ([`Report::class_levels`](crate::engine::Report)). The
+    /// dense store, which keeps no level as keys, does not take such a
+    /// model. Models without classes keep the default, no.
+    fn classes(&self) -> bool {
+        false
+    }
+
+    /// How many positions the decoded state's key stands for: the size of
+    /// its class (the symmetry group's order over the number of
+    /// symmetries that fix it). Asked only when [`Model::classes`] says
+    /// yes, of every key of every level; the default, 1.
+    fn positions(&self, state: &Self::State) -> u64 {
+        let _ = state;
+        1
+    }
+
     /// Why this model cannot be searched as it is, if it cannot: a search
     /// refuses it with this reason before it calls anything else (a
     /// twisty puzzle whose keys take several words, used as the one-word

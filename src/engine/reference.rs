@@ -98,6 +98,14 @@ impl<M: Model<Key = u64>, const N: usize> Model for Widened<'_, M, N> {
         self.0.bipartite()
     }
 
+    fn classes(&self) -> bool {
+        self.0.classes()
+    }
+
+    fn positions(&self, state: &Self::State) -> u64 {
+        self.0.positions(&state.0)
+    }
+
     fn goal_keys(&self) -> Option<Vec<Wide<N>>> {
         self.0
             .goal_keys()

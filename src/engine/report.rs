@@ -102,14 +102,19 @@ pub enum Outcome<K = u64> {
 /// (`K`: the model's key).
 #[derive(Clone, Debug)]
 pub struct Report<K = u64> {
-    /// States in every complete level, index = BFS distance from the start.
+    /// States in every complete level, index = BFS distance from the start
+    /// (positions, when the model's keys stand for classes of them).
     pub levels: Vec<u64>,
+    /// The classes of symmetric positions in every complete level, when
+    /// the model keeps one key a class ([`Model::classes`](crate::engine::Model)):
+    /// the keys the search stored; `None` otherwise.
+    pub class_levels: Option<Vec<u64>>,
     /// The keys of the deepest complete level (the antipodes when a count is
     /// complete), sorted except after [`crate::engine::Search::find_goal`].
     /// A spilled search leaves it empty when the level is too large to
     /// read back (over 4 Mi keys).
     pub last_level: Vec<K>,
-    /// States in the deepest complete level.
+    /// States in the deepest complete level (positions, with classes).
     pub last_level_states: u64,
     /// How the search ended.
     pub outcome: Outcome<K>,

@@ -794,7 +794,9 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         let checkpoint = self.spill.as_ref().is_some_and(|s| s.checkpoint);
         let keep = self.spill.as_ref().is_some_and(|s| s.keep);
         let on_disk = self.spill.is_some() && !checkpoint && !keep && mode != Mode::Solve;
-        let usable = if mode == Mode::Solve && !model.reversible() {
+        let usable = if model.classes() {
+            Err("weigh classes of symmetric positions: it keeps no level as keys")
+        } else if mode == Mode::Solve && !model.reversible() {
             Err("rebuild a path for a model whose moves are not all reversible")
         } else if mode == Mode::Solve && checkpoint {
             Err("rebuild a path after a resume (a solve's checkpoint keeps every level)")

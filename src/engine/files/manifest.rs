@@ -39,8 +39,12 @@ pub(crate) struct Manifest {
     pub digest: String,
     /// The model's identity, in full.
     pub identity: String,
-    /// Every complete level's size.
+    /// Every complete level's size (in keys).
     pub levels: Vec<u64>,
+    /// The positions of every complete level, when keys stand for
+    /// classes of positions (empty otherwise, and before level 1).
+    #[serde(default)]
+    pub positions: Vec<u64>,
     /// Seconds searched so far.
     pub seconds: f64,
     /// The levels on disk, oldest first.
@@ -177,6 +181,7 @@ impl Manifest {
             digest: String::new(),
             identity: String::new(),
             levels: Vec::new(),
+            positions: Vec::new(),
             seconds: 0.0,
             kept: Vec::new(),
             record: BTreeMap::new(),

@@ -102,7 +102,19 @@ pub(crate) trait Store<K: Key = u64> {
 
     /// Makes the settled level the newest; `levels` are the sizes of every
     /// level so far (the new one last), `seconds` the search's time so far.
-    fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault>;
+    fn commit(&mut self, levels: &Sizes, seconds: f64) -> Result<(), Fault>;
+
+    /// Whether the model's keys stand for classes of positions
+    /// ([`Model::classes`](crate::engine::Model::classes)): then the loop
+    /// weighs every level with [`Store::positions`].
+    fn classes(&self) -> bool {
+        false
+    }
+
+    /// The positions that the keys of this process's share of the settled
+    /// next level (`next`) or of the newest level stand for, on `threads`
+    /// workers. Asked only when [`Store::classes`] says yes.
+    fn positions(&mut self, next: bool, threads: usize) -> Result<u64, Fault>;
 
     /// Drops the settled level.
     fn discard(&mut self);
@@ -244,12 +256,13 @@ impl Limits<'_> {
         }
     }
 
-    fn report_progress(&self, levels: &[u64], total: u64, seconds: f64) {
+    /// Tells of the levels so far (their sizes in states).
+    fn report_progress(&self, levels: &[u64], seconds: f64) {
         if let Some(progress) = self.progress {
             progress(&Progress {
                 depth: levels.len() as u32 - 1,
                 level_states: *levels.last().unwrap_or(&0),
-                total_states: total,
+                total_states: levels.iter().sum(),
                 seconds,
                 expected_states: self.expected_states,
             });
@@ -342,7 +355,37 @@ const DISK_FLOOR: u64 = 32 << 20;
 /// for a new search; more for a resumed one) and the time they took.
 pub(crate) struct Start {
     pub(crate) levels: Vec<u64>,
+    /// The positions of those levels when keys stand for classes, if
+    /// known (a resumed search's; a new one's level 0 is weighed by the
+    /// loop).
+    pub(crate) positions: Option<Vec<u64>>,
     pub(crate) seconds: f64,
+}
+
+impl Start {
+    /// A new search's start: level 0 of `sources` keys.
+    pub(crate) fn new(sources: u64) -> Start {
+        Start {
+            levels: vec![sources],
+            positions: None,
+            seconds: 0.0,
+        }
+    }
+}
+
+/// The sizes of a search's complete levels: keys, and the positions they
+/// stand for when keys stand for classes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sizes {
+    pub(crate) keys: Vec<u64>,
+    pub(crate) positions: Option<Vec<u64>>,
+}
+
+impl Sizes {
+    /// The states (positions) of every level, as a report gives them.
+    fn states(&self) -> &[u64] {
+        self.positions.as_deref().unwrap_or(&self.keys)
+    }
 }
 
 /// The level loop: look at the newest level, check the limits, expand it
@@ -361,9 +404,14 @@ pub(crate) fn run<K: Key, S: Store<K>>(
     observe: &mut Observer<'_, K>,
 ) -> (Report<K>, Option<Vec<K>>) {
     let Start {
-        mut levels,
+        levels,
+        positions,
         seconds: before,
     } = start;
+    let mut levels = Sizes {
+        keys: levels,
+        positions,
+    };
     let turns = Turns {
         peers,
         limits,
@@ -374,7 +422,7 @@ pub(crate) fn run<K: Key, S: Store<K>>(
         before,
         close: Cell::new(false),
     };
-    let mut total: u64 = levels.iter().sum();
+    let mut total: u64 = levels.keys.iter().sum();
     // (`broken`: a peer was lost.)
     let (mut outcome, broken) = loop {
         match turns.turn(&mut store, &mut levels, &mut total, observe) {
@@ -388,7 +436,7 @@ pub(crate) fn run<K: Key, S: Store<K>>(
     };
     // A goal search has no use for its last level in order. After a lost
     // peer nothing more can be gathered.
-    let width = *levels.last().expect("level 0");
+    let width = *levels.keys.last().expect("level 0");
     let last_level = if broken {
         Vec::new()
     } else {
@@ -414,9 +462,11 @@ pub(crate) fn run<K: Key, S: Store<K>>(
         _ => None,
     };
     let finished = store.finish(matches!(outcome, Outcome::Stopped(_)));
+    let states = levels.states().to_vec();
     let report = Report {
-        last_level_states: width,
-        levels,
+        last_level_states: *states.last().expect("level 0"),
+        levels: states,
+        class_levels: levels.positions.is_some().then_some(levels.keys),
         last_level,
         outcome,
         seconds: turns.seconds(),
@@ -457,19 +507,24 @@ impl Turns<'_> {
     fn turn<K: Key, S: Store<K>>(
         &self,
         store: &mut S,
-        levels: &mut Vec<u64>,
+        levels: &mut Sizes,
         total: &mut u64,
         observe: &mut Observer<'_, K>,
     ) -> Result<Option<Outcome<K>>, Fault> {
         let (peers, limits) = (self.peers, self.limits);
-        let depth = levels.len() as u32 - 1;
-        let width = *levels.last().expect("level 0");
+        let depth = levels.keys.len() as u32 - 1;
+        let width = *levels.keys.last().expect("level 0");
         // Levels too thin to split run on the calling thread.
         let threads = if width < SEQUENTIAL_BELOW as u64 {
             1
         } else {
             self.running
         };
+        if store.classes() && levels.positions.is_none() {
+            // A new search's level 0, weighed once.
+            let mine = store.positions(false, threads)?;
+            levels.positions = Some(vec![agree::sum(peers, mine)?]);
+        }
         let found = observe(
             depth,
             &mut At {
@@ -478,11 +533,11 @@ impl Turns<'_> {
                 threads,
             },
         )?;
-        limits.report_progress(levels, *total, self.seconds());
+        limits.report_progress(levels.states(), self.seconds());
         if let Some(found) = found.filter(|o| *o != Outcome::Complete) {
             return Ok(Some(found));
         }
-        let mine = limits.stop_before_level(depth, levels, &*store, &self.close);
+        let mine = limits.stop_before_level(depth, &levels.keys, &*store, &self.close);
         if let Some(reason) = agree::reason(peers, mine)? {
             return self.stop_before(store, reason, depth, width, threads);
         }
@@ -516,7 +571,11 @@ impl Turns<'_> {
             store.discard();
             return Ok(end);
         }
-        levels.push(width);
+        if let Some(positions) = levels.positions.as_mut() {
+            let mine = store.positions(true, threads)?;
+            positions.push(agree::sum(peers, mine)?);
+        }
+        levels.keys.push(width);
         *total += width;
         store.commit(levels, self.seconds())?;
         Ok(None)

@@ -58,7 +58,14 @@ impl<'a, M: Model<Key = u64>> Dense<'a, M> {
         // d + 1), but they are no candidates either.
         dense.seen = levels.iter().sum();
         dense.saves = Some(saves);
-        Ok((dense, Start { levels, seconds }))
+        Ok((
+            dense,
+            Start {
+                levels,
+                positions: None,
+                seconds,
+            },
+        ))
     }
 
     /// Sets `slot_bits` in the slot of every key in `files` (every block's

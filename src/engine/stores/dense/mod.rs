@@ -108,7 +108,7 @@ use crate::engine::levels::Fault;
 use crate::engine::levels::agree::{Exchange, Share};
 use crate::engine::levels::memory::disk_overhead;
 use crate::engine::levels::workers::{lock, min_len, my_slot, per_worker};
-use crate::engine::levels::{Finished, Start, Store};
+use crate::engine::levels::{Finished, Sizes, Start, Store};
 use crate::engine::stores::dense::saves::Saves;
 use crate::engine::stores::dense::segments::Segments;
 use crate::engine::stores::sets::visited::VisitedKind;
@@ -410,10 +410,7 @@ impl<'a, M: Model<Key = u64>> Dense<'a, M> {
         self.take_marks();
         (
             self,
-            Start {
-                levels: vec![width],
-                seconds: 0.0,
-            },
+            Start::new(width),
         )
     }
 
@@ -588,7 +585,8 @@ impl<M: Model<Key = u64>> Store for Dense<'_, M> {
         Ok(self.found())
     }
 
-    fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault> {
+    fn commit(&mut self, levels: &Sizes, seconds: f64) -> Result<(), Fault> {
+        let levels = &levels.keys;
         let width = *levels.last().expect("a level");
         self.newest = if width as usize <= REMEMBERED {
             let mut keys: Vec<u64> = self
@@ -613,6 +611,12 @@ impl<M: Model<Key = u64>> Store for Dense<'_, M> {
             segments.settled = std::mem::replace(&mut segments.behind, empty);
         }
         self.save(levels, seconds)
+    }
+
+    fn positions(&mut self, _next: bool, _threads: usize) -> Result<u64, Fault> {
+        // `classes` says no: the search refuses the dense store to a
+        // model whose keys are classes (it keeps no level as keys to weigh).
+        unreachable!("the dense store weighs no classes")
     }
 
     fn discard(&mut self) {

@@ -32,7 +32,7 @@ use crate::engine::levels::agree::{Exchange, Mail, Share};
 use crate::engine::levels::workers::{
     Route, lock, min_len, my_slot, partition_count, per_worker, successors_of,
 };
-use crate::engine::levels::{Finished, Mode, Start, Store};
+use crate::engine::levels::{Finished, Mode, Sizes, Start, Store};
 use crate::engine::stores::sets::frontier::levels_alternate;
 use crate::engine::stores::sets::partition::Router;
 use crate::engine::stores::sets::visited::Visited;
@@ -304,10 +304,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
             self.disk.sync_dir()?;
             self.manifest.write(&self.disk)?;
         }
-        Ok(Start {
-            levels,
-            seconds: 0.0,
-        })
+        Ok(Start::new(all))
     }
 
     /// Takes up the levels that `cp` names, each file checked against the
@@ -320,6 +317,22 @@ impl<'a, M: Model> OnDisk<'a, M> {
         let n = self.share.processes;
         let mut levels = m.levels.clone();
         levels.truncate(agreed.max(1));
+        // A search of classes weighed every level after the first
+        // (level 0 alone is weighed again).
+        let positions = match (self.model.classes(), levels.len()) {
+            (false, _) | (true, 1) => None,
+            (true, n) => match m.positions.get(..n) {
+                Some(p) => Some(p.to_vec()),
+                None => {
+                    return Err(SpillError::Damaged {
+                        path: manifest_path,
+                        what: "it gives the keys of its levels but not the positions they stand for"
+                            .into(),
+                    }
+                    .into());
+                }
+            },
+        };
         // The run's record, with what the resume changes of it.
         self.manifest.record = m.record.clone();
         self.manifest.record.extend(self.spill.record.clone());
@@ -388,6 +401,7 @@ impl<'a, M: Model> OnDisk<'a, M> {
         }
         Ok(Start {
             levels,
+            positions,
             seconds: m.seconds,
         })
     }
@@ -502,7 +516,8 @@ impl<M: Model> Store<M::Key> for OnDisk<'_, M> {
         Ok(share)
     }
 
-    fn commit(&mut self, levels: &[u64], seconds: f64) -> Result<(), Fault> {
+    fn commit(&mut self, sizes: &Sizes, seconds: f64) -> Result<(), Fault> {
+        let levels = &sizes.keys;
         let level = self.pending.take().expect("a settled level");
         level.files.iter().for_each(|f| self.disk.count_level(f));
         self.kept.push_back(level);
@@ -513,6 +528,7 @@ impl<M: Model> Store<M::Key> for OnDisk<'_, M> {
         if self.spill.checkpoint {
             let first_kept = levels.len() - self.kept.len();
             self.manifest.levels = levels.to_vec();
+            self.manifest.positions = sizes.positions.clone().unwrap_or_default();
             self.manifest.seconds = seconds;
             self.manifest.kept = self
                 .kept
@@ -542,6 +558,33 @@ impl<M: Model> Store<M::Key> for OnDisk<'_, M> {
 
     fn bytes_per_new_key(&self) -> u64 {
         0
+    }
+
+    fn classes(&self) -> bool {
+        self.model.classes()
+    }
+
+    fn positions(&mut self, next: bool, threads: usize) -> Result<u64, Fault> {
+        let level = if next {
+            self.pending.as_ref().expect("a settled level")
+        } else {
+            self.newest()
+        };
+        let failure = Failure::default();
+        let sum = AtomicU64::new(0);
+        let model = self.model;
+        self.for_each_block(level, threads, &failure, |w, keys| {
+            let mut positions = 0;
+            for &key in keys {
+                model.decode(key, &mut w.state);
+                positions += model.positions(&w.state);
+            }
+            // Relaxed: a sum read after the parallel loop has joined.
+            sum.fetch_add(positions, Ordering::Relaxed);
+            Ok(())
+        });
+        failure.take()?;
+        Ok(sum.into_inner())
     }
 
     fn next_level_bytes(&self, next: u64, rss: u64) -> u64 {

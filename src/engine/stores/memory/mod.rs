@@ -13,7 +13,7 @@ use crate::engine::levels::agree::{Exchange, Share};
 use crate::engine::levels::workers::{
     Route, lock, min_len, my_slot, partition_count, per_worker, successors_of,
 };
-use crate::engine::levels::{Finished, Mode, Start, Store};
+use crate::engine::levels::{Finished, Mode, Sizes, Start, Store};
 use crate::engine::stores::sets::frontier::levels_alternate;
 use crate::engine::stores::sets::partition::{MAX_PARTITIONS, Partition, Router, Settle};
 use crate::engine::stores::sets::visited::{Visited, resolve};
@@ -56,6 +56,20 @@ pub(crate) fn bitmap_partitions_for_cache(key_space: u64) -> usize {
         .div_ceil(BITMAP_KEYS_PER_PARTITION)
         .next_power_of_two()
         .min(MAX_PARTITIONS as u64) as usize
+}
+
+/// Keys weighed in one task ([`Store::positions`]).
+const WEIGH_CHUNK: usize = 1 << 14;
+
+/// The positions that `keys` stand for.
+pub(crate) fn weigh<M: Model>(model: &M, keys: &[M::Key]) -> u64 {
+    let mut state = model.new_state();
+    keys.iter()
+        .map(|&key| {
+            model.decode(key, &mut state);
+            model.positions(&state)
+        })
+        .sum()
 }
 
 /// A search's levels in memory (this process's partitions' shares).
@@ -147,10 +161,7 @@ impl<'a, M: Model> InMemory<'a, M> {
             (_, false) => 1,
         };
         // Every process is given every source and keeps its own.
-        let start = Start {
-            levels: vec![sources.len() as u64],
-            seconds: 0.0,
-        };
+        let start = Start::new(sources.len() as u64);
         let mut shares = vec![Vec::new(); router.partitions()];
         for &key in &sources {
             let p = router.route(key);
@@ -283,7 +294,7 @@ impl<M: Model> Store<M::Key> for InMemory<'_, M> {
         Ok(share)
     }
 
-    fn commit(&mut self, _levels: &[u64], _seconds: f64) -> Result<(), Fault> {
+    fn commit(&mut self, _levels: &Sizes, _seconds: f64) -> Result<(), Fault> {
         let keep = self.keep;
         self.parts.iter_mut().for_each(|p| p.commit(keep));
         Ok(())
@@ -291,6 +302,24 @@ impl<M: Model> Store<M::Key> for InMemory<'_, M> {
 
     fn discard(&mut self) {
         self.parts.iter_mut().for_each(Partition::discard);
+    }
+
+    fn classes(&self) -> bool {
+        self.model.classes()
+    }
+
+    fn positions(&mut self, next: bool, threads: usize) -> Result<u64, Fault> {
+        let model = self.model;
+        let chunks = self.parts.iter().flat_map(|p| {
+            let keys = if next { p.settled() } else { p.frontier() };
+            keys.chunks(WEIGH_CHUNK)
+        });
+        Ok(chunks
+            .collect::<Vec<_>>()
+            .par_iter()
+            .with_min_len(min_len(threads))
+            .map(|keys| weigh(model, keys))
+            .sum())
     }
 
     fn bytes_per_new_key(&self) -> u64 {

@@ -274,6 +274,12 @@ impl<K: Key> Partition<K> {
         self.levels.last().map_or(&[], Vec::as_slice)
     }
 
+    /// This partition's share of the settled next level (until it is
+    /// committed or discarded).
+    pub(crate) fn settled(&self) -> &[K] {
+        &self.next
+    }
+
     /// Whether `key` (routed here) is in this partition's share of the last
     /// two committed levels: under frontier search, whether a successor of
     /// the frontier has been seen.

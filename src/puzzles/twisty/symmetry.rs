@@ -1,0 +1,740 @@
+//! Symmetry: a twisty puzzle searched one class of symmetric positions at
+//! a time.
+//!
+//! A file's whole-puzzle rotations (twsearch's `Move Fv`, `Move x`)
+//! generate a group. Each element `s` of it maps a position `P` to its
+//! *conjugate*: turn the puzzle by `s⁻¹`, make the moves that made `P`,
+//! turn it back. On the position itself that is `σ(P)·s`: every piece
+//! relabelled by `σ` (the relabelling that `s⁻¹` makes of the solved
+//! position, which must be one: a map from each piece to one piece, and
+//! from its orientation to one shifted by a fixed twist) and the whole
+//! pattern turned by `s`. A move `m` of a conjugate is the conjugate of
+//! the move `s⁻¹ m s`, so conjugation maps the state graph onto itself,
+//! level by level, exactly when
+//!
+//! - the solved position is relabelled by `s⁻¹` (its pieces map to
+//!   pieces, each label to one label and one twist),
+//! - every move's conjugate `s⁻¹ m s` is a move of the search (so a
+//!   restricted move set, `--moves U,R`, keeps only the rotations that
+//!   map it onto itself),
+//! - the start is its own conjugate, and
+//! - the file's `Illegal` lines map onto themselves.
+//!
+//! Each of these is checked for every element, never assumed, and the
+//! elements that pass form a group (each check is "`s` fixes something",
+//! which products and inverses keep): the symmetries used. A position's
+//! class is its conjugates; its representative, the one whose pieces and
+//! orientations, read position by position, come first; its size, the
+//! group's order over the number of elements that fix it. The search
+//! keeps one key a class ([`Symmetric`]), and weighs each class by its
+//! size, so every level it reports is a number of positions.
+
+use std::collections::HashSet;
+use std::marker::PhantomData;
+
+use super::coord::Kind;
+use super::{MAX_ORBIT, Transform, Twisty, WIDE_SCRATCH, WILD, inverse, key_from};
+use crate::engine::{Key, Model};
+
+/// The most elements a file's rotations may generate: the rotations and
+/// mirrors of a polyhedron are at most 120; a file whose "rotations"
+/// generate more is turning parts of the puzzle, not all of it.
+const MAX_ELEMENTS: usize = 1 << 10;
+
+/// A position as one code a place: its piece's label times 256 plus its
+/// orientation ([`WILD`] where it does not matter), places numbered set
+/// after set.
+type Code = u32;
+
+/// One symmetry, as it acts on codes: the conjugate's place `g` holds the
+/// piece at place `src[g]`, relabelled, its orientation turned by the
+/// relabelling's twist and by `twist[g]`.
+#[derive(Clone, Debug)]
+struct Element {
+    src: Vec<u16>,
+    twist: Vec<u8>,
+    /// By the set's first label plus the label: the label a piece takes
+    /// and the orientation it gains.
+    relabel: Vec<(u16, u8)>,
+}
+
+/// The symmetries of a twisty puzzle under its search's moves, from its
+/// start (see the module's notes).
+#[derive(Clone, Debug)]
+pub struct Symmetry {
+    /// The rotations the file declares, by name.
+    rotations: Vec<String>,
+    /// The order of the group they generate.
+    generated: usize,
+    /// The elements kept, the identity first.
+    elements: Vec<Element>,
+    /// Why some (or all) were not kept, when some were not.
+    dropped: Option<String>,
+    /// Each place's number of orientations.
+    modulus: Vec<u8>,
+    /// Each place's set's first label in [`Element::relabel`].
+    label_base: Vec<u32>,
+    /// Each set's first place.
+    offsets: Vec<usize>,
+    /// Each set's number of labels.
+    set_labels: Vec<usize>,
+    /// The search's moves as they act on codes: (src, twist), in the
+    /// order of [`Twisty::moves`].
+    moves: Vec<(Vec<u16>, Vec<u8>)>,
+    /// The start's codes.
+    start: Vec<Code>,
+    /// (place, label) pairs that the file's `Illegal` lines forbid.
+    illegal: Vec<(usize, u16)>,
+    /// For each coordinate, the kind of each label (its index among the
+    /// coordinate's pieces).
+    kinds: Vec<Vec<u8>>,
+}
+
+impl Symmetry {
+    /// The symmetries of `twisty` that its file's rotations generate.
+    pub fn of(twisty: &Twisty) -> Symmetry {
+        let def = &twisty.def;
+        let sets = &def.sets;
+        let mut offsets = Vec::with_capacity(sets.len());
+        let (mut modulus, mut label_base) = (Vec::new(), Vec::new());
+        // Labels: every piece number in the solved and the start pattern.
+        let labels: Vec<usize> = sets
+            .iter()
+            .enumerate()
+            .map(|(s, set)| {
+                let most = def.solved.pieces[s]
+                    .iter()
+                    .chain(&twisty.start.pieces[s])
+                    .map(|&p| usize::from(p) + 1)
+                    .max()
+                    .unwrap_or(0);
+                most.max(set.size)
+            })
+            .collect();
+        let places: usize = sets.iter().map(|set| set.size).sum();
+        let mut first_label = 0u32;
+        for (s, set) in sets.iter().enumerate() {
+            offsets.push(modulus.len());
+            for _ in 0..set.size {
+                modulus.push(set.orientations.max(1));
+                label_base.push(first_label);
+            }
+            first_label += labels[s] as u32;
+        }
+        let codes = |p: &super::Pattern| -> Vec<Code> {
+            p.pieces
+                .iter()
+                .zip(&p.ori)
+                .flat_map(|(pieces, ori)| {
+                    pieces
+                        .iter()
+                        .zip(ori)
+                        .map(|(&l, &o)| (Code::from(l) << 8) | Code::from(o))
+                })
+                .collect()
+        };
+        let kinds = twisty
+            .coords
+            .iter()
+            .map(|c| {
+                let mut kind = vec![0u8; labels[c.set]];
+                if let Some((values, _)) = c.pieces() {
+                    for (k, &v) in values.iter().enumerate() {
+                        kind[usize::from(v)] = k as u8;
+                    }
+                }
+                kind
+            })
+            .collect();
+        let mut illegal: Vec<(usize, u16)> = def
+            .illegal
+            .iter()
+            .map(|&(s, pos, piece)| (offsets[s] + pos, piece))
+            .collect();
+        illegal.sort_unstable();
+        illegal.dedup();
+        let mut sym = Symmetry {
+            rotations: def.rotations.iter().map(|r| r.name.clone()).collect(),
+            generated: 1,
+            elements: Vec::new(),
+            dropped: None,
+            moves: Vec::new(),
+            start: codes(&twisty.start),
+            illegal,
+            kinds,
+            modulus,
+            label_base,
+            offsets,
+            set_labels: labels,
+        };
+        if places > usize::from(u16::MAX) {
+            // Places are numbered in 16 bits.
+            sym.dropped = Some(format!(
+                "the puzzle has {places} places; symmetry is used for up to {}",
+                u16::MAX
+            ));
+            return sym;
+        }
+        sym.moves = twisty
+            .moves
+            .iter()
+            .map(|m| flat(&m.transform, &sym.offsets))
+            .collect();
+        let identity = Transform::identity(sets);
+        let group = match generate(
+            &identity,
+            &def.rotations.iter().map(|r| &r.transform).collect::<Vec<_>>(),
+            sets,
+        ) {
+            Ok(group) => group,
+            Err(n) => {
+                sym.dropped = Some(format!(
+                    "the rotations generate over {n} elements: they turn parts of the puzzle, not all of it"
+                ));
+                vec![identity]
+            }
+        };
+        sym.generated = group.len();
+        let moves: HashSet<&Transform> = twisty.moves.iter().map(|m| &m.transform).collect();
+        let mut why = [0usize; 4];
+        for s in &group {
+            let (src, twist) = flat(s, &sym.offsets);
+            let check = sym.element(twisty, s, src, twist, &moves, first_label as usize);
+            match check {
+                Ok(e) => sym.elements.push(e),
+                Err(reason) => why[reason] += 1,
+            }
+        }
+        if sym.elements.len() < group.len() {
+            let reasons = [
+                "do not map the solved position's pieces onto pieces",
+                "map a move onto no move of the search",
+                "do not fix the start",
+                "do not map the Illegal lines onto themselves",
+            ];
+            let said: Vec<String> = why
+                .iter()
+                .zip(reasons)
+                .filter(|(n, _)| **n > 0)
+                .map(|(n, r)| format!("{n} {r}"))
+                .collect();
+            let text = format!(
+                "{} of the {} elements are not symmetries: {}",
+                group.len() - sym.elements.len(),
+                group.len(),
+                said.join(", ")
+            );
+            sym.dropped = Some(match sym.dropped.take() {
+                Some(before) => format!("{before}; {text}"),
+                None => text,
+            });
+        }
+        sym
+    }
+
+    /// Element `s` (acting on places as `src` and `twist`) as a symmetry,
+    /// or which check it fails (an index into the reasons of
+    /// [`Symmetry::of`]).
+    fn element(
+        &self,
+        twisty: &Twisty,
+        s: &Transform,
+        src: Vec<u16>,
+        twist: Vec<u8>,
+        moves: &HashSet<&Transform>,
+        labels: usize,
+    ) -> Result<Element, usize> {
+        let def = &twisty.def;
+        let sets = &def.sets;
+        let s_inv = inverse(s, sets);
+        // The relabelling: what s⁻¹ makes of the solved position's pieces.
+        let turned = def.solved.apply(&s_inv, sets);
+        let mut relabel: Vec<Option<(u16, u8)>> = vec![None; labels];
+        for (set_i, set) in sets.iter().enumerate() {
+            let o = set.orientations.max(1);
+            let base = self.label_base[self.offsets[set_i]] as usize;
+            let mut images = HashSet::new();
+            for i in 0..set.size {
+                let (from, to) = (def.solved.pieces[set_i][i], turned.pieces[set_i][i]);
+                let (a, b) = (def.solved.ori[set_i][i], turned.ori[set_i][i]);
+                let gain = match (a, b) {
+                    (WILD, WILD) => 0,
+                    (WILD, _) | (_, WILD) => return Err(0),
+                    (a, b) => ((u16::from(b) + u16::from(o) - u16::from(a)) % u16::from(o)) as u8,
+                };
+                let slot = &mut relabel[base + usize::from(from)];
+                match *slot {
+                    None => {
+                        if !images.insert(to) {
+                            return Err(0);
+                        }
+                        *slot = Some((to, gain));
+                    }
+                    Some((t, g)) if t == to && (g == gain || a == WILD) => {}
+                    Some(_) => return Err(0),
+                }
+            }
+            // A label the solved position lacks keeps itself.
+            for l in 0..self.set_labels[set_i] {
+                relabel[base + l].get_or_insert((l as u16, 0));
+            }
+        }
+        let relabel = relabel.into_iter().map(Option::unwrap_or_default).collect();
+        for m in moves {
+            if !moves.contains(&s_inv.then(m, sets).then(s, sets)) {
+                return Err(1);
+            }
+        }
+        let e = Element {
+            src,
+            twist,
+            relabel,
+        };
+        let n = self.start.len();
+        if (0..n).any(|g| self.conj(&e, &self.start, g) != self.start[g]) {
+            return Err(2);
+        }
+        // (place g, label l) is forbidden: its conjugate holds σ(l) where
+        // the conjugate draws from g.
+        for &(g, l) in &self.illegal {
+            let to = e.src.iter().position(|&h| usize::from(h) == g);
+            let image = to.map(|h| (h, e.relabel[self.label_base[g] as usize + usize::from(l)].0));
+            if image.is_none_or(|x| self.illegal.binary_search(&x).is_err()) {
+                return Err(3);
+            }
+        }
+        Ok(e)
+    }
+
+    /// The order of the group of symmetries used.
+    pub fn order(&self) -> usize {
+        self.elements.len()
+    }
+
+    /// Whether there is a symmetry besides the identity.
+    pub fn is_trivial(&self) -> bool {
+        self.elements.len() < 2
+    }
+
+    /// What `show` says of the symmetries.
+    pub fn describe(&self) -> String {
+        if self.rotations.is_empty() {
+            return "symmetry: none (the file declares no rotations)".into();
+        }
+        let mut out = format!(
+            "symmetry: {} of the {} elements that the rotations {} generate",
+            self.order(),
+            self.generated,
+            self.rotations.join(" ")
+        );
+        if let Some(why) = &self.dropped {
+            out.push_str(&format!("\n  ({why})"));
+        }
+        if self.is_trivial() {
+            out.push_str("\n  no symmetry is used: every position is searched");
+        }
+        out
+    }
+
+    /// The rotations the file declares.
+    pub fn rotations(&self) -> &[String] {
+        &self.rotations
+    }
+
+    /// The order of the group the file's rotations generate, before the
+    /// checks.
+    pub fn generated(&self) -> usize {
+        self.generated
+    }
+
+    /// Why elements of that group are not symmetries, when some are not.
+    pub fn dropped(&self) -> Option<&str> {
+        self.dropped.as_deref()
+    }
+
+    /// Place `g` of the conjugate of `q` by `e`.
+    #[inline]
+    fn conj(&self, e: &Element, q: &[Code], g: usize) -> Code {
+        let c = q[usize::from(e.src[g])];
+        let (label, ori) = (c >> 8, (c & 0xff) as u8);
+        let (to, gain) = e.relabel[(self.label_base[g] + label) as usize];
+        let ori = if ori == WILD {
+            WILD
+        } else {
+            ((u16::from(ori) + u16::from(gain) + u16::from(e.twist[g])) % u16::from(self.modulus[g]))
+                as u8
+        };
+        (Code::from(to) << 8) | Code::from(ori)
+    }
+
+    /// `p` after move `m`, into `q`.
+    #[inline]
+    fn apply(&self, m: usize, p: &[Code], q: &mut [Code]) {
+        let (src, twist) = &self.moves[m];
+        for g in 0..q.len() {
+            let c = p[usize::from(src[g])];
+            let ori = (c & 0xff) as u8;
+            q[g] = if ori == WILD || twist[g] == 0 {
+                c
+            } else {
+                let o = (u16::from(ori) + u16::from(twist[g])) % u16::from(self.modulus[g]);
+                (c & !0xff) | Code::from(o)
+            };
+        }
+    }
+
+    /// Whether `q` meets none of the file's `Illegal` lines.
+    #[inline]
+    fn legal(&self, q: &[Code]) -> bool {
+        self.illegal
+            .iter()
+            .all(|&(g, l)| (q[g] >> 8) as u16 != l)
+    }
+
+    /// The representative of `q`'s class into `best` (the conjugate that
+    /// comes first, place by place); how many elements give it (the
+    /// elements that fix `q`, counted once per coset).
+    #[inline]
+    fn canonical(&self, q: &[Code], best: &mut [Code]) -> u64 {
+        best.copy_from_slice(q);
+        let mut ties = 1;
+        for e in &self.elements[1..] {
+            let mut equal = true;
+            for g in 0..q.len() {
+                let c = self.conj(e, q, g);
+                if c != best[g] {
+                    if c < best[g] {
+                        best[g] = c;
+                        for (h, b) in best.iter_mut().enumerate().skip(g + 1) {
+                            *b = self.conj(e, q, h);
+                        }
+                        ties = 1;
+                    }
+                    equal = false;
+                    break;
+                }
+            }
+            ties += u64::from(equal);
+        }
+        ties
+    }
+
+    /// How many positions `p`'s class holds: the group's order over the
+    /// number of elements that fix `p`.
+    fn class_size(&self, p: &[Code]) -> u64 {
+        let fixing = self
+            .elements
+            .iter()
+            .filter(|e| (0..p.len()).all(|g| self.conj(e, p, g) == p[g]))
+            .count();
+        (self.elements.len() / fixing) as u64
+    }
+}
+
+/// What `t` does to places numbered set after set (`offsets`: each set's
+/// first place): where each place's piece comes from, and the twist it
+/// gains.
+fn flat(t: &Transform, offsets: &[usize]) -> (Vec<u16>, Vec<u8>) {
+    let mut src = Vec::new();
+    let mut twist = Vec::new();
+    for (s, perm) in t.perm.iter().enumerate() {
+        src.extend(perm.iter().map(|&j| (offsets[s] + usize::from(j)) as u16));
+        twist.extend_from_slice(&t.ori[s]);
+    }
+    (src, twist)
+}
+
+/// Every element of the group `gens` generate, the identity first; `Err`
+/// with the bound when there are more than [`MAX_ELEMENTS`].
+fn generate(
+    identity: &Transform,
+    gens: &[&Transform],
+    sets: &[super::Set],
+) -> Result<Vec<Transform>, usize> {
+    let mut elements = vec![identity.clone()];
+    let mut seen: HashSet<Transform> = HashSet::from([identity.clone()]);
+    let mut i = 0;
+    while i < elements.len() {
+        for g in gens {
+            let t = elements[i].then(g, sets);
+            if seen.insert(t.clone()) {
+                elements.push(t);
+                if elements.len() > MAX_ELEMENTS {
+                    return Err(MAX_ELEMENTS);
+                }
+            }
+        }
+        i += 1;
+    }
+    Ok(elements)
+}
+
+/// A decoded class: its representative's codes, and room for a
+/// successor's and its representative's.
+pub struct SymmetricState<K> {
+    key: K,
+    codes: Vec<Code>,
+    next: Vec<Code>,
+    best: Vec<Code>,
+    local: Vec<u8>,
+    wide: Vec<u64>,
+}
+
+/// A twisty puzzle searched one class of symmetric positions at a time,
+/// with keys `K` (`u64`, or `Wide<N>` with N at least
+/// [`Twisty::words`]): each key is the key of its class's representative
+/// (a position of the puzzle), and the engine weighs it by its class's
+/// size ([`Model::classes`]).
+pub struct Symmetric<'t, K> {
+    twisty: &'t Twisty,
+    sym: &'t Symmetry,
+    key: PhantomData<fn() -> K>,
+}
+
+impl<'t, K: Key> Symmetric<'t, K> {
+    /// `twisty` under `sym` (which must be [`Symmetry::of`] it), or `None`
+    /// when its keys take more than `K`'s words or `sym` has no elements
+    /// (a puzzle of more places than it numbers).
+    pub fn new(twisty: &'t Twisty, sym: &'t Symmetry) -> Option<Self> {
+        (twisty.words() <= K::WORDS && !sym.elements.is_empty()).then_some(Symmetric {
+            twisty,
+            sym,
+            key: PhantomData,
+        })
+    }
+
+    /// The puzzle.
+    pub fn twisty(&self) -> &'t Twisty {
+        self.twisty
+    }
+
+    /// The symmetries.
+    pub fn symmetry(&self) -> &'t Symmetry {
+        self.sym
+    }
+
+    /// The codes of `key`'s position into `state.codes`.
+    fn codes_of(&self, key: K, state: &mut SymmetricState<K>) {
+        let t = self.twisty;
+        state.codes.copy_from_slice(&self.sym.start);
+        for (i, c) in t.coords.iter().enumerate() {
+            let k = c.local_len();
+            let local = &mut state.local[..k];
+            t.coord_values(i, |w| key.word(w), local, &mut state.wide);
+            let base = self.sym.offsets[c.set];
+            let values = c.pieces().map(|(v, _)| v);
+            let n = c.positions.len();
+            for (a, &pos) in c.positions.iter().enumerate() {
+                let code = &mut state.codes[base + pos];
+                let (mut label, mut ori) = (*code >> 8, *code & 0xff);
+                match &c.kind {
+                    Kind::Perm { .. } => {
+                        label = Code::from(values.expect("an arrangement")[usize::from(local[a])]);
+                    }
+                    Kind::Ori { .. } => ori = Code::from(local[a]),
+                    Kind::Wild { wild, .. } => {
+                        let kind = usize::from(local[a]);
+                        label = Code::from(values.expect("an arrangement")[kind]);
+                        ori = if wild[kind] {
+                            Code::from(WILD)
+                        } else {
+                            Code::from(local[n + a])
+                        };
+                    }
+                }
+                *code = (label << 8) | ori;
+            }
+        }
+    }
+
+    /// The key of the position whose codes are `codes`.
+    fn key_of(&self, codes: &[Code], local: &mut [u8], wide: &mut [u64]) -> K {
+        let t = self.twisty;
+        let mut key = K::default();
+        for (ci, c) in t.coords.iter().enumerate() {
+            let base = self.sym.offsets[c.set];
+            let kinds = &self.sym.kinds[ci];
+            let n = c.positions.len();
+            for (a, &pos) in c.positions.iter().enumerate() {
+                let code = codes[base + pos];
+                let (label, ori) = ((code >> 8) as usize, (code & 0xff) as u8);
+                match &c.kind {
+                    Kind::Perm { .. } => local[a] = kinds[label],
+                    Kind::Ori { .. } => local[a] = ori,
+                    Kind::Wild { wild, .. } => {
+                        let kind = kinds[label];
+                        local[a] = kind;
+                        local[n + a] = if wild[usize::from(kind)] { 0 } else { ori };
+                    }
+                }
+            }
+            let local = &local[..c.local_len()];
+            if c.split.is_none() {
+                *key.word_mut(c.word) += c.rank(local) * c.weight;
+            } else {
+                let (first, parts) = (t.first_part[ci], c.parts());
+                let (values, digits) = wide.split_at_mut(parts);
+                c.rank_parts(local, values, digits);
+                for (v, part) in values.iter().zip(&t.parts[first..first + parts]) {
+                    *key.word_mut(part.word) += v * part.weight;
+                }
+            }
+        }
+        key
+    }
+
+    fn state(&self) -> SymmetricState<K> {
+        let n = self.sym.start.len();
+        SymmetricState {
+            key: K::default(),
+            codes: vec![0; n],
+            next: vec![0; n],
+            best: vec![0; n],
+            local: vec![0; 2 * MAX_ORBIT],
+            wide: vec![0; WIDE_SCRATCH],
+        }
+    }
+
+    /// The key of the class of the position whose codes are in
+    /// `state.next`.
+    fn class_key(&self, state: &mut SymmetricState<K>) -> K {
+        self.sym.canonical(&state.next, &mut state.best);
+        self.key_of(&state.best, &mut state.local, &mut state.wide)
+    }
+
+    /// The positions of a path of class keys from the start: the start,
+    /// then at each step the successor, by the first move that reaches the
+    /// next class, of the position reached so far. They are real
+    /// positions, not representatives, one move apart: their moves
+    /// ([`Twisty::path_moves`]) solve the real start.
+    pub fn real_path(&self, path: &[K]) -> Vec<K> {
+        let mut state = self.state();
+        state.codes.copy_from_slice(&self.sym.start);
+        let mut real = vec![self.twisty.start_key()];
+        for &class in path.iter().skip(1) {
+            let found = (0..self.sym.moves.len()).find(|&m| {
+                let (codes, next) = (&state.codes, &mut state.next);
+                self.sym.apply(m, codes, next);
+                self.sym.legal(&state.next) && self.class_key(&mut state) == class
+            });
+            let m = found.expect("consecutive classes of a path are a move apart");
+            let (codes, next) = (&state.codes, &mut state.next);
+            self.sym.apply(m, codes, next);
+            std::mem::swap(&mut state.codes, &mut state.next);
+            real.push(self.key_of(&state.codes, &mut state.local, &mut state.wide));
+        }
+        real
+    }
+
+    /// The keys of every position of `key`'s class, sorted.
+    pub fn orbit(&self, key: K) -> Vec<K> {
+        let mut state = self.state();
+        self.codes_of(key, &mut state);
+        let mut keys: Vec<K> = self
+            .sym
+            .elements
+            .iter()
+            .map(|e| {
+                for g in 0..state.codes.len() {
+                    state.next[g] = self.sym.conj(e, &state.codes, g);
+                }
+                self.key_of(&state.next, &mut state.local, &mut state.wide)
+            })
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+}
+
+impl<K: Key> Model for Symmetric<'_, K> {
+    type State = SymmetricState<K>;
+    type Key = K;
+
+    fn start(&self) -> K {
+        // The start is its own conjugate by every symmetry: its own
+        // representative.
+        self.twisty.start_key()
+    }
+
+    fn key_space(&self) -> u64 {
+        self.twisty.key_space
+    }
+
+    fn new_state(&self) -> Self::State {
+        self.state()
+    }
+
+    fn unsearchable(&self) -> Option<String> {
+        (self.twisty.words() > K::WORDS).then(|| {
+            format!(
+                "{}'s keys take {} 64-bit words; this model's keys have {}",
+                self.twisty.name,
+                self.twisty.words(),
+                K::WORDS
+            )
+        })
+    }
+
+    fn decode(&self, key: K, state: &mut Self::State) {
+        state.key = key;
+        self.codes_of(key, state);
+    }
+
+    fn successors(&self, state: &mut Self::State, out: &mut Vec<K>) {
+        for m in 0..self.sym.moves.len() {
+            let (codes, next) = (&state.codes, &mut state.next);
+            self.sym.apply(m, codes, next);
+            if self.sym.legal(&state.next) {
+                out.push(self.class_key(state));
+            }
+        }
+    }
+
+    fn is_goal(&self, state: &Self::State) -> bool {
+        // The solved position is its own conjugate by every symmetry.
+        self.twisty
+            .goal
+            .as_ref()
+            .is_ok_and(|g| g.iter().enumerate().all(|(w, &v)| state.key.word(w) == v))
+    }
+
+    fn has_goal(&self) -> bool {
+        true
+    }
+
+    fn reversible(&self) -> bool {
+        // A class's successors are the classes of its representative's
+        // successors; a move undone by a move from one position is undone
+        // from every conjugate by the conjugate move.
+        self.twisty.reversible
+    }
+
+    fn goal_keys(&self) -> Option<Vec<K>> {
+        Some(
+            self.twisty
+                .goal
+                .as_ref()
+                .map_or_else(|_| Vec::new(), |g| vec![key_from(g)]),
+        )
+    }
+
+    fn classes(&self) -> bool {
+        true
+    }
+
+    fn positions(&self, state: &Self::State) -> u64 {
+        self.sym.class_size(&state.codes)
+    }
+
+    fn identity(&self) -> String {
+        format!(
+            "{}; key words {}; symmetry {} of {} elements generated by {}",
+            self.twisty.identity(),
+            K::WORDS,
+            self.sym.order(),
+            self.sym.generated,
+            self.sym.rotations.join(" ")
+        )
+    }
+}

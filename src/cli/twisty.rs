@@ -132,13 +132,16 @@ pub(super) fn solve(
     }
 }
 
+/// What turns a search's path into the puzzle's positions.
+type RealPath<K> = dyn Fn(&[K]) -> Vec<K>;
+
 /// [`solve`] with `model`, the puzzle with keys as wide as it needs;
 /// `real` turns the path the search found into the positions of the
 /// puzzle it passes (a search of classes finds their representatives).
 fn solve_with<M: Model>(
     puzzle: &Twisty,
     model: &M,
-    real: &dyn Fn(&[M::Key]) -> Vec<M::Key>,
+    real: &RealPath<M::Key>,
     a: &SolveArgs,
     s: &Settings,
     file_text: Option<&str>,

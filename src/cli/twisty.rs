@@ -133,7 +133,7 @@ pub(super) fn solve(
 }
 
 /// What turns a search's path into the puzzle's positions.
-type RealPath<K> = dyn Fn(&[K]) -> Vec<K>;
+type RealPath<'a, K> = dyn Fn(&[K]) -> Vec<K> + 'a;
 
 /// [`solve`] with `model`, the puzzle with keys as wide as it needs;
 /// `real` turns the path the search found into the positions of the
@@ -141,7 +141,7 @@ type RealPath<K> = dyn Fn(&[K]) -> Vec<K>;
 fn solve_with<M: Model>(
     puzzle: &Twisty,
     model: &M,
-    real: &RealPath<M::Key>,
+    real: &RealPath<'_, M::Key>,
     a: &SolveArgs,
     s: &Settings,
     file_text: Option<&str>,

@@ -8,6 +8,7 @@ use serde_json::json;
 
 use reach::engine::{Model, Search};
 use reach::puzzles::clocks;
+use reach::puzzles::twisty::Symmetry;
 
 use super::args::MetricArg;
 use super::output::stdout;
@@ -86,11 +87,20 @@ pub(super) fn show(
                 scramble: &None,
             };
             let t = puzzle::twisty(*def, shape)?;
+            let sym = Symmetry::of(&t);
+            let used = (!sym.is_trivial()).then_some(&sym);
             if json {
-                stdout(&format!("{}\n", twisty::show_json(&t)))?;
+                let mut v = twisty::show_json(&t);
+                v["symmetry"] = twisty::symmetry_json(Some(&sym));
+                stdout(&format!("{v}\n"))?;
             } else {
-                let stores = twisty::by_width!(&t, |m| stores(m));
-                stdout(&format!("{}{}", t.describe(), stores))?;
+                // The store a count takes: over classes, where a symmetry
+                // is used.
+                let stores = match used {
+                    Some(sym) => twisty::by_symmetric!(&t, sym, |m| stores(m)),
+                    None => twisty::by_width!(&t, |m| stores(m)),
+                };
+                stdout(&format!("{}{}\n{}", t.describe(), sym.describe(), stores))?;
             }
         }
         Loaded::Clocks(_) if json => stdout(&format!(

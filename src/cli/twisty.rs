@@ -39,8 +39,10 @@ macro_rules! by_symmetric {
     ($t:expr, $sym:expr, |$m:ident| $body:expr) => {{
         use reach::engine::Wide;
         use reach::puzzles::twisty::Symmetric;
-        let (t, sym): (&reach::puzzles::twisty::Twisty, &reach::puzzles::twisty::Symmetry) =
-            ($t, $sym);
+        let (t, sym): (
+            &reach::puzzles::twisty::Twisty,
+            &reach::puzzles::twisty::Symmetry,
+        ) = ($t, $sym);
         let words = t.words();
         let held = "the width class holds the key";
         if words == 1 {

@@ -782,6 +782,18 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         if !asked && self.visited != VisitedKind::Auto {
             return Ok((DenseFit::No, self.as_asked("--visited")));
         }
+        if model.classes() {
+            let why = "weigh classes of symmetric positions: it keeps no level as keys";
+            if asked {
+                return Err(SearchError::DenseUnsupported(why));
+            }
+            return Ok((
+                DenseFit::No,
+                format!(
+                    "the keys stand for classes of positions, and the dense store cannot {why}"
+                ),
+            ));
+        }
         // A model that is not dense may still be cheapest in two bits a
         // key, when it knows how many states it reaches.
         let by_cost = match (asked, model.dense()) {
@@ -794,9 +806,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         let checkpoint = self.spill.as_ref().is_some_and(|s| s.checkpoint);
         let keep = self.spill.as_ref().is_some_and(|s| s.keep);
         let on_disk = self.spill.is_some() && !checkpoint && !keep && mode != Mode::Solve;
-        let usable = if model.classes() {
-            Err("weigh classes of symmetric positions: it keeps no level as keys")
-        } else if mode == Mode::Solve && !model.reversible() {
+        let usable = if mode == Mode::Solve && !model.reversible() {
             Err("rebuild a path for a model whose moves are not all reversible")
         } else if mode == Mode::Solve && checkpoint {
             Err("rebuild a path after a resume (a solve's checkpoint keeps every level)")

@@ -12,6 +12,7 @@ mod replay;
 mod resume;
 mod sliding;
 mod spill;
+mod symmetry;
 mod tiles;
 mod twisty;
 

@@ -27,15 +27,15 @@ const CUBE2_QTM: [u64; 15] = [
     1, 6, 27, 120, 534, 2256, 8969, 33058, 114149, 360508, 930588, 1350852, 782536, 90280, 276,
 ];
 
-fn data(file: &str) -> String {
+pub(crate) fn data(file: &str) -> String {
     format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn load(file: &str) -> Definition {
+pub(crate) fn load(file: &str) -> Definition {
     Twisty::from_path(std::path::Path::new(&data(file))).unwrap()
 }
 
-fn build(def: &Definition, metric: TwistyMetric, moves: Option<&str>) -> Twisty {
+pub(crate) fn build(def: &Definition, metric: TwistyMetric, moves: Option<&str>) -> Twisty {
     Twisty::new(
         def.clone(),
         &Options {
@@ -156,24 +156,24 @@ fn the_clocks_file_gives_the_built_in_table_and_each_metric_s_polynomial() {
 }
 
 /// A small deterministic generator (xorshift).
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
 
 /// A random puzzle of at most six positions: identical pieces, twists
 /// that sometimes sum to zero, permutations that are sometimes even.
-fn random_definition(rng: &mut Rng) -> Definition {
+pub(crate) fn random_definition(rng: &mut Rng) -> Definition {
     let nsets = 1 + rng.below(2) as usize;
     let mut sets = Vec::new();
     let mut left = 6;
@@ -291,7 +291,7 @@ fn to_tws(def: &Definition) -> String {
 
 /// Breadth-first search over whole patterns, with no ranks: the truth the
 /// ranks must reproduce.
-fn pattern_levels(t: &Twisty, start: &Pattern) -> (Vec<u64>, Vec<Pattern>) {
+pub(crate) fn pattern_levels(t: &Twisty, start: &Pattern) -> (Vec<u64>, Vec<Pattern>) {
     let def = t.definition();
     let sets = &def.sets;
     // twsearch's `Illegal SET POS PIECE`: a position is never entered.
@@ -1135,7 +1135,7 @@ fn pattern_distance(t: &Twisty, from: &Pattern, to: &Pattern) -> Option<usize> {
 /// Plays `names` from `from` by the moves of `t` (named as a solution
 /// names them), refusing a step onto a forbidden position; the pattern
 /// reached.
-fn replay(t: &Twisty, from: &Pattern, names: &[String]) -> Result<Pattern, String> {
+pub(crate) fn replay(t: &Twisty, from: &Pattern, names: &[String]) -> Result<Pattern, String> {
     let def = t.definition();
     let mut p = from.clone();
     for (i, name) in names.iter().enumerate() {
@@ -1160,7 +1160,7 @@ fn replay(t: &Twisty, from: &Pattern, names: &[String]) -> Result<Pattern, Strin
 
 /// A random walk of `steps` of the file's own moves from solved that
 /// never enters a forbidden position: the scramble, and where it ends.
-fn legal_scramble(def: &Definition, rng: &mut Rng, steps: usize) -> (String, Pattern) {
+pub(crate) fn legal_scramble(def: &Definition, rng: &mut Rng, steps: usize) -> (String, Pattern) {
     let mut p = def.solved.clone();
     let mut names = Vec::new();
     for _ in 0..steps {

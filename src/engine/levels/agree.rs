@@ -468,6 +468,71 @@ mod tests {
     }
 
     #[test]
+    fn classes_of_symmetric_positions_weigh_alike_on_two_and_three_processes() {
+        use crate::puzzles::twisty::{Options, Symmetric, Symmetry, Twisty};
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/cube2-rotations.tws"
+        );
+        let def = Twisty::from_path(std::path::Path::new(file)).unwrap();
+        let cube = Twisty::new(def.clone(), &Options::default()).unwrap();
+        let plain = Search::new(&cube)
+            .threads(1)
+            .max_depth(Some(6))
+            .count()
+            .unwrap();
+        let sym = Symmetry::of(&cube);
+        assert_eq!(sym.order(), 24);
+        let model = Symmetric::<u64>::new(&cube, &sym).unwrap();
+        let one = Search::new(&model)
+            .threads(2)
+            .max_depth(Some(6))
+            .count()
+            .unwrap();
+        assert_eq!(one.levels, plain.levels);
+        // A start that the rotations about one axis fix, solved.
+        let options = Options {
+            scramble: Some("U2 D2 R".into()),
+            ..Options::default()
+        };
+        let scrambled = Twisty::new(def, &options).unwrap();
+        let fixing = Symmetry::of(&scrambled);
+        assert!(!fixing.is_trivial() && fixing.order() < 24);
+        let solving = Symmetric::<u64>::new(&scrambled, &fixing).unwrap();
+        let scratch = Scratch::new("classes");
+        for n in [2, 3] {
+            for (kind, on_disk) in [
+                (VisitedKind::Frontier, false),
+                (VisitedKind::DashMap, false),
+                (VisitedKind::Frontier, true),
+            ] {
+                let what = format!("{kind:?} on {n}, on disk {on_disk}");
+                let dir = scratch.0.join(format!("{n}-{kind:?}"));
+                let all = on(n, |peers| {
+                    let search = |m| {
+                        let search = Search::new(m).threads(2).visited(kind).peers(peers);
+                        match on_disk {
+                            true => search.spill(Spill::new(&dir).candidate_budget(Some(1 << 12))),
+                            false => search,
+                        }
+                    };
+                    (
+                        search(&model).max_depth(Some(6)).count().unwrap(),
+                        search(&solving).solve().unwrap(),
+                    )
+                });
+                for (count, solve) in all {
+                    assert_eq!(count.levels, plain.levels, "{what}");
+                    assert_eq!(count.class_levels, one.class_levels, "{what}");
+                    let path = solve.path.expect("solvable");
+                    let moves = scrambled.path_moves(&solving.real_path(&path));
+                    assert_eq!(moves.len(), 3, "{what}: {moves:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn wide_keys_count_solve_and_find_the_hardest_as_narrow_ones_on_one_to_three_processes() {
         use crate::engine::Model;
         use crate::engine::reference::Widened;

@@ -183,7 +183,10 @@ impl Symmetry {
         let identity = Transform::identity(sets);
         let group = match generate(
             &identity,
-            &def.rotations.iter().map(|r| &r.transform).collect::<Vec<_>>(),
+            &def.rotations
+                .iter()
+                .map(|r| &r.transform)
+                .collect::<Vec<_>>(),
             sets,
         ) {
             Ok(group) => group,
@@ -361,8 +364,8 @@ impl Symmetry {
         let ori = if ori == WILD {
             WILD
         } else {
-            ((u16::from(ori) + u16::from(gain) + u16::from(e.twist[g])) % u16::from(self.modulus[g]))
-                as u8
+            ((u16::from(ori) + u16::from(gain) + u16::from(e.twist[g]))
+                % u16::from(self.modulus[g])) as u8
         };
         (Code::from(to) << 8) | Code::from(ori)
     }
@@ -386,9 +389,7 @@ impl Symmetry {
     /// Whether `q` meets none of the file's `Illegal` lines.
     #[inline]
     fn legal(&self, q: &[Code]) -> bool {
-        self.illegal
-            .iter()
-            .all(|&(g, l)| (q[g] >> 8) as u16 != l)
+        self.illegal.iter().all(|&(g, l)| (q[g] >> 8) as u16 != l)
     }
 
     /// The representative of `q`'s class into `best` (the conjugate that

@@ -408,10 +408,7 @@ impl<'a, M: Model<Key = u64>> Dense<'a, M> {
         self.newest = Some(keys);
         self.seen = width;
         self.take_marks();
-        (
-            self,
-            Start::new(width),
-        )
+        (self, Start::new(width))
     }
 
     /// The code a key settled into the level of `label` gets: the label,

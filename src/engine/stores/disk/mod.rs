@@ -326,8 +326,9 @@ impl<'a, M: Model> OnDisk<'a, M> {
                 None => {
                     return Err(SpillError::Damaged {
                         path: manifest_path,
-                        what: "it gives the keys of its levels but not the positions they stand for"
-                            .into(),
+                        what:
+                            "it gives the keys of its levels but not the positions they stand for"
+                                .into(),
                     }
                     .into());
                 }

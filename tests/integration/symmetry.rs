@@ -1,0 +1,416 @@
+//! Symmetry: a twisty puzzle searched one class of symmetric positions at
+//! a time gives every level, in positions, as the search of every
+//! position does, in three metrics; its classes are the orbits of its
+//! conjugations; a symmetry that does not map the moves, the start or the
+//! Illegal lines onto themselves is never used; solutions walk the real
+//! start; the command line, checkpoints and the disk store take it.
+
+use std::collections::{BTreeSet, HashSet};
+
+use reach::engine::{Key, Model, Search, Spill, VisitedKind, Wide, reference};
+use reach::puzzles::twisty::{
+    MoveDef, Options, Symmetric, Symmetry, Transform, Twisty, TwistyMetric, inverse,
+};
+
+use crate::spill::TempDir;
+use crate::twisty::{
+    Rng, build, data, legal_scramble, load, pattern_levels, random_definition, replay,
+};
+use crate::{json_out, reach};
+
+const METRICS: [TwistyMetric; 3] = [TwistyMetric::Htm, TwistyMetric::Qtm, TwistyMetric::Moves];
+
+/// OEIS A080601: the 3x3x3 in the half-turn metric, to depth 7.
+const CUBE3_HTM: [u64; 8] = [1, 18, 243, 3240, 43239, 574908, 7618438, 100803036];
+
+/// The levels (positions) and classes of `t` under `sym` with keys `K`,
+/// to `depth`.
+fn symmetric_levels<K: Key>(
+    t: &Twisty,
+    sym: &Symmetry,
+    threads: usize,
+    kind: VisitedKind,
+    depth: Option<u32>,
+) -> (Vec<u64>, Vec<u64>) {
+    let m = Symmetric::<K>::new(t, sym).expect("the keys fit");
+    let r = Search::new(&m)
+        .threads(threads)
+        .visited(kind)
+        .max_depth(depth)
+        .count()
+        .unwrap();
+    (
+        r.levels,
+        r.class_levels.expect("a search of classes says so"),
+    )
+}
+
+/// The levels of `t` searched position by position, to `depth`.
+fn plain_levels(t: &Twisty, depth: Option<u32>) -> Vec<u64> {
+    fn levels<M: Model>(m: &M, depth: Option<u32>) -> Vec<u64> {
+        let kind = if m.reversible() {
+            VisitedKind::Frontier
+        } else {
+            VisitedKind::DashMap
+        };
+        let r = Search::new(m)
+            .threads(2)
+            .visited(kind)
+            .max_depth(depth)
+            .count()
+            .unwrap();
+        assert_eq!(r.class_levels, None, "no classes without symmetry");
+        r.levels
+    }
+    match t.words() {
+        1 => levels(t, depth),
+        _ => levels(&t_wide(t), depth),
+    }
+}
+
+#[test]
+fn cubes_and_the_skewb_count_as_many_positions_with_their_rotations_in_three_metrics() {
+    for (file, order, depth) in [
+        ("cube2-rotations.tws", 24, 6),
+        ("cube3-rotations.tws", 24, 4),
+        ("skewb-rotations.tws", 24, 5),
+    ] {
+        let def = load(file);
+        for metric in METRICS {
+            let t = build(&def, metric, None);
+            let sym = Symmetry::of(&t);
+            assert_eq!(sym.order(), order, "{file} {metric:?}: {}", sym.describe());
+            let plain = plain_levels(&t, Some(depth));
+            for (threads, kind) in [(1, VisitedKind::Auto), (2, VisitedKind::Auto)]
+                .into_iter()
+                .chain(t.reversible().then_some((3, VisitedKind::Frontier)))
+            {
+                let (levels, classes) = match t.words() {
+                    1 => symmetric_levels::<u64>(&t, &sym, threads, kind, Some(depth)),
+                    _ => symmetric_levels::<Wide<2>>(&t, &sym, threads, kind, Some(depth)),
+                };
+                let what = format!("{file} {metric:?} {threads} threads {kind:?}");
+                assert_eq!(levels, plain, "{what}");
+                for (d, (&c, &p)) in classes.iter().zip(&levels).enumerate() {
+                    // Each class holds at most `order` positions.
+                    assert!(c <= p && c * order as u64 >= p, "{what}: depth {d}");
+                }
+                if depth >= 5 {
+                    // Far from the start most positions have no symmetry:
+                    // the classes are few.
+                    assert!(
+                        classes[depth as usize] * 10 < plain[depth as usize],
+                        "{what}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_3x3x3_counts_its_published_table_to_depth_6_with_its_rotations() {
+    let t = build(&load("cube3-rotations.tws"), TwistyMetric::Htm, None);
+    let sym = Symmetry::of(&t);
+    let (levels, classes) = symmetric_levels::<Wide<2>>(&t, &sym, 2, VisitedKind::Auto, Some(6));
+    assert_eq!(levels, CUBE3_HTM[..7]);
+    assert_eq!(classes, [1, 3, 15, 144, 1845, 24090, 318030]);
+}
+
+/// `def` with a random rotation of its places and every conjugate of its
+/// moves by it, so that the rotation maps the moves onto themselves; the
+/// solved pieces all told apart in half of the cases (the relabelling
+/// then always exists).
+fn with_rotation(rng: &mut Rng) -> reach::puzzles::twisty::Definition {
+    let mut def = random_definition(rng);
+    let sets = def.sets.clone();
+    let mut r = Transform::identity(&sets);
+    for (s, set) in sets.iter().enumerate() {
+        let perm = &mut r.perm[s];
+        for i in (1..set.size).rev() {
+            perm.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        if rng.below(2) == 0 {
+            let o = u64::from(set.orientations);
+            for d in r.ori[s].iter_mut() {
+                *d = rng.below(o) as u8;
+            }
+        }
+    }
+    if rng.below(2) == 0 {
+        for (s, set) in sets.iter().enumerate() {
+            def.solved.pieces[s] = (0..set.size as u16).collect();
+        }
+    }
+    let order = r.order(&sets, 10_000).expect("a permutation has an order");
+    let r_inv = inverse(&r, &sets);
+    let mut seen = HashSet::new();
+    let mut moves = Vec::new();
+    for m in &def.moves {
+        let mut c = m.transform.clone();
+        for _ in 0..order {
+            if !c.is_identity() && seen.insert(c.clone()) {
+                moves.push(MoveDef {
+                    name: format!("M{}", moves.len()),
+                    transform: c.clone(),
+                });
+            }
+            c = r_inv.then(&c, &sets).then(&r, &sets);
+        }
+    }
+    def.move_at = vec![(1, 1); moves.len()];
+    def.moves = moves;
+    def.rotations = vec![MoveDef {
+        name: "Xv".into(),
+        transform: r,
+    }];
+    def
+}
+
+#[test]
+fn random_puzzles_with_a_rotation_count_their_positions_and_their_orbits() {
+    let mut rng = Rng(0x5eed_0f5e_9d2c_5681);
+    let (mut used, mut refused_start) = (0, 0);
+    for case in 0..80 {
+        let mut def = with_rotation(&mut rng);
+        // A start other than solved in a quarter of the cases: a symmetry
+        // that moves it must be dropped.
+        if case % 4 == 3 {
+            let (_, start) = legal_scramble(&def, &mut rng, 3);
+            def.scramble = Some(start);
+        }
+        for metric in METRICS {
+            let t = Twisty::new(
+                def.clone(),
+                &Options {
+                    metric,
+                    moves: None,
+                    scramble: None,
+                },
+            )
+            .unwrap();
+            let start = def.scramble.clone().unwrap_or_else(|| def.solved.clone());
+            let (truth, patterns) = pattern_levels(&t, &start);
+            let sym = Symmetry::of(&t);
+            if sym.is_trivial() {
+                if sym
+                    .dropped()
+                    .is_some_and(|d| d.contains("do not fix the start"))
+                {
+                    refused_start += 1;
+                }
+                continue;
+            }
+            used += 1;
+            let what = format!("case {case} {metric:?}: {}", sym.describe());
+            let m = Symmetric::<u64>::new(&t, &sym).unwrap();
+            for threads in [1, 2] {
+                let r = Search::new(&m).threads(threads).count().unwrap();
+                assert_eq!(r.levels, truth, "{what}");
+                // The sequential oracle counts keys: the classes.
+                let classes = r.class_levels.unwrap();
+                assert_eq!(reference::level_sizes(&m), classes, "{what}");
+                // The classes are the orbits of the conjugations: every
+                // position's orbit holds it, and the orbits split the
+                // positions into as many classes as the search kept.
+                let mut orbits = BTreeSet::new();
+                let mut covered = 0;
+                for p in &patterns {
+                    let k = t.key_of::<u64>(p).unwrap();
+                    let orbit = m.orbit(k);
+                    assert!(orbit.contains(&k), "{what}");
+                    if orbits.insert(orbit.clone()) {
+                        covered += orbit.len();
+                    }
+                }
+                assert_eq!(covered, patterns.len(), "{what}: the orbits overlap");
+                assert_eq!(orbits.len() as u64, classes.iter().sum::<u64>(), "{what}");
+            }
+        }
+    }
+    assert!(
+        used > 40 && refused_start > 5,
+        "the random puzzles hardly exercise symmetry: {used} used, {refused_start} refused for the start"
+    );
+}
+
+#[test]
+fn a_restricted_move_set_keeps_the_rotations_that_map_it_onto_itself() {
+    let def = load("cube3-rotations.tws");
+    let t = build(&def, TwistyMetric::Htm, Some("U,R"));
+    let sym = Symmetry::of(&t);
+    // The half turn about the axis through the UR edge swaps U and R.
+    assert_eq!(sym.order(), 2, "{}", sym.describe());
+    assert!(sym.dropped().unwrap().contains("map a move onto no move"));
+    let (levels, _) = symmetric_levels::<u64>(&t, &sym, 2, VisitedKind::Auto, Some(7));
+    assert_eq!(levels, plain_levels(&t, Some(7)));
+}
+
+#[test]
+fn a_solve_from_a_symmetric_start_walks_the_real_start_in_the_fewest_moves() {
+    let def = load("cube3-rotations.tws");
+    for scramble in ["U2 D2 F2 B2", "U2 D2", "R2 L2 U D'"] {
+        let t = Twisty::new(
+            def.clone(),
+            &Options {
+                metric: TwistyMetric::Htm,
+                moves: None,
+                scramble: Some(scramble.into()),
+            },
+        )
+        .unwrap();
+        let sym = Symmetry::of(&t);
+        assert!(!sym.is_trivial(), "{scramble}: {}", sym.describe());
+        assert!(
+            sym.order() < 24,
+            "{scramble}: the start is not fixed by every rotation"
+        );
+        let m = Symmetric::<Wide<2>>::new(&t, &sym).unwrap();
+        let solved = Search::new(&m).threads(2).solve().unwrap();
+        let path = solved.path.expect("solvable");
+        let real = m.real_path(&path);
+        let names = t.path_moves(&real);
+        let start = t.pattern(t.start_key::<Wide<2>>());
+        assert_eq!(
+            replay(&t, &start, &names).unwrap(),
+            def.solved,
+            "{scramble}"
+        );
+        let plain = Search::new(&t_wide(&t)).threads(2).solve().unwrap();
+        assert_eq!(names.len() + 1, plain.path.unwrap().len(), "{scramble}");
+    }
+}
+
+fn t_wide(t: &Twisty) -> reach::puzzles::twisty::Wider<'_, 2> {
+    reach::puzzles::twisty::Wider::new(t).unwrap()
+}
+
+#[test]
+fn levels_on_disk_and_a_resumed_checkpoint_weigh_their_classes_alike() {
+    let dir = TempDir::new("symmetry-disk");
+    let t = build(&load("cube2-rotations.tws"), TwistyMetric::Qtm, None);
+    let sym = Symmetry::of(&t);
+    let m = Symmetric::<u64>::new(&t, &sym).unwrap();
+    let memory = Search::new(&m)
+        .threads(2)
+        .max_depth(Some(7))
+        .count()
+        .unwrap();
+    let disk = Search::new(&m)
+        .threads(2)
+        .max_depth(Some(7))
+        .spill(Spill::new(dir.0.join("levels")).candidate_budget(Some(1 << 12)))
+        .count()
+        .unwrap();
+    assert!(disk.disk.is_some());
+    assert_eq!(disk.levels, memory.levels);
+    assert_eq!(disk.class_levels, memory.class_levels);
+    // The command line: stopped at depth 4, resumed to depth 7.
+    let cp = dir.0.join("cp");
+    let cube = data("cube2-rotations.tws");
+    reach()
+        .args([
+            "count",
+            &cube,
+            "--metric",
+            "qtm",
+            "--max-depth",
+            "4",
+            "--checkpoint",
+        ])
+        .arg(&cp)
+        .assert()
+        .code(0);
+    let v = json_out(
+        reach()
+            .arg("resume")
+            .arg(&cp)
+            .args(["--max-depth", "7", "--json"]),
+    );
+    assert_eq!(v["levels"], serde_json::json!(memory.levels));
+    assert_eq!(v["class_levels"], serde_json::json!(memory.class_levels));
+    assert_eq!(v["symmetry"]["order"], 24);
+}
+
+#[test]
+fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
+    let cube = data("cube3-rotations.tws");
+    let v = json_out(reach().args(["count", &cube, "--max-depth", "5", "--json"]));
+    assert_eq!(v["levels"], serde_json::json!(CUBE3_HTM[..6]));
+    assert_eq!(
+        v["class_levels"],
+        serde_json::json!([1, 3, 15, 144, 1845, 24090])
+    );
+    assert_eq!(v["symmetry"]["order"], 24);
+    assert_eq!(v["symmetry"]["rotations"].as_array().unwrap().len(), 13);
+    let v = json_out(reach().args([
+        "count",
+        &cube,
+        "--max-depth",
+        "5",
+        "--symmetry",
+        "none",
+        "--json",
+    ]));
+    assert_eq!(v["levels"], serde_json::json!(CUBE3_HTM[..6]));
+    assert!(v["class_levels"].is_null());
+    assert_eq!(v["symmetry"]["order"], 1);
+    // The summary says how many classes were kept.
+    reach()
+        .args(["count", &cube, "--max-depth", "3"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "classes     163 of symmetric positions under 24 symmetries",
+        ));
+    // The antipodes are positions, every one of each class.
+    let v = json_out(reach().args(["count", &cube, "--max-depth", "2", "--antipodes", "--json"]));
+    assert_eq!(v["antipode_boards"].as_array().unwrap().len(), 243);
+    // show names the symmetries and the store a count of classes takes.
+    reach()
+        .args(["show", &cube])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("symmetry: 24 of the 24 elements"));
+    let v = json_out(reach().args(["show", &cube, "--moves", "U,R", "--json"]));
+    assert_eq!(v["symmetry"]["order"], 2);
+    // The dense store keeps no level as keys to weigh.
+    reach()
+        .args(["count", &data("cube2-rotations.tws"), "--visited", "dense"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "weigh classes of symmetric positions",
+        ));
+    // A solve from a symmetric start (the checkerboard): real moves,
+    // replayed, as few as without symmetry.
+    let scramble = "U2 D2 F2 B2 R2 L2";
+    let solve = |symmetry: &str| {
+        let v = json_out(reach().args([
+            "solve",
+            &cube,
+            "--scramble",
+            scramble,
+            "--symmetry",
+            symmetry,
+            "--json",
+        ]));
+        let moves = v["moves"].as_array().unwrap().iter();
+        moves
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let names = solve("auto");
+    assert_eq!(names.len(), solve("none").len());
+    let def = load("cube3-rotations.tws");
+    let t = Twisty::new(
+        def.clone(),
+        &Options {
+            scramble: Some(scramble.into()),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let start = t.pattern(t.start_key::<Wide<2>>());
+    assert_eq!(replay(&t, &start, &names).unwrap(), def.solved);
+}

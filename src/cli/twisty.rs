@@ -43,7 +43,7 @@ macro_rules! by_symmetric {
             &reach::puzzles::twisty::Twisty,
             &reach::puzzles::twisty::Symmetry,
         ) = ($t, $sym);
-        let words = t.words();
+        let words = sym.key_words();
         let held = "the width class holds the key";
         if words == 1 {
             let w = Symmetric::<u64>::new(t, sym).expect(held);

@@ -159,12 +159,14 @@ pub trait Model: Sync {
         false
     }
 
-    /// How many positions the decoded state's key stands for: the size of
-    /// its class (the symmetry group's order over the number of
-    /// symmetries that fix it). Asked only when [`Model::classes`] says
-    /// yes, of every key of every level; the default, 1.
-    fn positions(&self, state: &Self::State) -> u64 {
-        let _ = state;
+    /// How many positions `key` stands for: the size of its class (the
+    /// symmetry group's order over the number of symmetries that fix it),
+    /// which such a model writes into the key itself, so that weighing a
+    /// level is a pass over its keys, with nothing decoded. Asked only when
+    /// [`Model::classes`] says yes, of every key of every level; the
+    /// default, 1.
+    fn positions(&self, key: Self::Key) -> u64 {
+        let _ = key;
         1
     }
 

@@ -102,8 +102,8 @@ impl<M: Model<Key = u64>, const N: usize> Model for Widened<'_, M, N> {
         self.0.classes()
     }
 
-    fn positions(&self, state: &Self::State) -> u64 {
-        self.0.positions(&state.0)
+    fn positions(&self, key: Wide<N>) -> u64 {
+        self.0.positions(Self::narrow(key))
     }
 
     fn goal_keys(&self) -> Option<Vec<Wide<N>>> {

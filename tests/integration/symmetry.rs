@@ -85,7 +85,7 @@ fn cubes_and_the_skewb_count_as_many_positions_with_their_rotations_in_three_met
                 .into_iter()
                 .chain(t.reversible().then_some((3, VisitedKind::Frontier)))
             {
-                let (levels, classes) = match t.words() {
+                let (levels, classes) = match sym.key_words() {
                     1 => symmetric_levels::<u64>(&t, &sym, threads, kind, Some(depth)),
                     _ => symmetric_levels::<Wide<2>>(&t, &sym, threads, kind, Some(depth)),
                 };

@@ -88,6 +88,51 @@ pub struct Symmetry {
     /// For each coordinate, the kind of each label (its index among the
     /// coordinate's pieces).
     kinds: Vec<Vec<u8>>,
+    /// How a class's size is written into its key (see [`Sizes`]).
+    sizes: Sizes,
+}
+
+/// Where a key says its class's size: which of the group order's divisors
+/// fixes the representative (`fixing`), as a digit of `fixing.len()`
+/// values above the position's key: times `weight` in word `word` (the
+/// top word of the position's key where it has room, else a word of its
+/// own, `weight` 1).
+#[derive(Clone, Debug)]
+struct Sizes {
+    fixing: Vec<u64>,
+    word: usize,
+    weight: u64,
+    /// The words of a key.
+    words: usize,
+}
+
+impl Sizes {
+    /// For a group of `order` elements and `twisty`'s keys.
+    fn new(order: usize, twisty: &Twisty) -> Sizes {
+        let order = order as u64;
+        let fixing: Vec<u64> = (1..=order).filter(|d| order % d == 0).collect();
+        let top = twisty.words() - 1;
+        let used: u64 = twisty
+            .parts
+            .iter()
+            .filter(|p| p.word == top)
+            .map(|p| p.size)
+            .product();
+        match used.checked_mul(fixing.len() as u64) {
+            Some(_) => Sizes {
+                fixing,
+                word: top,
+                weight: used,
+                words: top + 1,
+            },
+            None => Sizes {
+                fixing,
+                word: top + 1,
+                weight: 1,
+                words: top + 2,
+            },
+        }
+    }
 }
 
 impl Symmetry {
@@ -166,6 +211,12 @@ impl Symmetry {
             label_base,
             offsets,
             set_labels: labels,
+            sizes: Sizes {
+                fixing: vec![1],
+                word: 0,
+                weight: 1,
+                words: twisty.words(),
+            },
         };
         if places > usize::from(u16::MAX) {
             // Places are numbered in 16 bits.
@@ -208,6 +259,7 @@ impl Symmetry {
                 Err(reason) => why[reason] += 1,
             }
         }
+        sym.sizes = Sizes::new(sym.elements.len(), twisty);
         if sym.elements.len() < group.len() {
             let reasons = [
                 "do not map the solved position's pieces onto pieces",
@@ -307,6 +359,13 @@ impl Symmetry {
             }
         }
         Ok(e)
+    }
+
+    /// The 64-bit words of a key of a class: the position's, and where
+    /// there is no room left in its top word for the class's size, one
+    /// more.
+    pub fn key_words(&self) -> usize {
+        self.sizes.words
     }
 
     /// The order of the group of symmetries used.
@@ -419,17 +478,6 @@ impl Symmetry {
         }
         ties
     }
-
-    /// How many positions `p`'s class holds: the group's order over the
-    /// number of elements that fix `p`.
-    fn class_size(&self, p: &[Code]) -> u64 {
-        let fixing = self
-            .elements
-            .iter()
-            .filter(|e| (0..p.len()).all(|g| self.conj(e, p, g) == p[g]))
-            .count();
-        (self.elements.len() / fixing) as u64
-    }
 }
 
 /// What `t` does to places numbered set after set (`offsets`: each set's
@@ -489,6 +537,10 @@ pub struct SymmetricState<K> {
 pub struct Symmetric<'t, K> {
     twisty: &'t Twisty,
     sym: &'t Symmetry,
+    /// The start's class key, and the solved position's (when the start
+    /// reaches it).
+    start: K,
+    goal: Option<K>,
     key: PhantomData<fn() -> K>,
 }
 
@@ -497,9 +549,22 @@ impl<'t, K: Key> Symmetric<'t, K> {
     /// when its keys take more than `K`'s words or `sym` has no elements
     /// (a puzzle of more places than it numbers).
     pub fn new(twisty: &'t Twisty, sym: &'t Symmetry) -> Option<Self> {
-        (twisty.words() <= K::WORDS && !sym.elements.is_empty()).then_some(Symmetric {
+        if sym.key_words() > K::WORDS || sym.elements.is_empty() {
+            return None;
+        }
+        // The start and the solved position are fixed by every element: a
+        // class of one position each.
+        let alone = |words: &[u64]| {
+            let mut key: K = key_from(words);
+            let sizes = &sym.sizes;
+            *key.word_mut(sizes.word) += (sizes.fixing.len() as u64 - 1) * sizes.weight;
+            key
+        };
+        Some(Symmetric {
             twisty,
             sym,
+            start: alone(&twisty.start_key),
+            goal: twisty.goal.as_deref().ok().map(alone),
             key: PhantomData,
         })
     }
@@ -599,8 +664,20 @@ impl<'t, K: Key> Symmetric<'t, K> {
     /// The key of the class of the position whose codes are in
     /// `state.next`.
     fn class_key(&self, state: &mut SymmetricState<K>) -> K {
-        self.sym.canonical(&state.next, &mut state.best);
-        self.key_of(&state.best, &mut state.local, &mut state.wide)
+        let fixing = self.sym.canonical(&state.next, &mut state.best);
+        let mut key = self.key_of(&state.best, &mut state.local, &mut state.wide);
+        let sizes = &self.sym.sizes;
+        let digit = sizes.fixing.partition_point(|&d| d < fixing) as u64;
+        *key.word_mut(sizes.word) += digit * sizes.weight;
+        key
+    }
+
+    /// The key of the position that class key `key` stands for (its
+    /// representative's): the class's size taken out.
+    fn position_key(&self, mut key: K) -> K {
+        let sizes = &self.sym.sizes;
+        *key.word_mut(sizes.word) %= sizes.weight;
+        key
     }
 
     /// The positions of a path of class keys from the start: the start,
@@ -630,7 +707,7 @@ impl<'t, K: Key> Symmetric<'t, K> {
     /// The keys of every position of `key`'s class, sorted.
     pub fn orbit(&self, key: K) -> Vec<K> {
         let mut state = self.state();
-        self.codes_of(key, &mut state);
+        self.codes_of(self.position_key(key), &mut state);
         let mut keys: Vec<K> = self
             .sym
             .elements
@@ -653,13 +730,15 @@ impl<K: Key> Model for Symmetric<'_, K> {
     type Key = K;
 
     fn start(&self) -> K {
-        // The start is its own conjugate by every symmetry: its own
-        // representative.
-        self.twisty.start_key()
+        self.start
     }
 
     fn key_space(&self) -> u64 {
-        self.twisty.key_space
+        let sizes = &self.sym.sizes;
+        match sizes.words {
+            1 => sizes.weight * sizes.fixing.len() as u64,
+            _ => u64::MAX,
+        }
     }
 
     fn new_state(&self) -> Self::State {
@@ -667,11 +746,11 @@ impl<K: Key> Model for Symmetric<'_, K> {
     }
 
     fn unsearchable(&self) -> Option<String> {
-        (self.twisty.words() > K::WORDS).then(|| {
+        (self.sym.key_words() > K::WORDS).then(|| {
             format!(
-                "{}'s keys take {} 64-bit words; this model's keys have {}",
+                "{}'s classes take keys of {} 64-bit words; this model's keys have {}",
                 self.twisty.name,
-                self.twisty.words(),
+                self.sym.key_words(),
                 K::WORDS
             )
         })
@@ -679,7 +758,7 @@ impl<K: Key> Model for Symmetric<'_, K> {
 
     fn decode(&self, key: K, state: &mut Self::State) {
         state.key = key;
-        self.codes_of(key, state);
+        self.codes_of(self.position_key(key), state);
     }
 
     fn successors(&self, state: &mut Self::State, out: &mut Vec<K>) {
@@ -693,11 +772,7 @@ impl<K: Key> Model for Symmetric<'_, K> {
     }
 
     fn is_goal(&self, state: &Self::State) -> bool {
-        // The solved position is its own conjugate by every symmetry.
-        self.twisty
-            .goal
-            .as_ref()
-            .is_ok_and(|g| g.iter().enumerate().all(|(w, &v)| state.key.word(w) == v))
+        self.goal == Some(state.key)
     }
 
     fn has_goal(&self) -> bool {
@@ -712,20 +787,17 @@ impl<K: Key> Model for Symmetric<'_, K> {
     }
 
     fn goal_keys(&self) -> Option<Vec<K>> {
-        Some(
-            self.twisty
-                .goal
-                .as_ref()
-                .map_or_else(|_| Vec::new(), |g| vec![key_from(g)]),
-        )
+        Some(self.goal.into_iter().collect())
     }
 
     fn classes(&self) -> bool {
         true
     }
 
-    fn positions(&self, state: &Self::State) -> u64 {
-        self.sym.class_size(&state.codes)
+    fn positions(&self, key: K) -> u64 {
+        let sizes = &self.sym.sizes;
+        let digit = key.word(sizes.word) / sizes.weight;
+        self.sym.order() as u64 / sizes.fixing[digit as usize]
     }
 
     fn identity(&self) -> String {

@@ -574,12 +574,8 @@ impl<M: Model> Store<M::Key> for OnDisk<'_, M> {
         let failure = Failure::default();
         let sum = AtomicU64::new(0);
         let model = self.model;
-        self.for_each_block(level, threads, &failure, |w, keys| {
-            let mut positions = 0;
-            for &key in keys {
-                model.decode(key, &mut w.state);
-                positions += model.positions(&w.state);
-            }
+        self.for_each_block(level, threads, &failure, |_, keys| {
+            let positions = crate::engine::stores::memory::weigh(model, keys);
             // Relaxed: a sum read after the parallel loop has joined.
             sum.fetch_add(positions, Ordering::Relaxed);
             Ok(())

@@ -63,13 +63,7 @@ const WEIGH_CHUNK: usize = 1 << 14;
 
 /// The positions that `keys` stand for.
 pub(crate) fn weigh<M: Model>(model: &M, keys: &[M::Key]) -> u64 {
-    let mut state = model.new_state();
-    keys.iter()
-        .map(|&key| {
-            model.decode(key, &mut state);
-            model.positions(&state)
-        })
-        .sum()
+    keys.iter().map(|&key| model.positions(key)).sum()
 }
 
 /// A search's levels in memory (this process's partitions' shares).

@@ -41,10 +41,27 @@ use crate::engine::{Key, Model};
 /// generate more is turning parts of the puzzle, not all of it.
 const MAX_ELEMENTS: usize = 1 << 10;
 
-/// A position as one code a place: its piece's label times 256 plus its
-/// orientation ([`WILD`] where it does not matter), places numbered set
-/// after set.
+/// A position as one code a place, while the symmetries are checked: its
+/// piece's label times 256 plus its orientation ([`WILD`] where it does
+/// not matter), places numbered set after set.
 type Code = u32;
+
+/// A place's code in a search: its piece's label times the place's radix
+/// plus its orientation (the radix's last value standing for [`WILD`] in
+/// a set that has wildcards). The codes of a place's set are dense, so
+/// a symmetry or a move is a table from a code to a code for each place.
+type Dense = u16;
+
+/// The most table entries the symmetries and the moves may take: 128 MiB.
+const MAX_TABLE: usize = 1 << 26;
+
+/// A symmetry or a move as tables: the new code at place `g` is
+/// `to[base[g] + old[src[g]]]`.
+#[derive(Clone, Debug)]
+struct Table {
+    src: Vec<u16>,
+    to: Vec<Dense>,
+}
 
 /// One symmetry, as it acts on codes: the conjugate's place `g` holds the
 /// piece at place `src[g]`, relabelled, its orientation turned by the
@@ -66,8 +83,24 @@ pub struct Symmetry {
     rotations: Vec<String>,
     /// The order of the group they generate.
     generated: usize,
-    /// The elements kept, the identity first.
-    elements: Vec<Element>,
+    /// The elements kept, the identity first, as tables.
+    elements: Vec<Table>,
+    /// The search's moves as tables, in the order of [`Twisty::moves`].
+    moves: Vec<Table>,
+    /// Each place's first entry in a table.
+    base: Vec<u32>,
+    /// Each place's radix: its set's orientations, plus one where the set
+    /// has a wildcard.
+    radix: Vec<u16>,
+    /// Whether each place's last orientation value is the wildcard.
+    wild: Vec<bool>,
+    /// The start's codes.
+    start: Vec<Dense>,
+    /// By a place's first table entry plus a code: the kind of its piece
+    /// in the place's arrangement coordinate, and its orientation (0 for
+    /// a wildcard), as a key's coordinates read them.
+    kind_at: Vec<u8>,
+    ori_at: Vec<u8>,
     /// Why some (or all) were not kept, when some were not.
     dropped: Option<String>,
     /// Each place's number of orientations.
@@ -78,11 +111,8 @@ pub struct Symmetry {
     offsets: Vec<usize>,
     /// Each set's number of labels.
     set_labels: Vec<usize>,
-    /// The search's moves as they act on codes: (src, twist), in the
-    /// order of [`Twisty::moves`].
-    moves: Vec<(Vec<u16>, Vec<u8>)>,
-    /// The start's codes.
-    start: Vec<Code>,
+    /// The start's codes, as the checks read them.
+    start_codes: Vec<Code>,
     /// (place, label) pairs that the file's `Illegal` lines forbid.
     illegal: Vec<(usize, u16)>,
     /// For each coordinate, the kind of each label (its index among the
@@ -204,7 +234,13 @@ impl Symmetry {
             elements: Vec::new(),
             dropped: None,
             moves: Vec::new(),
-            start: codes(&twisty.start),
+            base: Vec::new(),
+            radix: Vec::new(),
+            wild: Vec::new(),
+            start: Vec::new(),
+            kind_at: Vec::new(),
+            ori_at: Vec::new(),
+            start_codes: codes(&twisty.start),
             illegal,
             kinds,
             modulus,
@@ -226,11 +262,6 @@ impl Symmetry {
             ));
             return sym;
         }
-        sym.moves = twisty
-            .moves
-            .iter()
-            .map(|m| flat(&m.transform, &sym.offsets))
-            .collect();
         let identity = Transform::identity(sets);
         let group = match generate(
             &identity,
@@ -251,13 +282,36 @@ impl Symmetry {
         sym.generated = group.len();
         let moves: HashSet<&Transform> = twisty.moves.iter().map(|m| &m.transform).collect();
         let mut why = [0usize; 4];
+        let mut kept = Vec::new();
         for s in &group {
             let (src, twist) = flat(s, &sym.offsets);
             let check = sym.element(twisty, s, src, twist, &moves, first_label as usize);
             match check {
-                Ok(e) => sym.elements.push(e),
+                Ok(e) => kept.push(e),
                 Err(reason) => why[reason] += 1,
             }
+        }
+        let moves: Vec<Element> = twisty
+            .moves
+            .iter()
+            .map(|m| {
+                let (src, twist) = flat(&m.transform, &sym.offsets);
+                let relabel = (0..first_label)
+                    .map(|l| {
+                        let at = sym.label_base.partition_point(|&b| b <= l) - 1;
+                        ((l - sym.label_base[at]) as u16, 0)
+                    })
+                    .collect();
+                Element {
+                    src,
+                    twist,
+                    relabel,
+                }
+            })
+            .collect();
+        if let Err(why) = sym.tabulate(twisty, &kept, &moves) {
+            sym.dropped = Some(why);
+            return sym;
         }
         sym.sizes = Sizes::new(sym.elements.len(), twisty);
         if sym.elements.len() < group.len() {
@@ -345,8 +399,9 @@ impl Symmetry {
             twist,
             relabel,
         };
-        let n = self.start.len();
-        if (0..n).any(|g| self.conj(&e, &self.start, g) != self.start[g]) {
+        let start = &self.start_codes;
+        if (0..start.len()).any(|g| self.conj_code(&e, start[usize::from(e.src[g])], g) != start[g])
+        {
             return Err(2);
         }
         // (place g, label l) is forbidden: its conjugate holds σ(l) where
@@ -414,10 +469,9 @@ impl Symmetry {
         self.dropped.as_deref()
     }
 
-    /// Place `g` of the conjugate of `q` by `e`.
-    #[inline]
-    fn conj(&self, e: &Element, q: &[Code], g: usize) -> Code {
-        let c = q[usize::from(e.src[g])];
+    /// What element `e` makes of code `c` (the code at `e.src[g]`) at
+    /// place `g`, as the checks read codes.
+    fn conj_code(&self, e: &Element, c: Code, g: usize) -> Code {
         let (label, ori) = (c >> 8, (c & 0xff) as u8);
         let (to, gain) = e.relabel[(self.label_base[g] + label) as usize];
         let ori = if ori == WILD {
@@ -429,44 +483,170 @@ impl Symmetry {
         (Code::from(to) << 8) | Code::from(ori)
     }
 
+    /// The kept elements and the moves as tables over dense codes, and
+    /// the start's codes; why not, where a set's codes pass 16 bits or
+    /// the tables their budget.
+    fn tabulate(
+        &mut self,
+        twisty: &Twisty,
+        kept: &[Element],
+        moves: &[Element],
+    ) -> Result<(), String> {
+        let def = &twisty.def;
+        let places = self.modulus.len();
+        // Each set's radix: a wildcard anywhere in it takes a value of
+        // its own.
+        for (s, set) in def.sets.iter().enumerate() {
+            let wild = def.solved.ori[s]
+                .iter()
+                .chain(&twisty.start.ori[s])
+                .any(|&o| o == WILD);
+            let radix = u16::from(set.orientations.max(1)) + u16::from(wild);
+            if self.set_labels[s] * usize::from(radix) > usize::from(Dense::MAX) {
+                return Err(format!(
+                    "set {} has {} labels of {radix} orientations: over 16 bits a place",
+                    set.name, self.set_labels[s]
+                ));
+            }
+            for _ in 0..set.size {
+                self.radix.push(radix);
+                self.wild.push(wild);
+            }
+        }
+        let mut base = 0usize;
+        for g in 0..places {
+            self.base.push(base as u32);
+            base += self.set_labels[self.set_of(g)] * usize::from(self.radix[g]);
+        }
+        if base.saturating_mul(kept.len() + moves.len()) > MAX_TABLE {
+            return Err(format!(
+                "its symmetries and moves would take {} table entries (at most {MAX_TABLE})",
+                base.saturating_mul(kept.len() + moves.len())
+            ));
+        }
+        let table = |e: &Element| {
+            let mut to = Vec::with_capacity(base);
+            for g in 0..places {
+                let values = self.set_labels[self.set_of(g)] * usize::from(self.radix[g]);
+                for d in 0..values {
+                    let c = self.code_of(d as Dense, g);
+                    to.push(self.dense_of(self.conj_code(e, c, g), g));
+                }
+            }
+            Table {
+                src: e.src.clone(),
+                to,
+            }
+        };
+        let elements = kept.iter().map(table).collect();
+        let moves = moves.iter().map(table).collect();
+        let start = (0..places)
+            .map(|g| self.dense_of(self.start_codes[g], g))
+            .collect();
+        (self.elements, self.moves, self.start) = (elements, moves, start);
+        // Each place's arrangement coordinate, if it has one.
+        let mut arrangement = vec![None; places];
+        for (ci, c) in twisty.coords.iter().enumerate() {
+            if c.pieces().is_some() {
+                for &pos in &c.positions {
+                    arrangement[self.offsets[c.set] + pos] = Some(ci);
+                }
+            }
+        }
+        for (g, coord) in arrangement.into_iter().enumerate() {
+            let values = self.set_labels[self.set_of(g)] * usize::from(self.radix[g]);
+            for d in 0..values {
+                let (label, ori) = self.split(d as Dense, g);
+                let kind = coord.map_or(0, |ci| self.kinds[ci][usize::from(label)]);
+                self.kind_at.push(kind);
+                self.ori_at.push(if ori == WILD { 0 } else { ori });
+            }
+        }
+        Ok(())
+    }
+
+    /// The set place `g` is in.
+    fn set_of(&self, g: usize) -> usize {
+        self.offsets.partition_point(|&o| o <= g) - 1
+    }
+
+    /// The dense code at place `g` of check code `c`.
+    fn dense_of(&self, c: Code, g: usize) -> Dense {
+        let radix = self.radix[g];
+        let ori = match (c & 0xff) as u8 {
+            WILD => radix - 1,
+            o => u16::from(o),
+        };
+        (c >> 8) as Dense * radix + ori
+    }
+
+    /// The check code at place `g` of dense code `d`.
+    fn code_of(&self, d: Dense, g: usize) -> Code {
+        let radix = self.radix[g];
+        let (label, ori) = (d / radix, d % radix);
+        let ori = if self.wild[g] && ori == radix - 1 {
+            WILD
+        } else {
+            ori as u8
+        };
+        (Code::from(label) << 8) | Code::from(ori)
+    }
+
+    /// The piece's label at place `g` of code `d`, and its orientation.
+    #[inline]
+    fn split(&self, d: Dense, g: usize) -> (u16, u8) {
+        let c = self.code_of(d, g);
+        ((c >> 8) as u16, (c & 0xff) as u8)
+    }
+
+    /// Place `g` of what `t` makes of `q`.
+    #[inline]
+    fn at(&self, t: &Table, q: &[Dense], g: usize) -> Dense {
+        t.to[self.base[g] as usize + usize::from(q[usize::from(t.src[g])])]
+    }
+
     /// `p` after move `m`, into `q`.
     #[inline]
-    fn apply(&self, m: usize, p: &[Code], q: &mut [Code]) {
-        let (src, twist) = &self.moves[m];
-        for g in 0..q.len() {
-            let c = p[usize::from(src[g])];
-            let ori = (c & 0xff) as u8;
-            q[g] = if ori == WILD || twist[g] == 0 {
-                c
-            } else {
-                let o = (u16::from(ori) + u16::from(twist[g])) % u16::from(self.modulus[g]);
-                (c & !0xff) | Code::from(o)
-            };
+    fn apply(&self, m: usize, p: &[Dense], q: &mut [Dense]) {
+        let t = &self.moves[m];
+        for (g, out) in q.iter_mut().enumerate() {
+            *out = self.at(t, p, g);
         }
     }
 
     /// Whether `q` meets none of the file's `Illegal` lines.
     #[inline]
-    fn legal(&self, q: &[Code]) -> bool {
-        self.illegal.iter().all(|&(g, l)| (q[g] >> 8) as u16 != l)
+    fn legal(&self, q: &[Dense]) -> bool {
+        self.illegal.iter().all(|&(g, l)| q[g] / self.radix[g] != l)
     }
 
     /// The representative of `q`'s class into `best` (the conjugate that
     /// comes first, place by place); how many elements give it (the
-    /// elements that fix `q`, counted once per coset).
+    /// elements that fix `q`, counted once per coset). The conjugates'
+    /// first places are compared first, all at once: most elements lose
+    /// there, and only those that tie are compared further.
     #[inline]
-    fn canonical(&self, q: &[Code], best: &mut [Code]) -> u64 {
-        best.copy_from_slice(q);
-        let mut ties = 1;
-        for e in &self.elements[1..] {
+    fn canonical(&self, q: &[Dense], best: &mut [Dense]) -> u64 {
+        // Place 0's table entries start at 0.
+        let first = |t: &Table| t.to[usize::from(q[usize::from(t.src[0])])];
+        let low = self.elements.iter().map(first).min().expect("the identity");
+        let mut ties = 0;
+        for t in self.elements.iter().filter(|t| first(t) == low) {
+            if ties == 0 {
+                for (g, b) in best.iter_mut().enumerate() {
+                    *b = self.at(t, q, g);
+                }
+                ties = 1;
+                continue;
+            }
             let mut equal = true;
-            for g in 0..q.len() {
-                let c = self.conj(e, q, g);
+            for g in 1..q.len() {
+                let c = self.at(t, q, g);
                 if c != best[g] {
                     if c < best[g] {
                         best[g] = c;
                         for (h, b) in best.iter_mut().enumerate().skip(g + 1) {
-                            *b = self.conj(e, q, h);
+                            *b = self.at(t, q, h);
                         }
                         ties = 1;
                     }
@@ -522,9 +702,9 @@ fn generate(
 /// successor's and its representative's.
 pub struct SymmetricState<K> {
     key: K,
-    codes: Vec<Code>,
-    next: Vec<Code>,
-    best: Vec<Code>,
+    codes: Vec<Dense>,
+    next: Vec<Dense>,
+    best: Vec<Dense>,
     local: Vec<u8>,
     wide: Vec<u64>,
 }
@@ -591,46 +771,48 @@ impl<'t, K: Key> Symmetric<'t, K> {
             let values = c.pieces().map(|(v, _)| v);
             let n = c.positions.len();
             for (a, &pos) in c.positions.iter().enumerate() {
-                let code = &mut state.codes[base + pos];
-                let (mut label, mut ori) = (*code >> 8, *code & 0xff);
+                let g = base + pos;
+                let (mut label, mut ori) = self.sym.split(state.codes[g], g);
                 match &c.kind {
                     Kind::Perm { .. } => {
-                        label = Code::from(values.expect("an arrangement")[usize::from(local[a])]);
+                        label = values.expect("an arrangement")[usize::from(local[a])];
                     }
-                    Kind::Ori { .. } => ori = Code::from(local[a]),
+                    Kind::Ori { .. } => ori = local[a],
                     Kind::Wild { wild, .. } => {
                         let kind = usize::from(local[a]);
-                        label = Code::from(values.expect("an arrangement")[kind]);
-                        ori = if wild[kind] {
-                            Code::from(WILD)
-                        } else {
-                            Code::from(local[n + a])
-                        };
+                        label = values.expect("an arrangement")[kind];
+                        ori = if wild[kind] { WILD } else { local[n + a] };
                     }
                 }
-                *code = (label << 8) | ori;
+                state.codes[g] = self
+                    .sym
+                    .dense_of((Code::from(label) << 8) | Code::from(ori), g);
             }
         }
     }
 
     /// The key of the position whose codes are `codes`.
-    fn key_of(&self, codes: &[Code], local: &mut [u8], wide: &mut [u64]) -> K {
+    fn key_of(&self, codes: &[Dense], local: &mut [u8], wide: &mut [u64]) -> K {
         let t = self.twisty;
         let mut key = K::default();
         for (ci, c) in t.coords.iter().enumerate() {
             let base = self.sym.offsets[c.set];
-            let kinds = &self.sym.kinds[ci];
             let n = c.positions.len();
+            let sym = self.sym;
             for (a, &pos) in c.positions.iter().enumerate() {
-                let code = codes[base + pos];
-                let (label, ori) = ((code >> 8) as usize, (code & 0xff) as u8);
+                let g = base + pos;
+                let at = sym.base[g] as usize + usize::from(codes[g]);
                 match &c.kind {
-                    Kind::Perm { .. } => local[a] = kinds[label],
-                    Kind::Ori { .. } => local[a] = ori,
+                    Kind::Perm { .. } => local[a] = sym.kind_at[at],
+                    Kind::Ori { .. } => local[a] = sym.ori_at[at],
                     Kind::Wild { wild, .. } => {
-                        let kind = kinds[label];
+                        let kind = sym.kind_at[at];
                         local[a] = kind;
-                        local[n + a] = if wild[usize::from(kind)] { 0 } else { ori };
+                        local[n + a] = if wild[usize::from(kind)] {
+                            0
+                        } else {
+                            sym.ori_at[at]
+                        };
                     }
                 }
             }
@@ -714,7 +896,7 @@ impl<'t, K: Key> Symmetric<'t, K> {
             .iter()
             .map(|e| {
                 for g in 0..state.codes.len() {
-                    state.next[g] = self.sym.conj(e, &state.codes, g);
+                    state.next[g] = self.sym.at(e, &state.codes, g);
                 }
                 self.key_of(&state.next, &mut state.local, &mut state.wide)
             })

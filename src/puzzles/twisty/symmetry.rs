@@ -140,7 +140,7 @@ impl Sizes {
     /// For a group of `order` elements and `twisty`'s keys.
     fn new(order: usize, twisty: &Twisty) -> Sizes {
         let order = order as u64;
-        let fixing: Vec<u64> = (1..=order).filter(|d| order % d == 0).collect();
+        let fixing: Vec<u64> = (1..=order).filter(|d| order.is_multiple_of(*d)).collect();
         let top = twisty.words() - 1;
         let used: u64 = twisty
             .parts

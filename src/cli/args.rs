@@ -147,9 +147,10 @@ pub struct CountOptions {
     pub antipodes: bool,
 
     /// Twisty puzzles: keep one position of each class that the file's
-    /// rotations map onto each other (auto: wherever a rotation maps the
-    /// moves and the start onto themselves), or every position (none).
-    /// The levels printed are positions either way.
+    /// rotations map onto each other (on: wherever a rotation maps the
+    /// moves and the start onto themselves; auto: so, unless the dense
+    /// store of every position fits), or every position (none). The
+    /// levels printed are positions either way.
     #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
     pub symmetry: SymmetryArg,
 
@@ -269,9 +270,10 @@ pub struct SolveArgs {
     pub scramble: Option<String>,
 
     /// Twisty puzzles: keep one position of each class that the file's
-    /// rotations map onto each other (auto: wherever a rotation maps the
-    /// moves and the start onto themselves), or every position (none).
-    /// The levels printed are positions either way.
+    /// rotations map onto each other (on: wherever a rotation maps the
+    /// moves and the start onto themselves; auto: so, unless the dense
+    /// store of every position fits), or every position (none). The
+    /// levels printed are positions either way.
     #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
     pub symmetry: SymmetryArg,
 
@@ -451,9 +453,13 @@ impl MetricArg {
 /// symmetric positions.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SymmetryArg {
-    /// Wherever the file's rotations give a symmetry.
+    /// Wherever the file's rotations give a symmetry, unless the puzzle
+    /// takes the dense store position by position (two bits a key, which
+    /// is faster and smaller than classes where it fits).
     #[default]
     Auto,
+    /// Wherever the file's rotations give a symmetry.
+    On,
     /// Never: every position is searched.
     None,
 }

@@ -75,7 +75,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         }
         Prepared::Twisty(t) => {
             let t: Rc<Twisty> = Rc::from(t);
-            let sym = symmetry_of(&t, o.symmetry);
+            let sym = symmetry_of(&t, o.symmetry, s, false);
             // The keys of any width as indices into a table of them.
             let (report, render) = match &sym {
                 Some(sym) => by_symmetric!(&t, sym, |m| {
@@ -98,7 +98,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
             let (name, raw) = (t.name().to_string(), t.raw_name().to_string());
             let metric = Some(t.metric().name());
             let mut c = counted(name, raw, metric, report, render);
-            c.symmetry = Some(symmetry_json(sym.as_ref()));
+            c.symmetry = Some(symmetry_json(&t, sym.as_ref()));
             c
         }
         Prepared::Clocks(c) => {

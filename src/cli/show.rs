@@ -91,7 +91,7 @@ pub(super) fn show(
             let used = (!sym.is_trivial()).then_some(&sym);
             if json {
                 let mut v = twisty::show_json(&t);
-                v["symmetry"] = twisty::symmetry_json(Some(&sym));
+                v["symmetry"] = twisty::symmetry_json(&t, Some(&sym));
                 stdout(&format!("{v}\n"))?;
             } else {
                 // The store a count takes: over classes, where a symmetry

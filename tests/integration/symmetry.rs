@@ -316,6 +316,8 @@ fn levels_on_disk_and_a_resumed_checkpoint_weigh_their_classes_alike() {
             "qtm",
             "--max-depth",
             "4",
+            "--symmetry",
+            "on",
             "--checkpoint",
         ])
         .arg(&cp)
@@ -374,9 +376,25 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
         .stdout(predicates::str::contains("symmetry: 24 of the 24 elements"));
     let v = json_out(reach().args(["show", &cube, "--moves", "U,R", "--json"]));
     assert_eq!(v["symmetry"]["order"], 2);
-    // The dense store keeps no level as keys to weigh.
+    // The dense store keeps no level as keys to weigh; `auto` takes it
+    // over classes where it fits (faster and smaller), `on` does not.
+    let cube2 = data("cube2-rotations.tws");
+    let v = json_out(reach().args(["count", &cube2, "--max-depth", "4", "--json"]));
+    assert_eq!(v["visited"], "dense");
+    assert_eq!(v["symmetry"]["used"], false);
+    let v = json_out(reach().args([
+        "count",
+        &cube2,
+        "--max-depth",
+        "4",
+        "--symmetry",
+        "on",
+        "--json",
+    ]));
+    assert_eq!(v["symmetry"]["order"], 24);
+    assert_eq!(v["levels"], serde_json::json!([1, 18, 243, 2874, 28000]));
     reach()
-        .args(["count", &data("cube2-rotations.tws"), "--visited", "dense"])
+        .args(["count", &cube2, "--visited", "dense", "--symmetry", "on"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains(

@@ -26,8 +26,16 @@
 //! class is its conjugates; its representative, the one whose pieces and
 //! orientations, read position by position, come first; its size, the
 //! group's order over the number of elements that fix it. The search
-//! keeps one key a class ([`Symmetric`]), and weighs each class by its
-//! size, so every level it reports is a number of positions.
+//! keeps one key a class ([`Symmetric`]): the representative's key, with
+//! the class's size as a digit above it, so that the engine weighs a
+//! level by its keys alone and every level it reports is a number of
+//! positions.
+//!
+//! While the search runs, a place's contents are a dense code (its
+//! piece's label and orientation), and each symmetry and each move is a
+//! table from a place's code to a code: a conjugate's place is two
+//! lookups. The representative is found by comparing every conjugate's
+//! first place at once and going on only with those that tie there.
 
 use std::collections::HashSet;
 use std::marker::PhantomData;
@@ -294,20 +302,7 @@ impl Symmetry {
         let moves: Vec<Element> = twisty
             .moves
             .iter()
-            .map(|m| {
-                let (src, twist) = flat(&m.transform, &sym.offsets);
-                let relabel = (0..first_label)
-                    .map(|l| {
-                        let at = sym.label_base.partition_point(|&b| b <= l) - 1;
-                        ((l - sym.label_base[at]) as u16, 0)
-                    })
-                    .collect();
-                Element {
-                    src,
-                    twist,
-                    relabel,
-                }
-            })
+            .map(|m| sym.move_element(&m.transform, first_label))
             .collect();
         if let Err(why) = sym.tabulate(twisty, &kept, &moves) {
             sym.dropped = Some(why);
@@ -315,24 +310,7 @@ impl Symmetry {
         }
         sym.sizes = Sizes::new(sym.elements.len(), twisty);
         if sym.elements.len() < group.len() {
-            let reasons = [
-                "do not map the solved position's pieces onto pieces",
-                "map a move onto no move of the search",
-                "do not fix the start",
-                "do not map the Illegal lines onto themselves",
-            ];
-            let said: Vec<String> = why
-                .iter()
-                .zip(reasons)
-                .filter(|(n, _)| **n > 0)
-                .map(|(n, r)| format!("{n} {r}"))
-                .collect();
-            let text = format!(
-                "{} of the {} elements are not symmetries: {}",
-                group.len() - sym.elements.len(),
-                group.len(),
-                said.join(", ")
-            );
+            let text = not_kept(&why, group.len(), sym.elements.len());
             sym.dropped = Some(match sym.dropped.take() {
                 Some(before) => format!("{before}; {text}"),
                 None => text,
@@ -341,9 +319,27 @@ impl Symmetry {
         sym
     }
 
+    /// Move `m` as an element that relabels nothing (of `labels` labels
+    /// in all), to be tabulated as the symmetries are.
+    fn move_element(&self, m: &Transform, labels: u32) -> Element {
+        let (src, twist) = flat(m, &self.offsets);
+        let relabel = (0..labels)
+            .map(|l| {
+                // The label's set starts at the last first label below it.
+                let at = self.label_base.partition_point(|&b| b <= l) - 1;
+                ((l - self.label_base[at]) as u16, 0)
+            })
+            .collect();
+        Element {
+            src,
+            twist,
+            relabel,
+        }
+    }
+
     /// Element `s` (acting on places as `src` and `twist`) as a symmetry,
     /// or which check it fails (an index into the reasons of
-    /// [`Symmetry::of`]).
+    /// [`not_kept`]).
     fn element(
         &self,
         twisty: &Twisty,
@@ -658,6 +654,28 @@ impl Symmetry {
         }
         ties
     }
+}
+
+/// Why `group - kept` of a group's `group` elements are not symmetries:
+/// `why[i]` of them fail check `i` of [`Symmetry::element`].
+fn not_kept(why: &[usize; 4], group: usize, kept: usize) -> String {
+    let reasons = [
+        "do not map the solved position's pieces onto pieces",
+        "map a move onto no move of the search",
+        "do not fix the start",
+        "do not map the Illegal lines onto themselves",
+    ];
+    let said: Vec<String> = why
+        .iter()
+        .zip(reasons)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, r)| format!("{n} {r}"))
+        .collect();
+    format!(
+        "{} of the {group} elements are not symmetries: {}",
+        group - kept,
+        said.join(", ")
+    )
 }
 
 /// What `t` does to places numbered set after set (`offsets`: each set's

@@ -75,7 +75,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         }
         Prepared::Twisty(t) => {
             let t: Rc<Twisty> = Rc::from(t);
-            let sym = symmetry_of(&t, o.symmetry, s, false);
+            let sym = symmetry_of(&t, o.symmetry, Some(s), false);
             // The keys of any width as indices into a table of them.
             let (report, render) = match &sym {
                 Some(sym) => by_symmetric!(&t, sym, |m| {

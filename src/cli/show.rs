@@ -10,7 +10,7 @@ use reach::engine::{Model, Search};
 use reach::puzzles::clocks;
 use reach::puzzles::twisty::Symmetry;
 
-use super::args::MetricArg;
+use super::args::{MetricArg, SymmetryArg};
 use super::output::stdout;
 use super::puzzle::{self, Loaded, Puzzle, Shape};
 use super::{sliding, twisty};
@@ -87,11 +87,16 @@ pub(super) fn show(
                 scramble: &None,
             };
             let t = puzzle::twisty(*def, shape)?;
+            // What a count would use (`--symmetry auto`), and what the
+            // file's rotations give.
+            let used = twisty::symmetry_of(&t, SymmetryArg::Auto, None, false);
+            let used = used.as_ref();
             let sym = Symmetry::of(&t);
-            let used = (!sym.is_trivial()).then_some(&sym);
             if json {
                 let mut v = twisty::show_json(&t);
                 v["symmetry"] = twisty::symmetry_json(&t, Some(&sym));
+                // Whether a count uses it by default.
+                v["symmetry"]["used"] = json!(used.is_some());
                 stdout(&format!("{v}\n"))?;
             } else {
                 // The store a count takes: over classes, where a symmetry
@@ -100,7 +105,18 @@ pub(super) fn show(
                     Some(sym) => twisty::by_symmetric!(&t, sym, |m| stores(m)),
                     None => twisty::by_width!(&t, |m| stores(m)),
                 };
-                stdout(&format!("{}{}\n{}", t.describe(), sym.describe(), stores))?;
+                let unused = match (used, sym.is_trivial()) {
+                    (None, false) => {
+                        "\n  not used by default: every position takes the dense store, faster and smaller (--symmetry on uses it)"
+                    }
+                    _ => "",
+                };
+                stdout(&format!(
+                    "{}{}{unused}\n{}",
+                    t.describe(),
+                    sym.describe(),
+                    stores
+                ))?;
             }
         }
         Loaded::Clocks(_) if json => stdout(&format!(

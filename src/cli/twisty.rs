@@ -84,17 +84,21 @@ pub(super) use by_symmetric;
 pub(super) fn symmetry_of(
     t: &Twisty,
     arg: SymmetryArg,
-    s: &Settings,
+    s: Option<&Settings>,
     solve: bool,
 ) -> Option<Symmetry> {
     if arg == SymmetryArg::None || t.definition().rotations.is_empty() {
         return None;
     }
     if arg == SymmetryArg::Auto && t.words() == 1 {
-        let plain = reach::engine::Search::new(t)
-            .threads(s.threads)
-            .visited(s.visited)
-            .memory_limit(s.limits.memory_limit);
+        let plain = reach::engine::Search::new(t);
+        let plain = match s {
+            Some(s) => plain
+                .threads(s.threads)
+                .visited(s.visited)
+                .memory_limit(s.limits.memory_limit),
+            None => plain,
+        };
         if plain
             .store(solve)
             .is_ok_and(|(kind, _)| kind == reach::engine::VisitedKind::Dense)
@@ -103,6 +107,8 @@ pub(super) fn symmetry_of(
         }
     }
     let sym = Symmetry::of(t);
+    // A solve walks its path by moves: conjugations alone.
+    let sym = if solve { sym.without_inverse(t) } else { sym };
     (!sym.is_trivial()).then_some(sym)
 }
 
@@ -118,6 +124,7 @@ pub(super) fn symmetry_json(t: &Twisty, sym: Option<&Symmetry>) -> serde_json::V
         Some(sym) => json!({
             "order": sym.order(),
             "used": !sym.is_trivial(),
+            "inverse": sym.inverse(),
             "rotations": sym.rotations(),
             "generated": sym.generated(),
             "dropped": sym.dropped(),
@@ -151,7 +158,7 @@ pub(super) fn solve(
     s: &Settings,
     file_text: Option<&str>,
 ) -> Result<ExitCode> {
-    match symmetry_of(puzzle, a.symmetry, s, true) {
+    match symmetry_of(puzzle, a.symmetry, Some(s), true) {
         Some(sym) => by_symmetric!(puzzle, &sym, |m| {
             solve_with(puzzle, m, &|path| m.real_path(path), a, s, file_text)
         }),

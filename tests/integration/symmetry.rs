@@ -79,6 +79,14 @@ fn cubes_and_the_skewb_count_as_many_positions_with_their_rotations_in_three_met
         for metric in METRICS {
             let t = build(&def, metric, None);
             let sym = Symmetry::of(&t);
+            // Every piece is at home in the solved position: where every
+            // move's inverse is a move, a class holds the inverses too.
+            assert_eq!(
+                sym.inverse(),
+                metric != TwistyMetric::Moves,
+                "{file} {metric:?}"
+            );
+            let order = order << u32::from(sym.inverse());
             assert_eq!(sym.order(), order, "{file} {metric:?}: {}", sym.describe());
             let plain = plain_levels(&t, Some(depth));
             for (threads, kind) in [(1, VisitedKind::Auto), (2, VisitedKind::Auto)]
@@ -113,6 +121,18 @@ fn the_3x3x3_counts_its_published_table_to_depth_6_with_its_rotations() {
     let t = build(&load("cube3-rotations.tws"), TwistyMetric::Htm, None);
     let sym = Symmetry::of(&t);
     let (levels, classes) = symmetric_levels::<Wide<2>>(&t, &sym, 2, VisitedKind::Auto, Some(6));
+    assert_eq!(levels, CUBE3_HTM[..7]);
+    // The classes of twsearch's -F (its 24 rotations and the inverse),
+    // exactly: its `cnt` column on the same file.
+    assert_eq!(classes, [1, 2, 10, 75, 954, 12097, 159473]);
+    // Under the rotations alone, about twice as many.
+    let (levels, classes) = symmetric_levels::<Wide<2>>(
+        &t,
+        &Symmetry::of(&t).without_inverse(&t),
+        2,
+        VisitedKind::Auto,
+        Some(6),
+    );
     assert_eq!(levels, CUBE3_HTM[..7]);
     assert_eq!(classes, [1, 3, 15, 144, 1845, 24090, 318030]);
 }
@@ -170,7 +190,7 @@ fn with_rotation(rng: &mut Rng) -> reach::puzzles::twisty::Definition {
 #[test]
 fn random_puzzles_with_a_rotation_count_their_positions_and_their_orbits() {
     let mut rng = Rng(0x5eed_0f5e_9d2c_5681);
-    let (mut used, mut refused_start) = (0, 0);
+    let (mut used, mut refused_start, mut inverted) = (0, 0, 0);
     for case in 0..80 {
         let mut def = with_rotation(&mut rng);
         // A start other than solved in a quarter of the cases: a symmetry
@@ -202,6 +222,7 @@ fn random_puzzles_with_a_rotation_count_their_positions_and_their_orbits() {
                 continue;
             }
             used += 1;
+            inverted += usize::from(sym.inverse());
             let what = format!("case {case} {metric:?}: {}", sym.describe());
             let m = Symmetric::<u64>::new(&t, &sym).unwrap();
             for threads in [1, 2] {
@@ -229,8 +250,8 @@ fn random_puzzles_with_a_rotation_count_their_positions_and_their_orbits() {
         }
     }
     assert!(
-        used > 40 && refused_start > 5,
-        "the random puzzles hardly exercise symmetry: {used} used, {refused_start} refused for the start"
+        used > 40 && refused_start > 5 && inverted > 10,
+        "the random puzzles hardly exercise symmetry: {used} used, {refused_start} refused for the start, {inverted} with the inverse"
     );
 }
 
@@ -239,8 +260,10 @@ fn a_restricted_move_set_keeps_the_rotations_that_map_it_onto_itself() {
     let def = load("cube3-rotations.tws");
     let t = build(&def, TwistyMetric::Htm, Some("U,R"));
     let sym = Symmetry::of(&t);
-    // The half turn about the axis through the UR edge swaps U and R.
-    assert_eq!(sym.order(), 2, "{}", sym.describe());
+    // The half turn about the axis through the UR edge swaps U and R;
+    // with the inverse position, 4.
+    assert_eq!(sym.order(), 4, "{}", sym.describe());
+    assert!(sym.inverse());
     assert!(sym.dropped().unwrap().contains("map a move onto no move"));
     let (levels, _) = symmetric_levels::<u64>(&t, &sym, 2, VisitedKind::Auto, Some(7));
     assert_eq!(levels, plain_levels(&t, Some(7)));
@@ -331,7 +354,7 @@ fn levels_on_disk_and_a_resumed_checkpoint_weigh_their_classes_alike() {
     );
     assert_eq!(v["levels"], serde_json::json!(memory.levels));
     assert_eq!(v["class_levels"], serde_json::json!(memory.class_levels));
-    assert_eq!(v["symmetry"]["order"], 24);
+    assert_eq!(v["symmetry"]["order"], 48);
 }
 
 #[test]
@@ -341,9 +364,10 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
     assert_eq!(v["levels"], serde_json::json!(CUBE3_HTM[..6]));
     assert_eq!(
         v["class_levels"],
-        serde_json::json!([1, 3, 15, 144, 1845, 24090])
+        serde_json::json!([1, 2, 10, 75, 954, 12097])
     );
-    assert_eq!(v["symmetry"]["order"], 24);
+    assert_eq!(v["symmetry"]["order"], 48);
+    assert_eq!(v["symmetry"]["inverse"], true);
     assert_eq!(v["symmetry"]["rotations"].as_array().unwrap().len(), 13);
     let v = json_out(reach().args([
         "count",
@@ -363,7 +387,7 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
         .assert()
         .success()
         .stderr(predicates::str::contains(
-            "classes     163 of symmetric positions under 24 symmetries",
+            "classes     88 of symmetric positions under 48 symmetries",
         ));
     // The antipodes are positions, every one of each class.
     let v = json_out(reach().args(["count", &cube, "--max-depth", "2", "--antipodes", "--json"]));
@@ -373,9 +397,14 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
         .args(["show", &cube])
         .assert()
         .success()
-        .stdout(predicates::str::contains("symmetry: 24 of the 24 elements"));
+        .stdout(predicates::str::contains(
+            "symmetry: 24 of the 24 elements that the rotations",
+        ))
+        .stdout(predicates::str::contains(
+            "each with the inverse position: 48 in all",
+        ));
     let v = json_out(reach().args(["show", &cube, "--moves", "U,R", "--json"]));
-    assert_eq!(v["symmetry"]["order"], 2);
+    assert_eq!(v["symmetry"]["order"], 4);
     // The dense store keeps no level as keys to weigh; `auto` takes it
     // over classes where it fits (faster and smaller), `on` does not.
     let cube2 = data("cube2-rotations.tws");
@@ -391,7 +420,7 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
         "on",
         "--json",
     ]));
-    assert_eq!(v["symmetry"]["order"], 24);
+    assert_eq!(v["symmetry"]["order"], 48);
     assert_eq!(v["levels"], serde_json::json!([1, 18, 243, 2874, 28000]));
     reach()
         .args(["count", &cube2, "--visited", "dense", "--symmetry", "on"])

@@ -482,7 +482,8 @@ mod tests {
             .count()
             .unwrap();
         let sym = Symmetry::of(&cube);
-        assert_eq!(sym.order(), 24);
+        // 24 rotations, each with the inverse position.
+        assert_eq!(sym.order(), 48);
         let model = Symmetric::<u64>::new(&cube, &sym).unwrap();
         let one = Search::new(&model)
             .threads(2)

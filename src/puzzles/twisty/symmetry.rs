@@ -128,6 +128,11 @@ pub struct Symmetry {
     kinds: Vec<Vec<u8>>,
     /// How a class's size is written into its key (see [`Sizes`]).
     sizes: Sizes,
+    /// Whether a position's inverse is in its class too (see
+    /// [`Symmetry::inverse`]), and each set's first place, size and radix
+    /// for inverting.
+    inverse: bool,
+    sets: Vec<(usize, usize, u16)>,
 }
 
 /// Where a key says its class's size: which of the group order's divisors
@@ -261,6 +266,8 @@ impl Symmetry {
                 weight: 1,
                 words: twisty.words(),
             },
+            inverse: false,
+            sets: Vec::new(),
         };
         if places > usize::from(u16::MAX) {
             // Places are numbered in 16 bits.
@@ -308,7 +315,8 @@ impl Symmetry {
             sym.dropped = Some(why);
             return sym;
         }
-        sym.sizes = Sizes::new(sym.elements.len(), twisty);
+        sym.inverse = sym.invertible(twisty);
+        sym.sizes = Sizes::new(sym.order(), twisty);
         if sym.elements.len() < group.len() {
             let text = not_kept(&why, group.len(), sym.elements.len());
             sym.dropped = Some(match sym.dropped.take() {
@@ -317,6 +325,69 @@ impl Symmetry {
             });
         }
         sym
+    }
+
+    /// Whether a position and its inverse lie at the same distance from
+    /// the start, so that a class may hold both: every piece told apart
+    /// and at home in the solved position (a position is then the
+    /// permutation and twists that made it), the start solved, every
+    /// move's inverse a move, and no `Illegal` line (an inverse could
+    /// break one that the position keeps).
+    fn invertible(&mut self, twisty: &Twisty) -> bool {
+        let def = &twisty.def;
+        let at_home = def.sets.iter().enumerate().all(|(s, set)| {
+            (0..set.size)
+                .all(|i| usize::from(def.solved.pieces[s][i]) == i && def.solved.ori[s][i] == 0)
+        });
+        // A file without rotations searches every position: the inverse
+        // alone is not offered (yet).
+        if def.rotations.is_empty()
+            || !(twisty.reversible
+                && def.illegal.is_empty()
+                && at_home
+                && twisty.start == def.solved)
+        {
+            return false;
+        }
+        self.sets = def
+            .sets
+            .iter()
+            .enumerate()
+            .map(|(s, set)| (self.offsets[s], set.size, self.radix[self.offsets[s]]))
+            .collect();
+        true
+    }
+
+    /// These symmetries without the inverse position: a solve's, whose
+    /// path is walked from the real start by moves, which the inverse
+    /// does not commute with.
+    pub fn without_inverse(mut self, twisty: &Twisty) -> Symmetry {
+        self.inverse = false;
+        self.sizes = Sizes::new(self.order(), twisty);
+        self
+    }
+
+    /// Whether a class holds each position's inverse too (the twisty
+    /// puzzles whose positions are permutations, counted from solved in a
+    /// metric where every move's inverse is a move): a position and its
+    /// inverse are the same distance from solved. This halves the classes
+    /// again, as twsearch's `-F` does.
+    pub fn inverse(&self) -> bool {
+        self.inverse
+    }
+
+    /// `q`'s inverse into `out`: the piece at place j with label l and
+    /// twist t puts, in the inverse, the piece labelled j at place l with
+    /// twist -t.
+    #[inline]
+    fn invert(&self, q: &[Dense], out: &mut [Dense]) {
+        for &(first, size, radix) in &self.sets {
+            for j in 0..size {
+                let d = q[first + j];
+                let (label, ori) = (d / radix, d % radix);
+                out[first + usize::from(label)] = j as Dense * radix + (radix - ori) % radix;
+            }
+        }
     }
 
     /// Move `m` as an element that relabels nothing (of `labels` labels
@@ -419,14 +490,15 @@ impl Symmetry {
         self.sizes.words
     }
 
-    /// The order of the group of symmetries used.
+    /// The order of the group of symmetries used: the kept elements, twice
+    /// over with the inverse position.
     pub fn order(&self) -> usize {
-        self.elements.len()
+        self.elements.len() << u32::from(self.inverse)
     }
 
     /// Whether there is a symmetry besides the identity.
     pub fn is_trivial(&self) -> bool {
-        self.elements.len() < 2
+        self.order() < 2
     }
 
     /// What `show` says of the symmetries.
@@ -436,10 +508,16 @@ impl Symmetry {
         }
         let mut out = format!(
             "symmetry: {} of the {} elements that the rotations {} generate",
-            self.order(),
+            self.elements.len(),
             self.generated,
             self.rotations.join(" ")
         );
+        if self.inverse {
+            out.push_str(&format!(
+                ", each with the inverse position: {} in all",
+                self.order()
+            ));
+        }
         if let Some(why) = &self.dropped {
             out.push_str(&format!("\n  ({why})"));
         }
@@ -616,41 +694,53 @@ impl Symmetry {
         self.illegal.iter().all(|&(g, l)| q[g] / self.radix[g] != l)
     }
 
-    /// The representative of `q`'s class into `best` (the conjugate that
-    /// comes first, place by place); how many elements give it (the
-    /// elements that fix `q`, counted once per coset). The conjugates'
-    /// first places are compared first, all at once: most elements lose
-    /// there, and only those that tie are compared further.
+    /// The representative of `q`'s class into `best` (the conjugate, of
+    /// `q` or of its inverse, that comes first, place by place); how many
+    /// elements give it (the elements that fix `q`, counted once per
+    /// coset). `inv` is room for `q`'s inverse. The conjugates' first
+    /// places are compared first, all at once: most elements lose there,
+    /// and only those that tie are compared further.
     #[inline]
-    fn canonical(&self, q: &[Dense], best: &mut [Dense]) -> u64 {
+    fn canonical(&self, q: &[Dense], inv: &mut [Dense], best: &mut [Dense]) -> u64 {
+        if self.inverse {
+            self.invert(q, inv);
+        }
+        let both = [q, &*inv];
+        let sources = &both[..1 + usize::from(self.inverse)];
         // Place 0's table entries start at 0.
-        let first = |t: &Table| t.to[usize::from(q[usize::from(t.src[0])])];
-        let low = self.elements.iter().map(first).min().expect("the identity");
+        let first = |t: &Table, q: &[Dense]| t.to[usize::from(q[usize::from(t.src[0])])];
+        let low = sources
+            .iter()
+            .flat_map(|q| self.elements.iter().map(|t| first(t, q)))
+            .min()
+            .expect("the identity");
         let mut ties = 0;
-        for t in self.elements.iter().filter(|t| first(t) == low) {
-            if ties == 0 {
-                for (g, b) in best.iter_mut().enumerate() {
-                    *b = self.at(t, q, g);
-                }
-                ties = 1;
-                continue;
-            }
-            let mut equal = true;
-            for g in 1..q.len() {
-                let c = self.at(t, q, g);
-                if c != best[g] {
-                    if c < best[g] {
-                        best[g] = c;
-                        for (h, b) in best.iter_mut().enumerate().skip(g + 1) {
-                            *b = self.at(t, q, h);
-                        }
-                        ties = 1;
+        for &q in sources {
+            for t in self.elements.iter().filter(|t| first(t, q) == low) {
+                if ties == 0 {
+                    for (g, b) in best.iter_mut().enumerate() {
+                        *b = self.at(t, q, g);
                     }
-                    equal = false;
-                    break;
+                    ties = 1;
+                    continue;
                 }
+                let mut equal = true;
+                for g in 1..q.len() {
+                    let c = self.at(t, q, g);
+                    if c != best[g] {
+                        if c < best[g] {
+                            best[g] = c;
+                            for (h, b) in best.iter_mut().enumerate().skip(g + 1) {
+                                *b = self.at(t, q, h);
+                            }
+                            ties = 1;
+                        }
+                        equal = false;
+                        break;
+                    }
+                }
+                ties += u64::from(equal);
             }
-            ties += u64::from(equal);
         }
         ties
     }
@@ -723,6 +813,9 @@ pub struct SymmetricState<K> {
     codes: Vec<Dense>,
     next: Vec<Dense>,
     best: Vec<Dense>,
+    /// The decoded position's inverse, and a successor's.
+    inverse: Vec<Dense>,
+    scratch: Vec<Dense>,
     local: Vec<u8>,
     wide: Vec<u64>,
 }
@@ -856,6 +949,8 @@ impl<'t, K: Key> Symmetric<'t, K> {
             codes: vec![0; n],
             next: vec![0; n],
             best: vec![0; n],
+            inverse: vec![0; n],
+            scratch: vec![0; n],
             local: vec![0; 2 * MAX_ORBIT],
             wide: vec![0; WIDE_SCRATCH],
         }
@@ -864,7 +959,9 @@ impl<'t, K: Key> Symmetric<'t, K> {
     /// The key of the class of the position whose codes are in
     /// `state.next`.
     fn class_key(&self, state: &mut SymmetricState<K>) -> K {
-        let fixing = self.sym.canonical(&state.next, &mut state.best);
+        let fixing = self
+            .sym
+            .canonical(&state.next, &mut state.scratch, &mut state.best);
         let mut key = self.key_of(&state.best, &mut state.local, &mut state.wide);
         let sizes = &self.sym.sizes;
         let digit = sizes.fixing.partition_point(|&d| d < fixing) as u64;
@@ -885,7 +982,17 @@ impl<'t, K: Key> Symmetric<'t, K> {
     /// next class, of the position reached so far. They are real
     /// positions, not representatives, one move apart: their moves
     /// ([`Twisty::path_moves`]) solve the real start.
+    ///
+    /// # Panics
+    ///
+    /// With the inverse position in the symmetries (a path of such classes
+    /// need not be walkable by moves from the start): a solve takes
+    /// [`Symmetry::without_inverse`].
     pub fn real_path(&self, path: &[K]) -> Vec<K> {
+        assert!(
+            !self.sym.inverse,
+            "a path is walked under the conjugations alone: Symmetry::without_inverse"
+        );
         let mut state = self.state();
         state.codes.copy_from_slice(&self.sym.start);
         let mut real = vec![self.twisty.start_key()];
@@ -908,17 +1015,17 @@ impl<'t, K: Key> Symmetric<'t, K> {
     pub fn orbit(&self, key: K) -> Vec<K> {
         let mut state = self.state();
         self.codes_of(self.position_key(key), &mut state);
-        let mut keys: Vec<K> = self
-            .sym
-            .elements
-            .iter()
-            .map(|e| {
-                for g in 0..state.codes.len() {
-                    state.next[g] = self.sym.at(e, &state.codes, g);
+        self.sym.invert(&state.codes, &mut state.inverse);
+        let sources = [&state.codes, &state.inverse];
+        let mut keys = Vec::new();
+        for p in &sources[..1 + usize::from(self.sym.inverse)] {
+            for e in &self.sym.elements {
+                for g in 0..p.len() {
+                    state.next[g] = self.sym.at(e, p, g);
                 }
-                self.key_of(&state.next, &mut state.local, &mut state.wide)
-            })
-            .collect();
+                keys.push(self.key_of(&state.next, &mut state.local, &mut state.wide));
+            }
+        }
         keys.sort_unstable();
         keys.dedup();
         keys
@@ -962,11 +1069,23 @@ impl<K: Key> Model for Symmetric<'_, K> {
     }
 
     fn successors(&self, state: &mut Self::State, out: &mut Vec<K>) {
-        for m in 0..self.sym.moves.len() {
-            let (codes, next) = (&state.codes, &mut state.next);
-            self.sym.apply(m, codes, next);
-            if self.sym.legal(&state.next) {
-                out.push(self.class_key(state));
+        // With the inverse, the class's positions are the representative's
+        // conjugates and their inverses; the inverses' successors are
+        // those of the representative's inverse.
+        if self.sym.inverse {
+            self.sym.invert(&state.codes, &mut state.inverse);
+        }
+        for from in 0..1 + usize::from(self.sym.inverse) {
+            for m in 0..self.sym.moves.len() {
+                let p = if from == 0 {
+                    &state.codes
+                } else {
+                    &state.inverse
+                };
+                self.sym.apply(m, p, &mut state.next);
+                if self.sym.legal(&state.next) {
+                    out.push(self.class_key(state));
+                }
             }
         }
     }
@@ -1002,12 +1121,13 @@ impl<K: Key> Model for Symmetric<'_, K> {
 
     fn identity(&self) -> String {
         format!(
-            "{}; key words {}; symmetry {} of {} elements generated by {}",
+            "{}; key words {}; symmetry {} of {} elements generated by {}; inverse {}",
             self.twisty.identity(),
             K::WORDS,
-            self.sym.order(),
+            self.sym.elements.len(),
             self.sym.generated,
-            self.sym.rotations.join(" ")
+            self.sym.rotations.join(" "),
+            self.sym.inverse
         )
     }
 }

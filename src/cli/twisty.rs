@@ -37,39 +37,29 @@ pub(super) use by_width;
 /// `Symmetric` adds to a model (the real path, a class's positions).
 macro_rules! by_symmetric {
     ($t:expr, $sym:expr, |$m:ident| $body:expr) => {{
-        use reach::engine::Wide;
-        use reach::puzzles::twisty::Symmetric;
         let (t, sym): (
             &reach::puzzles::twisty::Twisty,
             &reach::puzzles::twisty::Symmetry,
         ) = ($t, $sym);
         let words = sym.key_words();
-        let held = "the width class holds the key";
         if words == 1 {
-            let w = Symmetric::<u64>::new(t, sym).expect(held);
-            let $m = &w;
-            $body
-        } else if words <= 2 {
-            let w = Symmetric::<Wide<2>>::new(t, sym).expect(held);
-            let $m = &w;
-            $body
-        } else if words <= 4 {
-            let w = Symmetric::<Wide<4>>::new(t, sym).expect(held);
-            let $m = &w;
-            $body
-        } else if words <= 8 {
-            let w = Symmetric::<Wide<8>>::new(t, sym).expect(held);
-            let $m = &w;
-            $body
-        } else if words <= 32 {
-            let w = Symmetric::<Wide<32>>::new(t, sym).expect(held);
-            let $m = &w;
-            $body
+            $crate::cli::twisty::by_symmetric!(@as u64, t, sym, |$m| $body)
         } else {
-            let w = Symmetric::<Wide<128>>::new(t, sym).expect(held);
-            let $m = &w;
-            $body
+            $crate::cli::twisty::by_symmetric!(@wide words, [2, 4, 8, 32, 128], t, sym, |$m| $body)
         }
+    }};
+    (@wide $words:ident, [$($n:literal),+], $t:ident, $sym:ident, |$m:ident| $body:expr) => {
+        $(if $words <= $n {
+            $crate::cli::twisty::by_symmetric!(@as reach::engine::Wide<$n>, $t, $sym, |$m| $body)
+        } else)+ {
+            unreachable!("no width class holds a key of {} words", $words)
+        }
+    };
+    (@as $k:ty, $t:ident, $sym:ident, |$m:ident| $body:expr) => {{
+        let w = reach::puzzles::twisty::Symmetric::<$k>::new($t, $sym)
+            .expect("the width class holds the key");
+        let $m = &w;
+        $body
     }};
 }
 pub(super) use by_symmetric;
@@ -109,7 +99,8 @@ pub(super) fn symmetry_of(
     let sym = Symmetry::of(t);
     // A solve walks its path by moves: conjugations alone.
     let sym = if solve { sym.without_inverse(t) } else { sym };
-    (!sym.is_trivial()).then_some(sym)
+    // A class's size may take a word beyond the widest class compiled.
+    (!sym.is_trivial() && sym.key_words() <= 128).then_some(sym)
 }
 
 /// What `--json` says of the symmetries a search of `t` used (`None`:

@@ -76,6 +76,10 @@ pub enum Command {
     Solve(SolveArgs),
     /// The positions farthest from the goal, within the start's component.
     Hardest(HardestArgs),
+    /// Every position of a sliding-block puzzle's pieces on its board (not
+    /// only those its start reaches): the components, and the hardest
+    /// starts of all.
+    Census(CensusArgs),
     /// The puzzle as the engine sees it: board, classes, key space.
     Show {
         /// A built-in name (see `reach list`) or a puzzle file.
@@ -354,6 +358,39 @@ pub struct HardestArgs {
 
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CensusArgs {
+    /// A built-in sliding-block puzzle (see `reach list`) or a puzzle file.
+    pub puzzle: String,
+
+    /// What counts as one move [default: step].
+    #[arg(long, value_enum)]
+    pub metric: Option<MetricArg>,
+
+    /// How many of the hardest starts to print (farthest from the goal
+    /// first, then by key, so the choice is the same on every run).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub top: usize,
+
+    /// Write each hardest start into DIR as a puzzle file, ready to solve:
+    /// hardest-1.toml, hardest-2.toml, … (the same rails, colours, walls
+    /// and goal).
+    #[arg(long, value_name = "DIR")]
+    pub toml: Option<std::path::PathBuf>,
+
+    /// Measure the distances to the goal up to D only.
+    #[arg(long, value_name = "D")]
+    pub max_depth: Option<u32>,
+
+    /// Stop before memory use would pass SIZE (e.g. 512M, 4G): the census
+    /// holds about 26 bytes a position.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_limit: Option<u64>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Args, Debug, Clone, Default)]

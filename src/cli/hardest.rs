@@ -119,7 +119,13 @@ fn sliding(
             a.puzzle
         )
     };
-    let text = hardest_file(toml, &board, puzzle.raw_name())?;
+    let name = puzzle.raw_name();
+    let text = rewritten_file(
+        toml,
+        &board,
+        &format!("{name} (hardest)"),
+        &format!("# The hardest position of {name}, written by `reach hardest`.\n"),
+    )?;
     if let Some(file) = &a.toml {
         write_output(file, text.as_bytes())?;
     }
@@ -142,17 +148,14 @@ fn sliding(
     Ok(code)
 }
 
-/// The puzzle file of the hardest position: the original file (its rails,
-/// colours, `distinct`, goal) with the board replaced by `board` and the
-/// name marked "(hardest)".
-fn hardest_file(text: &str, board: &str, name: &str) -> Result<String> {
+/// The puzzle file of a position: the original file `text` (its rails,
+/// colours, `distinct`, goal) with the board replaced by `board`, named
+/// `name`, after the comment `header`.
+pub(super) fn rewritten_file(text: &str, board: &str, name: &str, header: &str) -> Result<String> {
     let mut table: toml::Table = text.parse()?;
-    table.insert(
-        "name".into(),
-        toml::Value::String(format!("{name} (hardest)")),
-    );
+    table.insert("name".into(), toml::Value::String(name.to_string()));
     table.insert("board".into(), toml::Value::String(board.to_string()));
-    let mut out = format!("# The hardest position of {name}, written by `reach hardest`.\n");
+    let mut out = header.to_string();
     out.push_str(&toml::to_string(&table)?);
     Ok(out)
 }

@@ -5,6 +5,7 @@
 //! finished search prints) and `exit.rs` (the exit codes).
 
 mod args;
+mod census;
 mod clocks;
 mod cluster;
 mod completions;
@@ -108,6 +109,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cluster::prepare(cluster::join(&a.cluster)?, &a.cluster, &mut s);
             hardest::hardest(&a, &s)
         }
+        Command::Census(a) => census::census(&a, &Settings::of_census(&a, json)),
         Command::Resume(a) => resume::resume(a, json),
         Command::Show {
             puzzle,

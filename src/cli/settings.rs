@@ -13,7 +13,9 @@ use reach::engine::{
     memory,
 };
 
-use super::args::{CountOptions, HardestArgs, LimitArgs, RunArgs, SolveArgs, StorageArgs};
+use super::args::{
+    CensusArgs, CountOptions, HardestArgs, LimitArgs, RunArgs, SolveArgs, StorageArgs,
+};
 use super::output::{self, bytes, say};
 use super::{cluster, exit};
 
@@ -131,6 +133,17 @@ impl Settings {
     }
 
     /// `hardest`'s settings: it spills, but keeps no checkpoint.
+    pub(super) fn of_census(a: &CensusArgs, json: bool) -> Settings {
+        Settings {
+            limits: LimitArgs {
+                max_depth: a.max_depth,
+                memory_limit: a.memory_limit,
+                ..LimitArgs::default()
+            },
+            ..Settings::new(&a.run, json)
+        }
+    }
+
     pub(super) fn of_hardest(a: &HardestArgs, json: bool) -> Settings {
         Settings {
             limits: a.limits.clone(),

@@ -152,7 +152,7 @@ fn stop_text<K>(report: &Report<K>, s: &Settings) -> Option<String> {
 /// The level profile in a line a person can read: every level when there
 /// are few, else the first and last few and the widest (the full profile
 /// is in `--json` and `--verbose`).
-fn short_profile(levels: &[u64]) -> String {
+pub(super) fn short_profile(levels: &[u64]) -> String {
     let join = |ls: &[u64]| ls.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
     if levels.len() <= 16 {
         return join(levels);

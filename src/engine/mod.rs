@@ -7,6 +7,7 @@
 //! - [`files`]: the run files, their codec and the checkpoint's manifest;
 //! - [`peers`]: the processes of a search (one alone, or MPI ranks).
 
+pub mod census;
 mod error;
 mod files;
 mod key;
@@ -18,6 +19,7 @@ mod report;
 mod search;
 mod stores;
 
+pub use census::{Census, Components, Distances, EveryPosition, HardStart};
 pub use error::SearchError;
 pub use files::{Checkpoint, DiskUse, Spill, SpillError};
 pub use key::{Key, Wide};

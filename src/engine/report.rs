@@ -173,4 +173,10 @@ pub struct Progress {
     /// so in advance (a model with dense keys: its key space), for an
     /// estimate of the time left.
     pub expected_states: Option<u64>,
+    /// What the run is doing: empty for a search's level. A census
+    /// ([`Search::census`](crate::engine::Search::census)) names its stage
+    /// ("listing positions", "joining components", "distances from the
+    /// goal"), and counts the positions done so far in `total_states` (of
+    /// `expected_states`, where known).
+    pub stage: &'static str,
 }

@@ -44,10 +44,10 @@ pub struct Search<'a, M: Model> {
     pub(crate) max_states: Option<u64>,
     pub(crate) max_depth: Option<u32>,
     pub(crate) memory_limit: Option<u64>,
-    memory_guard: bool,
+    pub(crate) memory_guard: bool,
     pub(crate) stop: Option<&'a AtomicBool>,
     pub(crate) terminated: Option<&'a AtomicBool>,
-    progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    pub(crate) progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
     spill: Option<Spill>,
     /// The processes of the search, when it runs on several.
     peers: Option<&'a dyn Peers>,
@@ -320,7 +320,7 @@ impl<'a, M: Model> Search<'a, M> {
         M::Key::store(self, solve)
     }
 
-    fn thread_count(&self) -> usize {
+    pub(crate) fn thread_count(&self) -> usize {
         if self.threads == 0 {
             cores()
         } else {
@@ -1024,7 +1024,10 @@ const PARTITIONS_PER_PROCESS: usize = 16;
 /// loop of a level then runs in the pool, on the calling worker alone when
 /// it does not split (see [`min_len`](crate::engine::levels::workers::min_len)),
 /// never in rayon's global pool.
-fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> Result<R, SearchError> {
+pub(crate) fn in_pool<R: Send>(
+    threads: usize,
+    f: impl FnOnce() -> R + Send,
+) -> Result<R, SearchError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("reach-worker-{i}"))

@@ -1,5 +1,6 @@
 //! Integration tests, in one binary to keep link times down.
 
+mod census;
 mod cli;
 mod cluster;
 mod contest;

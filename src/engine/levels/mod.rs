@@ -265,6 +265,7 @@ impl Limits<'_> {
                 total_states: levels.iter().sum(),
                 seconds,
                 expected_states: self.expected_states,
+                stage: "",
             });
         }
     }

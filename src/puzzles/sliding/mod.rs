@@ -23,6 +23,7 @@
 //! (`lone.rs`): the tile at each floor index and the blank.
 
 mod blanks;
+mod census;
 mod lone;
 mod parse;
 mod solution;

@@ -1,0 +1,257 @@
+//! `reach census`: every position of a sliding-block puzzle's pieces on
+//! its board, split into components, with the hardest starts of all.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+use reach::engine::{Census, Progress, StopReason, memory};
+use reach::puzzles::sliding::SlidingPuzzle;
+
+use super::args::CensusArgs;
+use super::exit;
+use super::output::{ProgressLine, bytes, count_of, say, stdout, write_output};
+use super::puzzle::{Loaded, Prepared, Puzzle, Shape};
+use super::settings::{Settings, Signals, check_memory_limit, search};
+
+/// Sizes of components the text lists before it says how many more.
+const SIZES_SHOWN: usize = 8;
+
+pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
+    check_memory_limit(s)?;
+    if let Some(dir) = &a.toml {
+        check_dir(dir)?;
+    }
+    let puzzle = Puzzle::load(&a.puzzle, None)?;
+    if !matches!(puzzle.loaded, Loaded::Sliding(_)) {
+        bail!(
+            "a census places a sliding-block puzzle's pieces every way they fit on its board; {} is not a sliding-block puzzle\n  help: `reach count {}` counts the positions reachable from its start",
+            puzzle.loaded.name(),
+            a.puzzle
+        );
+    }
+    let toml = puzzle.toml().map(str::to_string);
+    let shape = Shape {
+        metric: a.metric,
+        moves: &None,
+        scramble: &None,
+    };
+    let Prepared::Sliding(p) = puzzle.loaded.prepare(shape)? else {
+        unreachable!("a sliding-block puzzle prepares as one");
+    };
+    if p.words() > 1 {
+        bail!(
+            "{}'s key space passes 2^64 ({} words a key), and a census lists its positions by keys of one word\n  help: a smaller board, or fewer distinct pieces (`distinct`), brings the key space under 2^64",
+            p.name(),
+            p.words()
+        );
+    }
+    if a.toml.is_some() && !p.goal_given() {
+        bail!(
+            "--toml writes the hardest starts, and {} has no goal to measure them from\n  help: add a goal = \"\"\"...\"\"\" board to the puzzle file (docs/puzzle-files.md)",
+            p.name()
+        );
+    }
+    // Both parities of a tile puzzle: the generic keys.
+    let model = p.with_generic_keys();
+    let signals = Signals::install();
+    let line = ProgressLine::new(s.verbose, s.quiet);
+    let progress = |p: &Progress| line.update(p);
+    let found = search(&model, s, &signals, &progress).census(a.top)?;
+    line.finish();
+    let threads = if s.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        s.threads
+    };
+    let doc = document(&model, &found, threads);
+    if let Some(reason) = &found.stopped {
+        say!("PARTIAL: the census stopped ({reason}): what it found so far follows");
+    }
+    if !s.quiet {
+        say!(
+            "census of {} positions in {:.2} s at {threads} threads, peak memory {}",
+            found.positions,
+            found.seconds,
+            memory::peak_rss_bytes().map_or("?".into(), bytes)
+        );
+    }
+    if s.json {
+        stdout(&format!("{doc}\n"))?;
+    } else {
+        stdout(&text(&model, &found))?;
+    }
+    if let (Some(dir), Some(goal)) = (&a.toml, &found.goal)
+        && found.stopped.is_none()
+    {
+        let Some(toml) = toml else {
+            bail!(
+                "{} was read from no puzzle file: it has no board to rewrite",
+                a.puzzle
+            )
+        };
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("could not make the directory {}", dir.display()))?;
+        for (i, hard) in goal.hardest.iter().enumerate() {
+            let name = format!(
+                "{} (hardest start {} of its census)",
+                model.raw_name(),
+                i + 1
+            );
+            let header = format!(
+                "# A hardest start of {}'s pieces: {} from the goal, in a component of {}; written by `reach census`.\n",
+                model.raw_name(),
+                count_of(
+                    u64::from(hard.distance),
+                    &format!("{} move", model.metric().name()),
+                    &format!("{} moves", model.metric().name())
+                ),
+                count_of(hard.component, "position", "positions"),
+            );
+            let text =
+                super::hardest::rewritten_file(&toml, &model.render(hard.key), &name, &header)?;
+            write_output(
+                &dir.join(format!("hardest-{}.toml", i + 1)),
+                text.as_bytes(),
+            )?;
+        }
+    }
+    Ok(match &found.stopped {
+        None => ExitCode::SUCCESS,
+        Some(StopReason::Interrupted) => ExitCode::from(exit::SIGINT),
+        Some(StopReason::Terminated) => ExitCode::from(exit::SIGTERM),
+        Some(StopReason::MaxDepth(_)) if found.components.is_some() => ExitCode::SUCCESS,
+        Some(_) => ExitCode::from(exit::LIMIT),
+    })
+}
+
+/// Refuses a `--toml` directory that is a file, before the work.
+fn check_dir(dir: &Path) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        bail!(
+            "--toml {} names a file; it takes a directory, which the hardest starts are written into as hardest-1.toml, hardest-2.toml, …",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// `--json`'s document.
+fn document(model: &SlidingPuzzle, c: &Census, threads: usize) -> Value {
+    let mut v = json!({
+        "puzzle": model.raw_name(),
+        "metric": model.metric().name(),
+        "complete": c.stopped.is_none(),
+        "positions": c.positions,
+        "components": c.components.as_ref().map(|k| k.count),
+        "size_histogram": c.components.as_ref().map(|k| &k.size_histogram),
+        "start_component": c.components.as_ref().map(|k| k.start),
+        "seconds": c.seconds,
+        "peak_rss_bytes": memory::peak_rss_bytes(),
+        "run": super::provenance::run_json(threads),
+    });
+    if let Some(reason) = &c.stopped {
+        v["stop_reason"] = json!(reason.to_string());
+    }
+    match &c.goal {
+        Some(g) => {
+            v["goal_positions"] = json!(g.goal_positions);
+            v["goal_components"] = json!(g.goal_components);
+            v["solvable"] = json!(g.solvable);
+            v["unsolvable"] = json!(c.positions - g.solvable);
+            v["levels"] = json!(g.levels);
+            // The largest distance, once every distance is known.
+            v["distance"] = json!(c.stopped.is_none().then(|| g.levels.len() - 1));
+            v["hardest"] = g
+                .hardest
+                .iter()
+                .map(|h| {
+                    json!({"distance": h.distance, "board": model.render(h.key), "component_size": h.component})
+                })
+                .collect();
+        }
+        None => v["hardest"] = json!([]),
+    }
+    v
+}
+
+/// What a person reads.
+fn text(model: &SlidingPuzzle, c: &Census) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: every position of its pieces, {} metric",
+        model.name(),
+        model.metric().name()
+    );
+    let _ = writeln!(out, "positions          {}", c.positions);
+    let Some(k) = &c.components else {
+        return out;
+    };
+    let _ = writeln!(out, "components         {}", k.count);
+    let _ = writeln!(
+        out,
+        "start's component  {}",
+        count_of(k.start, "position", "positions")
+    );
+    let sizes: Vec<String> = k
+        .size_histogram
+        .iter()
+        .rev()
+        .take(SIZES_SHOWN)
+        .map(|&(size, n)| format!("{size} x {n}"))
+        .collect();
+    let more = if k.size_histogram.len() > SIZES_SHOWN {
+        format!(", …; {} sizes, all with --json", k.size_histogram.len())
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "component sizes    {}{more} (size x how many, largest first)",
+        sizes.join(", ")
+    );
+    let Some(g) = &c.goal else {
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "goal               {} in {}; {} can reach one, {} cannot",
+        count_of(g.goal_positions, "position", "positions"),
+        count_of(g.goal_components, "component", "components"),
+        g.solvable,
+        c.positions - g.solvable
+    );
+    let _ = writeln!(
+        out,
+        "distances          {} (positions at each distance from the goal)",
+        super::summary::short_profile(&g.levels)
+    );
+    let Some(first) = g.hardest.first() else {
+        return out;
+    };
+    let metric = model.metric().name();
+    let _ = writeln!(
+        out,
+        "hardest            {} from the goal: {} at that distance",
+        count_of(
+            u64::from(first.distance),
+            &format!("{metric} move"),
+            &format!("{metric} moves")
+        ),
+        g.levels.last().copied().unwrap_or(0)
+    );
+    for h in &g.hardest {
+        let _ = write!(
+            out,
+            "\n{} from the goal, in a component of {}:\n{}",
+            count_of(u64::from(h.distance), "move", "moves"),
+            count_of(h.component, "position", "positions"),
+            model.render(h.key)
+        );
+    }
+    out
+}

@@ -1,0 +1,638 @@
+//! `reach census` against an independent enumeration: every placement of
+//! the pieces on a grid of cells, a union-find over the moves, and a
+//! breadth-first search from the goal positions, written here from the
+//! puzzle file's text alone (no key, no rank, nothing of the engine's).
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::Value;
+
+use crate::{json_out, reach};
+
+/// A puzzle as the oracle reads it.
+struct Oracle {
+    rows: i32,
+    cols: i32,
+    open: Vec<bool>,
+    classes: Vec<Kind>,
+    /// The class of each label.
+    class_of: HashMap<char, usize>,
+    start: Pos,
+    /// Each goal piece: its class and where its first cell must be.
+    goal: Vec<(usize, (i32, i32))>,
+}
+
+/// A class of interchangeable pieces.
+struct Kind {
+    /// Cells relative to the first in reading order.
+    shape: Vec<(i32, i32)>,
+    /// Row moves (up, down) and column moves (left, right) allowed.
+    rows: bool,
+    cols: bool,
+    count: usize,
+    /// Where its pieces may be placed: anywhere open for a single cell;
+    /// for a larger piece, where its pieces get to alone on the board.
+    places: Vec<(i32, i32)>,
+}
+
+/// For each class, its pieces' first cells, sorted.
+type Pos = Vec<Vec<(i32, i32)>>;
+
+/// A piece's label and its cells, in reading order.
+type Piece = (char, Vec<(i32, i32)>);
+
+/// What makes pieces interchangeable: shape, moves along rows, moves
+/// along columns, and the label of a distinct piece.
+type ClassKey = (Vec<(i32, i32)>, bool, bool, Option<char>);
+
+/// The board's rows, and each label's cells in reading order.
+fn pieces_of(board: &str) -> (Vec<Vec<char>>, Vec<Piece>) {
+    let grid: Vec<Vec<char>> = board
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| l.chars().collect())
+        .collect();
+    let mut pieces: Vec<Piece> = Vec::new();
+    for (r, row) in grid.iter().enumerate() {
+        for (c, &ch) in row.iter().enumerate() {
+            if ch == '.' || ch == '#' {
+                continue;
+            }
+            match pieces.iter_mut().find(|(l, _)| *l == ch) {
+                Some((_, cells)) => cells.push((r as i32, c as i32)),
+                None => pieces.push((ch, vec![(r as i32, c as i32)])),
+            }
+        }
+    }
+    (grid, pieces)
+}
+
+fn listed(table: &toml::Table, key: &str) -> String {
+    table
+        .get(key)
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+impl Oracle {
+    fn new(text: &str) -> Oracle {
+        let table: toml::Table = text.parse().unwrap();
+        let (grid, pieces) = pieces_of(table["board"].as_str().unwrap());
+        let (rows, cols) = (grid.len() as i32, grid[0].len() as i32);
+        let open: Vec<bool> = grid.iter().flatten().map(|&ch| ch != '#').collect();
+        let (horizontal, vertical) = (listed(&table, "horizontal"), listed(&table, "vertical"));
+        let distinct = listed(&table, "distinct");
+        let mut classes: Vec<Kind> = Vec::new();
+        let mut keys: Vec<ClassKey> = Vec::new();
+        let mut class_of = HashMap::new();
+        let mut starts: Vec<Vec<(i32, i32)>> = Vec::new();
+        for (label, cells) in &pieces {
+            let (r0, c0) = cells[0];
+            let shape: Vec<(i32, i32)> = cells.iter().map(|&(r, c)| (r - r0, c - c0)).collect();
+            let rows_ok = !horizontal.contains(*label);
+            let cols_ok = !vertical.contains(*label);
+            let own = (distinct == "*" || distinct.contains(*label)).then_some(*label);
+            let key = (shape.clone(), rows_ok, cols_ok, own);
+            let ci = match keys.iter().position(|k| *k == key) {
+                Some(ci) => ci,
+                None => {
+                    keys.push(key);
+                    classes.push(Kind {
+                        shape,
+                        rows: rows_ok,
+                        cols: cols_ok,
+                        count: 0,
+                        places: Vec::new(),
+                    });
+                    starts.push(Vec::new());
+                    classes.len() - 1
+                }
+            };
+            classes[ci].count += 1;
+            starts[ci].push((r0, c0));
+            class_of.insert(*label, ci);
+        }
+        let mut oracle = Oracle {
+            rows,
+            cols,
+            open,
+            classes,
+            class_of,
+            start: Vec::new(),
+            goal: Vec::new(),
+        };
+        for (ci, s) in starts.iter_mut().enumerate() {
+            s.sort();
+            oracle.classes[ci].places = oracle.places(ci, s);
+        }
+        oracle.start = starts;
+        if let Some(goal) = table.get("goal").and_then(|g| g.as_str()) {
+            let (_, goal_pieces) = pieces_of(goal);
+            for (label, cells) in goal_pieces {
+                oracle.goal.push((oracle.class_of[&label], cells[0]));
+            }
+        }
+        oracle
+    }
+
+    fn is_open(&self, r: i32, c: i32) -> bool {
+        r >= 0
+            && c >= 0
+            && r < self.rows
+            && c < self.cols
+            && self.open[(r * self.cols + c) as usize]
+    }
+
+    fn fits(&self, ci: usize, (r, c): (i32, i32)) -> bool {
+        self.classes[ci]
+            .shape
+            .iter()
+            .all(|&(dr, dc)| self.is_open(r + dr, c + dc))
+    }
+
+    fn dirs(&self, ci: usize) -> Vec<(i32, i32)> {
+        let k = &self.classes[ci];
+        let mut d = Vec::new();
+        if k.rows {
+            d.extend([(-1, 0), (1, 0)]);
+        }
+        if k.cols {
+            d.extend([(0, -1), (0, 1)]);
+        }
+        d
+    }
+
+    /// Where class `ci`'s pieces may be placed.
+    fn places(&self, ci: usize, starts: &[(i32, i32)]) -> Vec<(i32, i32)> {
+        let mut seen: Vec<(i32, i32)> = Vec::new();
+        if self.classes[ci].shape.len() == 1 {
+            for r in 0..self.rows {
+                for c in 0..self.cols {
+                    if self.is_open(r, c) {
+                        seen.push((r, c));
+                    }
+                }
+            }
+            return seen;
+        }
+        let mut stack = starts.to_vec();
+        seen.extend_from_slice(starts);
+        while let Some((r, c)) = stack.pop() {
+            for (dr, dc) in self.dirs(ci) {
+                let at = (r + dr, c + dc);
+                if self.fits(ci, at) && !seen.contains(&at) {
+                    seen.push(at);
+                    stack.push(at);
+                }
+            }
+        }
+        seen.sort();
+        seen
+    }
+
+    fn cells(&self, ci: usize, (r, c): (i32, i32)) -> impl Iterator<Item = (i32, i32)> + '_ {
+        self.classes[ci]
+            .shape
+            .iter()
+            .map(move |&(dr, dc)| (r + dr, c + dc))
+    }
+
+    /// Every placement of the pieces.
+    fn every_position(&self) -> Vec<Pos> {
+        let mut out = Vec::new();
+        let mut taken = vec![false; (self.rows * self.cols) as usize];
+        let mut pos: Pos = vec![Vec::new(); self.classes.len()];
+        self.place(0, 0, &mut taken, &mut pos, &mut out);
+        out
+    }
+
+    fn place(&self, ci: usize, from: usize, taken: &mut [bool], pos: &mut Pos, out: &mut Vec<Pos>) {
+        if ci == self.classes.len() {
+            out.push(pos.clone());
+            return;
+        }
+        if pos[ci].len() == self.classes[ci].count {
+            return self.place(ci + 1, 0, taken, pos, out);
+        }
+        for i in from..self.classes[ci].places.len() {
+            let at = self.classes[ci].places[i];
+            let cells: Vec<usize> = self
+                .cells(ci, at)
+                .map(|(r, c)| (r * self.cols + c) as usize)
+                .collect();
+            if cells.iter().any(|&x| taken[x]) {
+                continue;
+            }
+            cells.iter().for_each(|&x| taken[x] = true);
+            pos[ci].push(at);
+            self.place(ci, i + 1, taken, pos, out);
+            pos[ci].pop();
+            cells.iter().for_each(|&x| taken[x] = false);
+        }
+    }
+
+    fn taken(&self, pos: &Pos) -> Vec<bool> {
+        let mut taken = vec![false; (self.rows * self.cols) as usize];
+        for (ci, places) in pos.iter().enumerate() {
+            for &at in places {
+                for (r, c) in self.cells(ci, at) {
+                    taken[(r * self.cols + c) as usize] = true;
+                }
+            }
+        }
+        taken
+    }
+
+    /// Whether piece `ci` fits at `at` on `taken` without its own cells
+    /// at `from`.
+    fn free_for(&self, taken: &[bool], ci: usize, from: (i32, i32), at: (i32, i32)) -> bool {
+        let own: Vec<(i32, i32)> = self.cells(ci, from).collect();
+        self.cells(ci, at).all(|(r, c)| {
+            self.is_open(r, c) && (!taken[(r * self.cols + c) as usize] || own.contains(&(r, c)))
+        })
+    }
+
+    /// The positions one move away under `metric`.
+    fn successors(&self, pos: &Pos, metric: &str) -> Vec<Pos> {
+        let taken = self.taken(pos);
+        let mut out = Vec::new();
+        for ci in 0..self.classes.len() {
+            for k in 0..pos[ci].len() {
+                let from = pos[ci][k];
+                let mut ends: Vec<(i32, i32)> = Vec::new();
+                match metric {
+                    "step" | "slide" => {
+                        for (dr, dc) in self.dirs(ci) {
+                            let mut at = from;
+                            loop {
+                                let next = (at.0 + dr, at.1 + dc);
+                                if !self.free_for(&taken, ci, from, next) {
+                                    break;
+                                }
+                                ends.push(next);
+                                at = next;
+                                if metric == "step" {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    _ => {
+                        let mut seen = vec![from];
+                        let mut queue = VecDeque::from([from]);
+                        while let Some(at) = queue.pop_front() {
+                            for (dr, dc) in self.dirs(ci) {
+                                let next = (at.0 + dr, at.1 + dc);
+                                if !seen.contains(&next) && self.free_for(&taken, ci, from, next) {
+                                    seen.push(next);
+                                    queue.push_back(next);
+                                    ends.push(next);
+                                }
+                            }
+                        }
+                    }
+                }
+                for at in ends {
+                    let mut next = pos.clone();
+                    next[ci][k] = at;
+                    next[ci].sort();
+                    out.push(next);
+                }
+            }
+        }
+        out
+    }
+
+    fn is_goal(&self, pos: &Pos) -> bool {
+        !self.goal.is_empty() && self.goal.iter().all(|(ci, at)| pos[*ci].contains(at))
+    }
+
+    /// A board as `reach` draws it, read back.
+    fn read(&self, board: &str) -> Pos {
+        let (_, pieces) = pieces_of(board);
+        let mut pos: Pos = vec![Vec::new(); self.classes.len()];
+        for (label, cells) in pieces {
+            pos[self.class_of[&label]].push(cells[0]);
+        }
+        for p in &mut pos {
+            p.sort();
+        }
+        pos
+    }
+}
+
+/// What the oracle finds, as `reach census --json` gives it.
+struct Found {
+    positions: u64,
+    components: u64,
+    histogram: Vec<(u64, u64)>,
+    start_component: u64,
+    goal_positions: u64,
+    goal_components: u64,
+    solvable: u64,
+    levels: Vec<u64>,
+    /// Each position's index, component size and distance.
+    index: HashMap<Pos, usize>,
+    size: Vec<u64>,
+    distance: Vec<Option<u32>>,
+}
+
+fn root(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
+}
+
+fn oracle(o: &Oracle, metric: &str) -> Found {
+    let all = o.every_position();
+    let index: HashMap<Pos, usize> = all
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, p)| (p, i))
+        .collect();
+    assert_eq!(index.len(), all.len(), "a position listed twice");
+    let edges: Vec<Vec<usize>> = all
+        .iter()
+        .map(|p| o.successors(p, metric).iter().map(|s| index[s]).collect())
+        .collect();
+    let mut parent: Vec<usize> = (0..all.len()).collect();
+    for (i, next) in edges.iter().enumerate() {
+        for &j in next {
+            let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+            parent[a] = b;
+        }
+    }
+    let roots: Vec<usize> = (0..all.len()).map(|i| root(&mut parent, i)).collect();
+    let mut sizes: HashMap<usize, u64> = HashMap::new();
+    for &r in &roots {
+        *sizes.entry(r).or_default() += 1;
+    }
+    let mut by_size: HashMap<u64, u64> = HashMap::new();
+    for &s in sizes.values() {
+        *by_size.entry(s).or_default() += 1;
+    }
+    let mut histogram: Vec<(u64, u64)> = by_size.into_iter().collect();
+    histogram.sort();
+    let size: Vec<u64> = roots.iter().map(|r| sizes[r]).collect();
+    let goals: Vec<usize> = (0..all.len()).filter(|&i| o.is_goal(&all[i])).collect();
+    let mut goal_roots: Vec<usize> = goals.iter().map(|&g| roots[g]).collect();
+    goal_roots.sort();
+    goal_roots.dedup();
+    let mut distance: Vec<Option<u32>> = vec![None; all.len()];
+    let mut queue = VecDeque::new();
+    for &g in &goals {
+        distance[g] = Some(0);
+        queue.push_back(g);
+    }
+    while let Some(i) = queue.pop_front() {
+        for &j in &edges[i] {
+            if distance[j].is_none() {
+                distance[j] = Some(distance[i].unwrap() + 1);
+                queue.push_back(j);
+            }
+        }
+    }
+    let mut levels: Vec<u64> = Vec::new();
+    for d in distance.iter().flatten() {
+        let d = *d as usize;
+        if levels.len() <= d {
+            levels.resize(d + 1, 0);
+        }
+        levels[d] += 1;
+    }
+    Found {
+        positions: all.len() as u64,
+        components: sizes.len() as u64,
+        histogram,
+        start_component: size[index[&o.start]],
+        goal_positions: goals.len() as u64,
+        goal_components: goal_roots.len() as u64,
+        solvable: goal_roots.iter().map(|r| sizes[r]).sum(),
+        levels,
+        index,
+        size,
+        distance,
+    }
+}
+
+fn census_json(file: &std::path::Path, metric: &str, threads: &str) -> Value {
+    json_out(reach().args([
+        "census",
+        file.to_str().unwrap(),
+        "--metric",
+        metric,
+        "--top",
+        "5",
+        "--threads",
+        threads,
+        "--json",
+    ]))
+}
+
+fn numbers(v: &Value) -> Vec<u64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+/// The census of `text` in `metric` equals the oracle's, at one and two
+/// threads, and its hardest starts lie where it says.
+fn agrees(name: &str, text: &str, metric: &str) {
+    let dir = std::env::temp_dir().join(format!(
+        "reach-census-{}-{name}-{metric}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.toml"));
+    std::fs::write(&file, text).unwrap();
+    let o = Oracle::new(text);
+    let want = oracle(&o, metric);
+    let got = census_json(&file, metric, "2");
+    let what = format!("{name} under {metric}");
+    assert_eq!(got["positions"], want.positions, "{what}");
+    assert_eq!(got["components"], want.components, "{what}");
+    let histogram: Vec<(u64, u64)> = got["size_histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
+        .collect();
+    assert_eq!(histogram, want.histogram, "{what}");
+    assert_eq!(
+        histogram.iter().map(|(s, n)| s * n).sum::<u64>(),
+        want.positions
+    );
+    assert_eq!(got["start_component"], want.start_component, "{what}");
+    if o.goal.is_empty() {
+        assert_eq!(got["hardest"], serde_json::json!([]), "{what}");
+    } else {
+        assert_eq!(got["goal_positions"], want.goal_positions, "{what}");
+        assert_eq!(got["goal_components"], want.goal_components, "{what}");
+        assert_eq!(got["solvable"], want.solvable, "{what}");
+        assert_eq!(got["unsolvable"], want.positions - want.solvable, "{what}");
+        assert_eq!(numbers(&got["levels"]), want.levels, "{what}");
+        let hardest = got["hardest"].as_array().unwrap();
+        assert_eq!(hardest.len() as u64, want.solvable.min(5), "{what}");
+        let mut last = u64::MAX;
+        for h in hardest {
+            let i = want.index[&o.read(h["board"].as_str().unwrap())];
+            let d = h["distance"].as_u64().unwrap();
+            assert_eq!(want.distance[i], Some(d as u32), "{what}: {h}");
+            assert_eq!(h["component_size"], want.size[i], "{what}: {h}");
+            assert!(d <= last, "{what}: farthest first");
+            last = d;
+        }
+        assert_eq!(
+            hardest[0]["distance"].as_u64().unwrap() as usize,
+            want.levels.len() - 1,
+            "{what}"
+        );
+    }
+    // One worker finds the same.
+    let mut one = census_json(&file, metric, "1");
+    let mut two = got;
+    for v in [&mut one, &mut two] {
+        for volatile in ["run", "seconds", "peak_rss_bytes"] {
+            v.as_object_mut().unwrap().remove(volatile);
+        }
+    }
+    assert_eq!(one, two, "{what}: one thread and two");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const TILES_2X3: &str =
+    "board = \"\"\"\nABC\nDE.\n\"\"\"\ndistinct = \"*\"\ngoal = \"\"\"\nABC\nDE.\n\"\"\"\n";
+
+const PE766_EXAMPLE: &str = "board = \"\"\"\n.AAb\n.Acd\nefgh\n\"\"\"\n";
+
+const RUSH_4X4: &str = "board = \"\"\"\nBAA.\nB.CC\nD..E\nD..E\n\"\"\"\ndistinct = \"*\"\nhorizontal = \"AC\"\nvertical = \"BDE\"\ngoal = \"\"\"\n..AA\n....\n....\n....\n\"\"\"\n";
+
+const RUSH_5X5: &str = "board = \"\"\"\nB.CC.\nBAA.D\nEF..D\nEFGG.\n.HH..\n\"\"\"\ndistinct = \"*\"\nhorizontal = \"ACGH\"\nvertical = \"BDEF\"\ngoal = \"\"\"\n.....\n...AA\n.....\n.....\n.....\n\"\"\"\n";
+
+const WALLED: &str = "board = \"\"\"\nAA.#\n.b.C\n#.bC\nDD..\n\"\"\"\ngoal = \"\"\"\n....\n....\n....\n..DD\n\"\"\"\n";
+
+const DISTINCT_SET: &str = "board = \"\"\"\nABBC\nABBC\n.ab.\nDDEE\n\"\"\"\ndistinct = \"AC\"\ngoal = \"\"\"\n....\n....\n.BB.\n.BB.\n\"\"\"\n";
+
+#[test]
+fn tiles_2x3_both_parities_in_every_metric() {
+    for metric in ["step", "slide", "piece"] {
+        agrees("tiles-2x3", TILES_2X3, metric);
+    }
+}
+
+#[test]
+fn pe766_example_without_a_goal_in_every_metric() {
+    for metric in ["step", "slide", "piece"] {
+        agrees("pe766-example", PE766_EXAMPLE, metric);
+    }
+}
+
+#[test]
+fn small_rush_hour_boards_in_every_metric() {
+    for metric in ["step", "slide", "piece"] {
+        agrees("rush-4x4", RUSH_4X4, metric);
+        agrees("rush-5x5", RUSH_5X5, metric);
+    }
+}
+
+#[test]
+fn a_walled_board_and_a_distinct_piece_set_in_every_metric() {
+    for metric in ["step", "slide", "piece"] {
+        agrees("walled", WALLED, metric);
+        agrees("distinct-set", DISTINCT_SET, metric);
+    }
+}
+
+#[test]
+fn tiles_3x3_both_parities() {
+    let text = "board = \"\"\"\nABC\nDEF\nGH.\n\"\"\"\ndistinct = \"*\"\ngoal = \"\"\"\nABC\nDEF\nGH.\n\"\"\"\n";
+    agrees("tiles-3x3", text, "step");
+}
+
+/// `count`'s number, `hardest`'s distance and `solve`'s length, against a
+/// census of the same puzzle.
+#[test]
+fn the_start_component_is_counts_and_each_hardest_start_solves_in_its_distance() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/rush-hour-17.toml");
+    for (puzzle, metric) in [("klotski", "step"), (data, "slide"), ("klotski", "piece")] {
+        let dir = std::env::temp_dir().join(format!(
+            "reach-census-solve-{}-{metric}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let census = json_out(
+            reach()
+                .args([
+                    "census", puzzle, "--metric", metric, "--top", "3", "--json", "--toml",
+                ])
+                .arg(&dir),
+        );
+        let count = json_out(reach().args(["count", puzzle, "--metric", metric, "--json"]));
+        assert_eq!(
+            census["start_component"], count["states"],
+            "{puzzle} {metric}"
+        );
+        let hardest = json_out(reach().args(["hardest", puzzle, "--metric", metric, "--json"]));
+        assert!(
+            census["distance"].as_u64().unwrap() >= hardest["distance"].as_u64().unwrap(),
+            "{puzzle} {metric}: the census's farthest start is no nearer than the start's component's"
+        );
+        let starts = census["hardest"].as_array().unwrap();
+        assert_eq!(starts.len(), 3);
+        for (i, start) in starts.iter().enumerate() {
+            let file = dir.join(format!("hardest-{}.toml", i + 1));
+            let solved = json_out(
+                reach()
+                    .args(["solve", "--metric", metric, "--json"])
+                    .arg(&file),
+            );
+            assert_eq!(solved["length"], start["distance"], "{}", file.display());
+            let shown = json_out(reach().args(["show", "--json"]).arg(&file));
+            assert_eq!(shown["board"], start["board"], "{}", file.display());
+        }
+        assert!(!dir.join("hardest-4.toml").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn a_census_cut_short_says_so_and_keeps_what_it_found() {
+    let out = json_out(reach().args(["census", "klotski", "--max-depth", "5", "--json"]));
+    assert_eq!(out["complete"], false);
+    assert_eq!(out["positions"], 65880);
+    assert_eq!(out["components"], 898);
+    assert_eq!(out["levels"].as_array().unwrap().len(), 6);
+    assert_eq!(out["distance"], Value::Null);
+    assert_eq!(out["hardest"], serde_json::json!([]));
+    assert!(out["stop_reason"].as_str().unwrap().contains("depth"));
+}
+
+#[test]
+fn a_census_refuses_what_it_cannot_take_before_the_work() {
+    let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
+    reach()
+        .args(["census", cube])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not a sliding-block puzzle"));
+    reach()
+        .args(["census", "pe766-example", "--toml", "/tmp"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no goal"));
+    let file = std::env::temp_dir().join(format!("reach-census-file-{}", std::process::id()));
+    std::fs::write(&file, "x").unwrap();
+    reach()
+        .args(["census", "klotski", "--toml"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("takes a directory"));
+    let _ = std::fs::remove_file(&file);
+}

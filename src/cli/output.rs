@@ -509,6 +509,7 @@ impl ProgressLine {
                         continue;
                     }
                     let line = match &shown.last {
+                        Some(p) if !p.stage.is_empty() => line_of(p),
                         Some(p) => {
                             let line = line_of(p);
                             let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -590,6 +591,22 @@ impl Drop for ProgressLine {
 
 /// The progress line of a level.
 fn line_of(p: &Progress) -> String {
+    if !p.stage.is_empty() {
+        // A census: a stage's positions done, of how many.
+        let of = p.expected_states.filter(|&n| n > 0);
+        return format!(
+            "{}: {}{} positions{}, {} resident",
+            p.stage,
+            p.total_states,
+            of.map_or(String::new(), |n| format!(" of {n}")),
+            if p.depth > 0 {
+                format!(" (distance {})", p.depth)
+            } else {
+                String::new()
+            },
+            memory::current_rss_bytes().map_or("?".into(), bytes),
+        );
+    }
     let rate = p.total_states as f64 / p.seconds.max(1e-9);
     let mut line = format!(
         "depth {:>4}: {:>12} states in level, {:>13} in all, {:>6.1} M states/s, {} resident",

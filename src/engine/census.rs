@@ -382,6 +382,7 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
         // A few rounds of parts, to check the stop flag and the memory
         // between them.
         let round = (rayon::current_num_threads() * 4).max(1);
+        self.tell("listing positions", 0, 0, 0, 0);
         let mut part = 0;
         while part < parts {
             if self.stopped() {
@@ -575,15 +576,10 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
             frontier = self.level(index, &dist, &frontier, depth as u16)?;
             if !frontier.is_empty() {
                 levels.push(frontier.len() as u64);
+                let done = levels.iter().sum();
+                let width = frontier.len() as u64;
+                self.tell("distances from the goal", depth, width, done, solvable);
             }
-            let done = levels.iter().sum();
-            self.tell(
-                "distances from the goal",
-                depth,
-                frontier.len() as u64,
-                done,
-                solvable,
-            );
         }
         let reached: u64 = levels.iter().sum();
         if stopped.is_none() && reached != solvable {

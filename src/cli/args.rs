@@ -80,6 +80,11 @@ pub enum Command {
     /// only those its start reaches): the components, and the hardest
     /// starts of all.
     Census(CensusArgs),
+    /// A local web page to design sliding-block puzzles in: draw the board
+    /// or edit the file, and see the count, the solution, the hardest
+    /// position and the census as you go.
+    #[cfg(feature = "studio")]
+    Studio(StudioArgs),
     /// The puzzle as the engine sees it: board, classes, key space.
     Show {
         /// A built-in name (see `reach list`) or a puzzle file.
@@ -387,6 +392,33 @@ pub struct CensusArgs {
     /// Stop before memory use would pass SIZE (e.g. 512M, 4G): the census
     /// holds about 26 bytes a position.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_limit: Option<u64>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[cfg(feature = "studio")]
+#[derive(Args, Debug, Clone)]
+pub struct StudioArgs {
+    /// The puzzle file to edit (Save writes it; it need not exist yet).
+    pub file: Option<std::path::PathBuf>,
+
+    /// The port to listen on, on 127.0.0.1 only (0: any free port).
+    #[arg(long, default_value_t = 8766)]
+    pub port: u16,
+
+    /// The most states one count, solve or hardest search of the page may
+    /// reach.
+    #[arg(long, value_name = "N", default_value_t = 20_000_000)]
+    pub work_states: u64,
+
+    /// The most seconds one request of the page may run.
+    #[arg(long, value_name = "SECS", default_value_t = 120)]
+    pub work_seconds: u64,
+
+    /// The most memory one request of the page may take (e.g. 512M, 4G).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "2G")]
     pub memory_limit: Option<u64>,
 
     #[command(flatten)]

@@ -140,7 +140,7 @@ fn check_dir(dir: &Path) -> Result<()> {
 }
 
 /// `--json`'s document.
-fn document(model: &SlidingPuzzle, c: &Census, threads: usize) -> Value {
+pub(super) fn document(model: &SlidingPuzzle, c: &Census, threads: usize) -> Value {
     let mut v = json!({
         "puzzle": model.raw_name(),
         "metric": model.metric().name(),

@@ -23,6 +23,8 @@ mod settings;
 mod show;
 mod sliding;
 mod solve;
+#[cfg(feature = "studio")]
+mod studio;
 mod summary;
 mod twisty;
 mod watch;
@@ -110,6 +112,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             hardest::hardest(&a, &s)
         }
         Command::Census(a) => census::census(&a, &Settings::of_census(&a, json)),
+        #[cfg(feature = "studio")]
+        Command::Studio(a) => studio::studio(&a),
         Command::Resume(a) => resume::resume(a, json),
         Command::Show {
             puzzle,

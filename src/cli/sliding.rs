@@ -10,7 +10,7 @@ macro_rules! by_width {
     ($p:expr, |$m:ident| $body:expr) => {{
         use reach::puzzles::sliding::WideSliding;
         let p: &reach::puzzles::sliding::SlidingPuzzle = $p;
-        super::puzzle::of_width!(p, WideSliding, [2, 3, 4, 6, 8, 16], |$m| $body)
+        $crate::cli::puzzle::of_width!(p, WideSliding, [2, 3, 4, 6, 8, 16], |$m| $body)
     }};
 }
 pub(super) use by_width;

@@ -636,3 +636,113 @@ fn a_census_refuses_what_it_cannot_take_before_the_work() {
         .stderr(predicates::str::contains("takes a directory"));
     let _ = std::fs::remove_file(&file);
 }
+
+/// `reach studio` without a browser: its host check, a job told as
+/// server-sent events, and its answers equal to the CLI's.
+#[cfg(feature = "studio")]
+mod studio {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    use std::process::{Child, Command, Stdio};
+
+    use crate::json_out;
+
+    struct Studio(Child, u16);
+
+    impl Drop for Studio {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    fn studio() -> Studio {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("reach"))
+            .args(["studio", "--port", "0", "-j", "2"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        let port = url
+            .trim()
+            .trim_end_matches('/')
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        Studio(child, port)
+    }
+
+    /// The response to one request: status line and headers, and body.
+    fn ask(port: u16, method: &str, path: &str, headers: &str, body: &str) -> (String, String) {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        let (head, body) = out.split_once("\r\n\r\n").unwrap();
+        (head.to_string(), body.to_string())
+    }
+
+    #[test]
+    fn the_studio_answers_its_own_page_only_and_counts_as_the_cli() {
+        let st = studio();
+        let own = format!("Host: 127.0.0.1:{}\r\n", st.1);
+        let (head, _) = ask(st.1, "GET", "/", &own, "");
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        assert!(head.contains("Content-Security-Policy"), "{head}");
+        for foreign in [
+            "Host: evil.example\r\n".to_string(),
+            format!(
+                "Host: 127.0.0.1:{}\r\nOrigin: http://evil.example\r\n",
+                st.1
+            ),
+            format!("Host: 127.0.0.1:{}\r\nOrigin: http://127.0.0.1:1\r\n", st.1),
+        ] {
+            let (head, _) = ask(st.1, "POST", "/api/jobs", &foreign, "{}");
+            assert!(head.starts_with("HTTP/1.1 403"), "{foreign}: {head}");
+        }
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/rush-hour-17.toml"
+        ))
+        .unwrap();
+        let request =
+            serde_json::json!({"kind": "analyze", "text": text, "metric": "slide"}).to_string();
+        let (_, body) = ask(st.1, "POST", "/api/jobs", &own, &request);
+        let started: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let job = started["job"].as_str().unwrap();
+        let (head, events) = ask(st.1, "GET", &format!("/api/jobs/{job}/events"), &own, "");
+        assert!(head.contains("text/event-stream"), "{head}");
+        let event = |name: &str| -> serde_json::Value {
+            let at = events
+                .find(&format!("event: {name}\ndata: "))
+                .unwrap_or_else(|| panic!("no {name} in {events}"));
+            let line = events[at..].lines().nth(1).unwrap();
+            serde_json::from_str(line.strip_prefix("data: ").unwrap()).unwrap()
+        };
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/rush-hour-17.toml");
+        let count = json_out(crate::reach().args(["count", file, "--metric", "slide", "--json"]));
+        assert_eq!(event("count")["states"], count["states"]);
+        let solve = json_out(crate::reach().args(["solve", file, "--metric", "slide", "--json"]));
+        assert_eq!(event("solution")["length"], solve["length"]);
+        let hardest =
+            json_out(crate::reach().args(["hardest", file, "--metric", "slide", "--json"]));
+        assert_eq!(event("hardest")["distance"], hardest["distance"]);
+        assert!(events.contains("event: done"));
+        // A mistake comes back at its line, and starts nothing.
+        let bad = serde_json::json!({"kind": "analyze", "text": "board = \"\"\"\nAB\n\"\"\"\nnope = 1\n"}).to_string();
+        let (_, body) = ask(st.1, "POST", "/api/jobs", &own, &bad);
+        let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(answer["error"]["line"], 4, "{answer}");
+    }
+}

@@ -1,0 +1,377 @@
+//! The studio's jobs: a count, a solve and a hardest search (or a census)
+//! of the page's puzzle, each in a thread of its own, told to the page as
+//! server-sent events.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use reach::engine::{Model, Outcome, Progress, Search};
+use reach::puzzles::sliding::{Metric, SlidingPuzzle};
+
+use crate::cli::sliding;
+
+/// The studio's work limits: no request may take more.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Limits {
+    /// States a search may reach.
+    pub(super) states: u64,
+    /// Seconds a job may run.
+    pub(super) seconds: u64,
+    /// Memory a search may take, in bytes (else what the machine has).
+    pub(super) memory: Option<u64>,
+    /// Worker threads (0: one per core).
+    pub(super) threads: usize,
+}
+
+/// Jobs kept for the page to read (the newest; older ones are dropped).
+const KEPT: usize = 16;
+
+/// How many hardest starts a census names.
+const CENSUS_TOP: usize = 5;
+
+/// The jobs started, by number.
+pub(super) struct Jobs {
+    limits: Limits,
+    next: AtomicU64,
+    map: Mutex<BTreeMap<u64, Arc<Job>>>,
+}
+
+/// One job: its events so far, and its stop flag.
+pub(super) struct Job {
+    stop: AtomicBool,
+    log: Mutex<Log>,
+    changed: Condvar,
+    /// The page that plays its solution, once found.
+    page: Mutex<Option<String>>,
+}
+
+#[derive(Default)]
+struct Log {
+    /// Each event as it goes on the wire.
+    events: Vec<String>,
+    done: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Job {
+    fn push(&self, name: &str, data: &Value) {
+        let mut log = lock(&self.log);
+        log.events.push(format!("event: {name}\ndata: {data}\n\n"));
+        if name == "done" {
+            log.done = true;
+        }
+        self.changed.notify_all();
+    }
+}
+
+/// The puzzle in `text`, or the error as the page shows it (its line and
+/// column, what is wrong, how to fix it).
+pub(super) fn parse(text: &str, origin: &str) -> Result<SlidingPuzzle, Value> {
+    SlidingPuzzle::from_toml(text, origin).map_err(|e| {
+        json!({"error": {
+            "message": e.message,
+            "help": e.help,
+            "line": e.location.map(|(l, _)| l),
+            "column": e.location.map(|(_, c)| c),
+            "text": e.to_string(),
+        }})
+    })
+}
+
+/// What the page draws of a puzzle file: its fields as text.
+fn fields(text: &str) -> Value {
+    let table: toml::Table = text.parse().unwrap_or_default();
+    let s = |k: &str| table.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let colours: BTreeMap<String, String> = table
+        .get("colors")
+        .and_then(|v| v.as_table())
+        .map(|t| {
+            t.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({
+        "name": s("name"), "board": s("board"), "goal": s("goal"),
+        "distinct": s("distinct"), "horizontal": s("horizontal"),
+        "vertical": s("vertical"), "colors": colours,
+    })
+}
+
+impl Jobs {
+    pub(super) fn new(limits: Limits) -> Jobs {
+        Jobs {
+            limits,
+            next: AtomicU64::new(1),
+            map: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// Starts the job `v` asks for (`kind`: `analyze` or `census`; `text`;
+    /// `metric`), after stopping every job before it: the page wants the
+    /// newest edit's answers.
+    pub(super) fn start(&self, v: &Value) -> Result<Value, Value> {
+        let text = v["text"].as_str().unwrap_or_default().to_string();
+        let kind = v["kind"].as_str().unwrap_or("analyze").to_string();
+        let metric = match v["metric"].as_str() {
+            None => Metric::Step,
+            Some(m) => Metric::from_name(m).ok_or_else(
+                || json!({"error": {"message": format!("no metric {m:?}: step, slide or piece")}}),
+            )?,
+        };
+        if kind != "analyze" && kind != "census" {
+            return Err(
+                json!({"error": {"message": format!("no job {kind:?}: analyze or census")}}),
+            );
+        }
+        let puzzle = parse(&text, "puzzle.toml")?.with_metric(metric);
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let job = Arc::new(Job {
+            stop: AtomicBool::new(false),
+            log: Mutex::new(Log::default()),
+            changed: Condvar::new(),
+            page: Mutex::new(None),
+        });
+        {
+            let mut map = lock(&self.map);
+            for old in map.values() {
+                old.stop.store(true, Ordering::Relaxed);
+            }
+            map.insert(id, Arc::clone(&job));
+            while map.len() > KEPT {
+                map.pop_first();
+            }
+        }
+        let limits = self.limits;
+        std::thread::spawn(move || {
+            let watch = Arc::clone(&job);
+            std::thread::spawn(move || watchdog(&watch, limits.seconds));
+            let outcome = match kind.as_str() {
+                "census" => census(&puzzle, &job, limits),
+                _ => analyze(&puzzle, &job, limits, id),
+            };
+            if let Err(message) = outcome {
+                job.push("failed", &json!({"message": message}));
+            }
+            job.push("done", &json!({}));
+        });
+        Ok(json!({"job": id.to_string(), "puzzle": fields(&text)}))
+    }
+
+    pub(super) fn get(&self, id: &str) -> Option<Arc<Job>> {
+        let id: u64 = id.parse().ok()?;
+        lock(&self.map).get(&id).cloned()
+    }
+
+    pub(super) fn cancel(&self, id: &str) {
+        if let Some(job) = self.get(id) {
+            job.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    pub(super) fn page(&self, id: &str) -> Option<String> {
+        lock(&self.get(id)?.page).clone()
+    }
+
+    /// Writes job `id`'s events to `out` as they come (headers first), until
+    /// the job is done or the page goes away. `false`: no such job.
+    pub(super) fn stream(&self, id: &str, out: &mut dyn Write) -> bool {
+        let Some(job) = self.get(id) else {
+            return false;
+        };
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n";
+        if out
+            .write_all(head.as_bytes())
+            .and_then(|_| out.flush())
+            .is_err()
+        {
+            return true;
+        }
+        let mut next = 0;
+        loop {
+            let (batch, done) = {
+                let mut log = lock(&job.log);
+                while log.events.len() == next && !log.done {
+                    let (l, timeout) = job
+                        .changed
+                        .wait_timeout(log, Duration::from_secs(15))
+                        .unwrap_or_else(|e| e.into_inner());
+                    log = l;
+                    if timeout.timed_out() {
+                        break;
+                    }
+                }
+                let batch: String = log.events[next..].concat();
+                next = log.events.len();
+                (batch, log.done)
+            };
+            // A comment keeps an idle stream open.
+            let text = if batch.is_empty() {
+                ": idle\n\n".to_string()
+            } else {
+                batch
+            };
+            if out
+                .write_all(text.as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                return true;
+            }
+            if done {
+                return true;
+            }
+        }
+    }
+}
+
+/// Stops `job` after `seconds`, unless it is done first.
+fn watchdog(job: &Job, seconds: u64) {
+    let log = lock(&job.log);
+    let (log, _) = job
+        .changed
+        .wait_timeout_while(log, Duration::from_secs(seconds), |l| !l.done)
+        .unwrap_or_else(|e| e.into_inner());
+    if !log.done {
+        job.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A search of `m` under the studio's limits, telling `job` of each level
+/// as `stage`.
+fn limited<'a, M: Model>(
+    m: &'a M,
+    job: &'a Job,
+    limits: Limits,
+    progress: &'a (dyn Fn(&Progress) + Sync),
+) -> Search<'a, M> {
+    Search::new(m)
+        .threads(limits.threads)
+        .max_states(Some(limits.states))
+        .memory_limit(limits.memory)
+        .stop_flag(&job.stop)
+        .progress(progress)
+}
+
+/// The count, then (with a goal) the shortest solution and the hardest
+/// position of the start's component, each told as it is found.
+fn analyze(puzzle: &SlidingPuzzle, job: &Job, limits: Limits, id: u64) -> Result<(), String> {
+    let tell = |stage: &'static str| {
+        move |p: &Progress| {
+            job.push(
+                "progress",
+                &json!({"stage": stage, "depth": p.depth, "states": p.total_states}),
+            )
+        }
+    };
+    let counting = tell("count");
+    let report = sliding::by_width!(puzzle, |m| limited(m, job, limits, &counting)
+        .count()
+        .map(|r| {
+            let stopped = match &r.outcome {
+                Outcome::Stopped(why) => Some(why.to_string()),
+                _ => None,
+            };
+            (r.levels.clone(), r.is_complete(), stopped)
+        })
+        .map_err(|e| e.to_string())?);
+    let (levels, complete, stopped) = report;
+    job.push(
+        "count",
+        &json!({
+            "states": levels.iter().sum::<u64>(), "depth": levels.len().saturating_sub(1),
+            "levels": levels, "complete": complete, "stop_reason": stopped,
+            "limit": limits.states,
+        }),
+    );
+    if !complete || !puzzle.goal_given() {
+        return Ok(());
+    }
+    let solving = tell("solve");
+    let path = sliding::by_width!(puzzle, |m| {
+        let solution = limited(m, job, limits, &solving)
+            .solve()
+            .map_err(|e| e.to_string())?;
+        solution
+            .path
+            .map(|p| (puzzle.steps(&p), puzzle.render(p[0])))
+    });
+    match path {
+        Some((steps, start)) => {
+            let metric = puzzle.metric().name();
+            let page = crate::cli::watch::solution_page(puzzle, metric, &start, &steps);
+            *lock(&job.page) = Some(page);
+            let moves: Vec<String> = steps
+                .iter()
+                .map(|s| {
+                    let dirs: Vec<&str> = s.mv.path.iter().map(|d| d.name()).collect();
+                    format!("{} {}", s.mv.piece, dirs.join(" "))
+                })
+                .collect();
+            job.push(
+                "solution",
+                &json!({"length": steps.len(), "moves": moves, "page": format!("/api/jobs/{id}/page")}),
+            );
+        }
+        None => job.push("solution", &json!({"length": null})),
+    }
+    let measuring = tell("hardest");
+    let hardest = sliding::by_width!(puzzle, |m| {
+        let found = limited(m, job, limits, &measuring)
+            .hardest()
+            .map_err(|e| e.to_string())?;
+        (
+            found.report.is_complete() && found.goal_states > 0,
+            found.distance,
+            found.report.last_level_states,
+            found.start_distance,
+            found.positions.first().map(|&k| puzzle.render(k)),
+        )
+    });
+    if let (true, distance, count, start, Some(board)) = hardest {
+        job.push(
+            "hardest",
+            &json!({"distance": distance, "count": count, "start_distance": start, "board": board}),
+        );
+    }
+    Ok(())
+}
+
+/// A census of the puzzle's pieces.
+fn census(puzzle: &SlidingPuzzle, job: &Job, limits: Limits) -> Result<(), String> {
+    if puzzle.words() > 1 {
+        return Err("this puzzle's key space passes 2^64: a census takes keys of one word".into());
+    }
+    let model = puzzle.with_generic_keys();
+    let progress = |p: &Progress| {
+        job.push(
+            "progress",
+            &json!({"stage": p.stage, "depth": p.depth, "states": p.total_states, "of": p.expected_states}),
+        )
+    };
+    let found = Search::new(&model)
+        .threads(limits.threads)
+        .memory_limit(limits.memory)
+        .stop_flag(&job.stop)
+        .progress(&progress)
+        .census(CENSUS_TOP)
+        .map_err(|e| e.to_string())?;
+    let threads = if limits.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        limits.threads
+    };
+    job.push(
+        "census",
+        &crate::cli::census::document(&model, &found, threads),
+    );
+    Ok(())
+}

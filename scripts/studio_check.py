@@ -17,7 +17,9 @@ library only), with real mouse input:
 5. runs the census, compares it with `reach census`, opens its hardest
    start as the board and checks the page's count of it against the CLI;
 6. saves the file and checks it on disk;
-7. checks that a request with a foreign Host or Origin is refused (403).
+7. checks that a request with a foreign Host or Origin is refused (403);
+8. steps a twisty puzzle's solution page (`solve cube2.tws --html`) to
+   its end, with its moves, God's-number table and plot.
 Screenshots are left in OUT_DIR (studio-*.png) for a person to look at.
 """
 
@@ -261,6 +263,21 @@ try:
     saved = open(FILE).read() if os.path.exists(FILE) else ""
     check(saved == opened, f"Save wrote the file ({FILE})")
     check(b.errors() == [], f"no console error all along {b.errors()}")
+
+    # 8. A twisty puzzle's solution page (solve --html), stepped to the end.
+    cube = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "cube2.tws")
+    page = os.path.join(OUT, "cube2.html")
+    solved = cli_json("solve", cube, "--scramble", "R U F R' U2 F'", "--html", page)
+    b.send("Page.navigate", {"url": "file://" + page})
+    b.wait("!!document.getElementById('counter') && document.getElementById('counter').textContent", "the twisty page")
+    end = b.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'End'}));"
+               " [document.getElementById('counter').textContent, document.querySelectorAll('#moves li').length,"
+               " document.querySelectorAll('#table tbody tr').length, !!document.querySelector('#plot svg')]")
+    n = solved["length"]
+    check(end[0] == f"move {n} / {n}" and end[1] == n and end[2] >= 7 and end[3],
+          f"the twisty page steps to its last move, lists its moves, its table and its plot ({end})")
+    b.shot("twisty-page.png")
+    check(b.errors() == [], f"no console error on the twisty page {b.errors()}")
     b.proc.kill()
 
     # 7. Other hosts and origins are refused.

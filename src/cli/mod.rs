@@ -27,6 +27,7 @@ mod solve;
 mod studio;
 mod summary;
 mod twisty;
+mod twisty_page;
 mod watch;
 
 use std::process::ExitCode;

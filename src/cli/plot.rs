@@ -18,6 +18,19 @@ pub fn profile(
     report: &Report,
     goal: Option<u32>,
 ) -> Result<()> {
+    let svg = profile_svg(puzzle, metric, report, goal)
+        .with_context(|| format!("drawing {}", file.display()))?;
+    super::output::write_output(file, svg.as_bytes())?;
+    Ok(())
+}
+
+/// [`profile`]'s picture, as the text of an SVG document.
+pub fn profile_svg(
+    puzzle: &str,
+    metric: Option<&str>,
+    report: &Report,
+    goal: Option<u32>,
+) -> Result<String> {
     let levels = &report.levels;
     let depth = report.depth();
     let widest = levels.iter().copied().max().unwrap_or(1).max(1);
@@ -124,11 +137,9 @@ pub fn profile(
                 goal_style,
             ))?;
         }
-        root.present()
-            .with_context(|| format!("drawing {}", file.display()))?;
+        root.present()?;
     }
-    super::output::write_output(file, svg.as_bytes())?;
-    Ok(())
+    Ok(svg)
 }
 
 /// Where the goal's legend goes: the upper corner over the third of the

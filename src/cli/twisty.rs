@@ -126,9 +126,9 @@ pub(super) fn symmetry_json(t: &Twisty, sym: Option<&Symmetry>) -> serde_json::V
 /// Refuses a twisty `solve` that has nothing to solve or asks for a
 /// sliding-block puzzle's pictures.
 pub(super) fn check_solvable(def: &Definition, a: &SolveArgs) -> Result<()> {
-    if a.html.is_some() || a.svg.is_some() {
+    if a.svg.is_some() {
         bail!(
-            "--html and --svg draw sliding-block boards; {} is a twisty puzzle\n  help: drop them: the solution prints as a move sequence",
+            "--svg draws sliding-block boards; {} is a twisty puzzle\n  help: --html FILE writes a page that steps through the solution, with the puzzle's God's-number table",
             def.name
         );
     }
@@ -227,8 +227,61 @@ fn solve_with<M: Model>(
         }
         stdout(&out)?;
     }
+    if let Some(file) = &a.html {
+        let positions: Vec<String> = path.iter().map(|&k| puzzle.render(k)).collect();
+        let page = solution_page(puzzle, a, s, &moves, &positions)?;
+        super::output::write_output(file, page.as_bytes())?;
+    }
     s.outputs_written(&spill, &report)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The most states the page's God's-number table counts (the 2x2x2's
+/// 3,674,160 fit; a larger puzzle's table stops at the depth it reached).
+const TABLE_STATES: u64 = 8_000_000;
+
+/// The page of `solve --html` for a twisty puzzle: the solution, and the
+/// God's-number table of a count from solved under the same moves.
+fn solution_page(
+    puzzle: &Twisty,
+    a: &SolveArgs,
+    s: &Settings,
+    moves: &[String],
+    positions: &[String],
+) -> Result<String> {
+    let mut def = puzzle.definition().clone();
+    def.scramble = None;
+    let options = reach::puzzles::twisty::Options {
+        metric: puzzle.metric(),
+        moves: a.moves.clone(),
+        scramble: None,
+    };
+    let solved = Twisty::new(def, &options)?;
+    let table = by_width!(&solved, |m| {
+        let report = reach::engine::Search::new(m)
+            .threads(s.threads)
+            .max_states(Some(TABLE_STATES))
+            .count()?;
+        super::summary::narrowed(report).0
+    });
+    let metric = puzzle.metric().name();
+    let plot = super::plot::profile_svg(puzzle.name(), Some(metric), &table, None)?;
+    let scramble = a.scramble.clone().or_else(|| {
+        puzzle
+            .definition()
+            .scramble
+            .as_ref()
+            .map(|_| "the file's ScrambleState".to_string())
+    });
+    Ok(super::twisty_page::page(&super::twisty_page::TwistyPage {
+        name: puzzle.name(),
+        metric,
+        scramble: scramble.as_deref(),
+        moves,
+        positions,
+        table: &table,
+        plot: &plot,
+    }))
 }
 
 /// `reach show --json` of a twisty puzzle.

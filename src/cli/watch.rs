@@ -391,7 +391,7 @@ pub fn move_words(piece: char, path: &[Dir]) -> String {
 }
 
 /// Escapes text for HTML and SVG.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -601,7 +601,7 @@ pub fn solution_page(puzzle: &SlidingPuzzle, metric: &str, start: &str, steps: &
 /// `template` with every `{{NAME}}` of `values` replaced, in one pass: what
 /// a value holds is never read as a placeholder (a puzzle named `{{DATA}}`
 /// stays a name).
-fn fill(template: &str, values: &[(&str, &str)]) -> String {
+pub(super) fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(open) = rest.find("{{") {
@@ -632,7 +632,7 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
 /// could close the element or open a comment) and the two line separators
 /// JavaScript once took for line ends become `\u` escapes, which mean the
 /// same inside the JSON's strings, the only place they occur.
-fn script_safe(json: &str) -> String {
+pub(super) fn script_safe(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         match c {
@@ -648,14 +648,14 @@ fn script_safe(json: &str) -> String {
 }
 
 /// The text between the first `open` and the next `close`.
-fn between<'t>(text: &'t str, open: &str, close: &str) -> &'t str {
+pub(super) fn between<'t>(text: &'t str, open: &str, close: &str) -> &'t str {
     let start = text.find(open).map_or(0, |i| i + open.len());
     let end = text[start..].find(close).map_or(text.len(), |i| start + i);
     &text[start..end]
 }
 
 /// A CSP hash source for `text`: `sha256-` and its digest in base64.
-fn sha256_source(text: &str) -> String {
+pub(super) fn sha256_source(text: &str) -> String {
     use base64::Engine as _;
     use sha2::Digest as _;
     let digest = sha2::Sha256::digest(text.as_bytes());

@@ -1491,3 +1491,61 @@ fn the_store_is_chosen_by_its_estimated_cost_where_the_group_s_order_is_known() 
             ),
         ));
 }
+
+#[test]
+fn a_twisty_solution_page_has_its_moves_and_the_gods_number_table() {
+    let dir = std::env::temp_dir().join(format!("reach-twisty-page-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("cube2.html");
+    let solved = crate::json_out(
+        crate::reach()
+            .args([
+                "solve",
+                "tests/data/cube2.tws",
+                "--scramble",
+                "R U F",
+                "--json",
+                "--html",
+            ])
+            .arg(&page),
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Content-Security-Policy"));
+    assert!(html.contains(&format!("2x2x2: {} htm moves", solved["length"])));
+    let moves = solved["moves"].as_array().unwrap();
+    let data = format!(
+        "\"moves\":[{}]",
+        moves
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    assert!(html.contains(&data), "{data}");
+    // The table is a count from solved: its first rows are `count`'s.
+    let count = crate::json_out(crate::reach().args([
+        "count",
+        "tests/data/cube2.tws",
+        "--max-depth",
+        "4",
+        "--json",
+    ]));
+    let mut total = 0;
+    for (d, n) in count["levels"].as_array().unwrap().iter().enumerate() {
+        total += n.as_u64().unwrap();
+        assert!(
+            html.contains(&format!(
+                "<tr><td>{d}</td><td>{n}</td><td>{total}</td></tr>"
+            )),
+            "depth {d}"
+        );
+    }
+    assert!(html.contains("<svg"));
+    crate::reach()
+        .args(["solve", "tests/data/cube2.tws", "--scramble", "R", "--svg"])
+        .arg(dir.join("x.svg"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--html FILE writes a page"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

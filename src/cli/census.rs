@@ -69,11 +69,15 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     };
     let doc = document(&model, &found, threads);
     if let Some(reason) = &found.stopped {
-        say!("PARTIAL: the census stopped ({reason}): what it found so far follows");
+        say!(
+            "PARTIAL: the census stopped ({}): what it found so far follows",
+            stop_text(reason)
+        );
     }
     if !s.quiet {
         say!(
-            "census of {} positions in {:.2} s at {threads} threads, peak memory {}",
+            "census of {}{} positions in {:.2} s at {threads} threads, peak memory {}",
+            if found.all_listed { "" } else { "at least " },
             found.positions,
             found.seconds,
             memory::peak_rss_bytes().map_or("?".into(), bytes)
@@ -128,6 +132,29 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     })
 }
 
+/// Why a census stopped, in its own words (a memory stop's need is the
+/// whole census's, not a level's).
+fn stop_text(reason: &StopReason) -> String {
+    match reason {
+        StopReason::MemoryLimit { limit, needed } => format!(
+            "it would need about {} at 26 bytes a position, over --memory-limit {}",
+            bytes(*needed),
+            bytes(*limit)
+        ),
+        StopReason::MemoryAvailable {
+            available,
+            needed,
+            bound,
+        } => format!(
+            "it would need about {} more at 26 bytes a position, and {} {}",
+            bytes(*needed),
+            bound.name(),
+            bytes(*available)
+        ),
+        other => other.to_string(),
+    }
+}
+
 /// Refuses a `--toml` directory that is a file, before the work.
 fn check_dir(dir: &Path) -> Result<()> {
     if dir.exists() && !dir.is_dir() {
@@ -146,6 +173,7 @@ pub(super) fn document(model: &SlidingPuzzle, c: &Census, threads: usize) -> Val
         "metric": model.metric().name(),
         "complete": c.stopped.is_none(),
         "positions": c.positions,
+        "positions_exact": c.all_listed,
         "components": c.components.as_ref().map(|k| k.count),
         "size_histogram": c.components.as_ref().map(|k| &k.size_histogram),
         "start_component": c.components.as_ref().map(|k| k.start),
@@ -154,7 +182,7 @@ pub(super) fn document(model: &SlidingPuzzle, c: &Census, threads: usize) -> Val
         "run": super::provenance::run_json(threads),
     });
     if let Some(reason) = &c.stopped {
-        v["stop_reason"] = json!(reason.to_string());
+        v["stop_reason"] = json!(stop_text(reason));
     }
     match &c.goal {
         Some(g) => {
@@ -187,7 +215,15 @@ fn text(model: &SlidingPuzzle, c: &Census) -> String {
         model.name(),
         model.metric().name()
     );
-    let _ = writeln!(out, "positions          {}", c.positions);
+    if c.all_listed {
+        let _ = writeln!(out, "positions          {}", c.positions);
+    } else {
+        let _ = writeln!(
+            out,
+            "positions          at least {} (the census stopped while it listed them)",
+            c.positions
+        );
+    }
     let Some(k) = &c.components else {
         return out;
     };

@@ -43,18 +43,24 @@ pub trait EveryPosition: Model<Key = u64> {
     /// parts): at least one.
     fn position_parts(&self) -> usize;
 
-    /// Appends the keys of part `part`'s positions to `out`. Every
-    /// position lies in exactly one part, once; each key decodes to its
-    /// position, and the successors of a position are positions.
-    fn part_positions(&self, part: usize, out: &mut Vec<u64>);
+    /// Appends the keys of part `part`'s positions to `out`, and says
+    /// whether it listed them all: it may stop, returning `false`, once
+    /// `out` holds more than `cap` keys (the census would not fit in
+    /// memory). Every position lies in exactly one part, once; each key
+    /// decodes to its position, and the successors of a position are
+    /// positions.
+    fn part_positions(&self, part: usize, out: &mut Vec<u64>, cap: usize) -> bool;
 }
 
 /// What a census found (see the module's notes). Fields after `positions`
 /// are `None` where the census stopped before it found them.
 #[derive(Clone, Debug)]
 pub struct Census {
-    /// Every position of the pieces.
+    /// Every position of the pieces (how many were listed, if the census
+    /// stopped while it listed them: see `all_listed`).
     pub positions: u64,
+    /// Whether every position was listed (`positions` is then exact).
+    pub all_listed: bool,
     /// The components, once joined.
     pub components: Option<Components>,
     /// The distances to the goal, for a model with a goal (possibly cut
@@ -302,6 +308,23 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
         }
     }
 
+    /// The bytes this process may still take: under the memory limit,
+    /// and what the machine has left (unless the guard is off); `None`:
+    /// no bound known.
+    fn room_left(&self) -> Option<u64> {
+        let held = memory::current_rss_bytes().unwrap_or(0);
+        let limit = self.search.memory_limit.map(|l| l.saturating_sub(held));
+        let machine = if self.search.memory_guard {
+            memory::headroom().map(|(b, _)| b)
+        } else {
+            None
+        };
+        match (limit, machine) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// Whether `bytes` more would pass the memory limit or what the
     /// machine has left: the reason to stop, if so.
     fn room_for(&self, bytes: u64) -> Option<StopReason> {
@@ -330,6 +353,7 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
     fn run(self, top: usize) -> Result<Census, SearchError> {
         let mut census = Census {
             positions: 0,
+            all_listed: false,
             components: None,
             goal: None,
             stopped: None,
@@ -337,13 +361,15 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
         };
         let keys = match self.list() {
             Ok(keys) => keys,
-            Err(why) => {
+            Err((why, listed)) => {
+                census.positions = listed;
                 census.stopped = Some(why);
                 census.seconds = self.seconds();
                 return Ok(census);
             }
         };
         census.positions = keys.len() as u64;
+        census.all_listed = true;
         if keys.len() >= UNSEEN_INDEX as usize {
             return Err(SearchError::Unsearchable(format!(
                 "the census holds at most {} positions, and this puzzle has {}",
@@ -375,8 +401,9 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
     }
 
     /// Pass 1: every position's key, sorted. Stops when the keys would
-    /// pass the memory limit, or on the stop flag.
-    fn list(&self) -> Result<Vec<u64>, StopReason> {
+    /// pass the memory limit, or on the stop flag, with the number listed
+    /// by then.
+    fn list(&self) -> Result<Vec<u64>, (StopReason, u64)> {
         let parts = self.model.position_parts().max(1);
         let mut keys: Vec<u64> = Vec::new();
         // A few rounds of parts, to check the stop flag and the memory
@@ -386,24 +413,40 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
         let mut part = 0;
         while part < parts {
             if self.stopped() {
-                return Err(self.stop_reason());
+                return Err((self.stop_reason(), keys.len() as u64));
             }
             let end = (part + round).min(parts);
-            let lists: Vec<Vec<u64>> = (part..end)
+            // The positions the census still has room for, at the bytes
+            // each will take, shared by this round's parts: a part that
+            // passes its share stops there (one part may hold billions).
+            let fits = self.room_left().map_or(usize::MAX, |room| {
+                (room / BYTES_PER_POSITION).saturating_sub(keys.len() as u64) as usize
+            });
+            let cap = (fits / (end - part)).max(1);
+            let lists: Vec<(Vec<u64>, bool)> = (part..end)
                 .into_par_iter()
                 .map(|p| {
                     let mut out = Vec::new();
-                    self.model.part_positions(p, &mut out);
-                    out
+                    let all = self.model.part_positions(p, &mut out, cap);
+                    (out, all)
                 })
                 .collect();
-            let more: usize = lists.iter().map(Vec::len).sum();
+            let more: usize = lists.iter().map(|(l, _)| l.len()).sum();
+            let listed = (keys.len() + more) as u64;
+            let needed = (listed + 1) * BYTES_PER_POSITION;
+            if lists.iter().any(|(_, all)| !all) {
+                let why = self.room_for(needed).unwrap_or(StopReason::MemoryLimit {
+                    limit: self.room_left().unwrap_or(0),
+                    needed,
+                });
+                return Err((why, listed));
+            }
             // The keys, and what sorting and indexing them will take.
             if let Some(why) = self.room_for(more as u64 * 8 * 2) {
-                return Err(why);
+                return Err((why, listed));
             }
             keys.reserve(more);
-            for list in lists {
+            for (list, _) in lists {
                 keys.extend_from_slice(&list);
             }
             part = end;

@@ -614,6 +614,35 @@ fn a_census_cut_short_says_so_and_keeps_what_it_found() {
 }
 
 #[test]
+fn a_census_past_its_memory_stops_cleanly_with_what_it_listed() {
+    // The 2x7 tiles: 14! = 87,178,291,200 positions, far past 64 MiB (one
+    // part of the listing alone would hold billions).
+    let text = "board = \"\"\"\nABCDEFG\nHIJKLM.\n\"\"\"\ndistinct = \"*\"\n";
+    let file = std::env::temp_dir().join(format!("reach-census-2x7-{}.toml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let out = reach()
+        .args(["census", "--memory-limit", "64M", "--json"])
+        .arg(&file)
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["positions_exact"], false);
+    assert_eq!(v["components"], Value::Null);
+    assert!(v["positions"].as_u64().unwrap() > 0);
+    assert!(
+        v["stop_reason"]
+            .as_str()
+            .unwrap()
+            .contains("--memory-limit"),
+        "{v}"
+    );
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
 fn a_census_refuses_what_it_cannot_take_before_the_work() {
     let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
     reach()

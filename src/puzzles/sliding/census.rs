@@ -38,8 +38,16 @@ impl SlidingPuzzle {
     }
 
     /// Places the pieces from slot `slot` on, over the cells `occupied`
-    /// already hold, and pushes each position's key.
-    fn place(&self, slot: usize, occupied: u64, scratch: &mut Scratch, out: &mut Vec<u64>) {
+    /// already hold, and pushes each position's key; `false` once `out`
+    /// holds more than `cap`.
+    fn place(
+        &self,
+        slot: usize,
+        occupied: u64,
+        scratch: &mut Scratch,
+        out: &mut Vec<u64>,
+        cap: usize,
+    ) -> bool {
         if slot == self.pieces {
             let key = self.encode_with(&scratch.pos, &mut scratch.cells);
             match self.tiled() {
@@ -48,7 +56,7 @@ impl SlidingPuzzle {
                 // parity.
                 Some(t) => out.extend(t.key_of(self, &scratch.pos)),
             }
-            return;
+            return out.len() <= cap;
         }
         let (ci, i) = self.slots[slot];
         let class = &self.classes[usize::from(ci)];
@@ -62,9 +70,12 @@ impl SlidingPuzzle {
             let mask = class.masks[a];
             if mask & occupied == 0 {
                 scratch.pos[slot] = a as u16;
-                self.place(slot + 1, occupied | mask, scratch, out);
+                if !self.place(slot + 1, occupied | mask, scratch, out, cap) {
+                    return false;
+                }
             }
         }
+        true
     }
 }
 
@@ -80,21 +91,18 @@ impl EveryPosition for SlidingPuzzle {
         self.classes.first().map_or(1, |c| c.anchors.len().max(1))
     }
 
-    fn part_positions(&self, part: usize, out: &mut Vec<u64>) {
+    fn part_positions(&self, part: usize, out: &mut Vec<u64>, cap: usize) -> bool {
         let mut scratch = Scratch {
             pos: vec![0; self.pieces],
             cells: vec![0; self.classes.len()],
         };
         let Some(class) = self.classes.first() else {
-            if part == 0 {
-                self.place(0, 0, &mut scratch, out);
-            }
-            return;
+            return part != 0 || self.place(0, 0, &mut scratch, out, cap);
         };
         let Some(&mask) = class.masks.get(part) else {
-            return;
+            return true;
         };
         scratch.pos[0] = part as u16;
-        self.place(1, mask, &mut scratch, out);
+        self.place(1, mask, &mut scratch, out, cap)
     }
 }

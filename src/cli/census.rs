@@ -62,12 +62,7 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     let progress = |p: &Progress| line.update(p);
     let found = search(&model, s, &signals, &progress).census(a.top)?;
     line.finish();
-    let threads = if s.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        s.threads
-    };
-    let doc = document(&model, &found, threads);
+    let doc = document(&model, &found);
     if let Some(reason) = &found.stopped {
         say!(
             "PARTIAL: the census stopped ({}): what it found so far follows",
@@ -76,10 +71,11 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     }
     if !s.quiet {
         say!(
-            "census of {}{} positions in {:.2} s at {threads} threads, peak memory {}",
+            "census of {}{} positions in {:.2} s at {} threads, peak memory {}",
             if found.all_listed { "" } else { "at least " },
             found.positions,
             found.seconds,
+            found.threads,
             memory::peak_rss_bytes().map_or("?".into(), bytes)
         );
     }
@@ -167,7 +163,7 @@ fn check_dir(dir: &Path) -> Result<()> {
 }
 
 /// `--json`'s document.
-pub(super) fn document(model: &SlidingPuzzle, c: &Census, threads: usize) -> Value {
+pub(super) fn document(model: &SlidingPuzzle, c: &Census) -> Value {
     let mut v = json!({
         "puzzle": model.raw_name(),
         "metric": model.metric().name(),
@@ -179,7 +175,7 @@ pub(super) fn document(model: &SlidingPuzzle, c: &Census, threads: usize) -> Val
         "start_component": c.components.as_ref().map(|k| k.start),
         "seconds": c.seconds,
         "peak_rss_bytes": memory::peak_rss_bytes(),
-        "run": super::provenance::run_json(threads),
+        "run": super::provenance::run_json(c.threads),
     });
     if let Some(reason) = &c.stopped {
         v["stop_reason"] = json!(stop_text(reason));

@@ -90,8 +90,9 @@ pub(super) fn show(
             // What a count would use (`--symmetry auto`), and what the
             // file's rotations give.
             let used = twisty::symmetry_of(&t, SymmetryArg::Auto, None, false);
+            // The same group when a count uses it: found once.
+            let sym = used.clone().unwrap_or_else(|| Symmetry::of(&t));
             let used = used.as_ref();
-            let sym = Symmetry::of(&t);
             if json {
                 let mut v = twisty::show_json(&t);
                 v["symmetry"] = twisty::symmetry_json(&t, Some(&sym));

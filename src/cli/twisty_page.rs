@@ -7,7 +7,7 @@
 
 use reach::engine::Report;
 
-use super::watch::{between, escape, fill, script_safe, sha256_source};
+use super::watch::{escape, script_safe, with_policy};
 
 /// What the page shows.
 pub(super) struct TwistyPage<'a> {
@@ -71,14 +71,7 @@ pub(super) fn page(p: &TwistyPage) -> String {
         ("VERDICT", verdict.as_str()),
         ("PLOT", plot.as_str()),
     ];
-    let (head, body) = PAGE.split_once("{{CSP}}").expect("the page has a policy");
-    let (head, body) = (fill(head, &values), fill(body, &values));
-    let csp = format!(
-        "default-src 'none'; script-src '{}'; style-src '{}'",
-        sha256_source(between(&body, "<script>", "</script>")),
-        sha256_source(between(&body, "<style>", "</style>")),
-    );
-    format!("{head}{csp}{body}")
+    with_policy(PAGE, &values)
 }
 
 const PAGE: &str = r##"<!DOCTYPE html>

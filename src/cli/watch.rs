@@ -586,10 +586,17 @@ pub fn solution_page(puzzle: &SlidingPuzzle, metric: &str, start: &str, steps: &
         if n == 1 { "" } else { "s" }
     ));
     let values = [("TITLE", title.as_str()), ("DATA", data.as_str())];
-    // The policy names the page's own script and style by their hashes:
-    // nothing else may run or style the page, whatever it holds.
-    let (head, body) = PAGE.split_once("{{CSP}}").expect("the page has a policy");
-    let (head, body) = (fill(head, &values), fill(body, &values));
+    with_policy(PAGE, &values)
+}
+
+/// The page `template` filled with `values`, its `{{CSP}}` replaced by a
+/// policy that names the page's own script and style by their hashes:
+/// nothing else may run or style the page, whatever it holds.
+pub(super) fn with_policy(template: &str, values: &[(&str, &str)]) -> String {
+    let (head, body) = template
+        .split_once("{{CSP}}")
+        .expect("the page has a policy");
+    let (head, body) = (fill(head, values), fill(body, values));
     let csp = format!(
         "default-src 'none'; script-src '{}'; style-src '{}'",
         sha256_source(between(&body, "<script>", "</script>")),
@@ -601,7 +608,7 @@ pub fn solution_page(puzzle: &SlidingPuzzle, metric: &str, start: &str, steps: &
 /// `template` with every `{{NAME}}` of `values` replaced, in one pass: what
 /// a value holds is never read as a placeholder (a puzzle named `{{DATA}}`
 /// stays a name).
-pub(super) fn fill(template: &str, values: &[(&str, &str)]) -> String {
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(open) = rest.find("{{") {
@@ -648,14 +655,14 @@ pub(super) fn script_safe(json: &str) -> String {
 }
 
 /// The text between the first `open` and the next `close`.
-pub(super) fn between<'t>(text: &'t str, open: &str, close: &str) -> &'t str {
+fn between<'t>(text: &'t str, open: &str, close: &str) -> &'t str {
     let start = text.find(open).map_or(0, |i| i + open.len());
     let end = text[start..].find(close).map_or(text.len(), |i| start + i);
     &text[start..end]
 }
 
 /// A CSP hash source for `text`: `sha256-` and its digest in base64.
-pub(super) fn sha256_source(text: &str) -> String {
+fn sha256_source(text: &str) -> String {
     use base64::Engine as _;
     use sha2::Digest as _;
     let digest = sha2::Sha256::digest(text.as_bytes());

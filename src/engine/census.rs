@@ -28,11 +28,12 @@
 //! position's distance is the level that first reaches it.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::engine::levels::Limits;
 use crate::engine::levels::memory;
 use crate::engine::{Model, Progress, Search, SearchError, StopReason};
 
@@ -70,6 +71,8 @@ pub struct Census {
     pub stopped: Option<StopReason>,
     /// Seconds the census took.
     pub seconds: f64,
+    /// Worker threads it ran on.
+    pub threads: usize,
 }
 
 /// The components of the positions under the moves.
@@ -135,15 +138,22 @@ impl<M: EveryPosition> Search<'_, M> {
         if let Some(why) = self.model.unsearchable() {
             return Err(SearchError::Unsearchable(why));
         }
-        let threads = self.thread_count();
-        super::search::in_pool(threads, || Walk::new(&self).run(top))?
+        let walk = Walk {
+            limits: self.limits(),
+            model: self.model,
+            threads: self.thread_count(),
+            began: Instant::now(),
+        };
+        super::search::in_pool(walk.threads, || walk.run(top))?
     }
 }
 
-/// One census under way.
-struct Walk<'s, 'a, M: EveryPosition> {
-    search: &'s Search<'a, M>,
+/// One census under way: the search's limits (its stop flags, depth,
+/// memory and progress), as the level loop reads them.
+struct Walk<'a, M: EveryPosition> {
+    limits: Limits<'a>,
     model: &'a M,
+    threads: usize,
     began: Instant,
 }
 
@@ -262,41 +272,23 @@ fn stray(key: u64, successor: u64) -> SearchError {
     ))
 }
 
-impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
-    fn new(search: &'s Search<'a, M>) -> Self {
-        Walk {
-            search,
-            model: search.model,
-            began: Instant::now(),
-        }
-    }
-
+impl<M: EveryPosition> Walk<'_, M> {
     fn seconds(&self) -> f64 {
         self.began.elapsed().as_secs_f64()
     }
 
     fn stopped(&self) -> bool {
-        self.search
-            .stop
-            .is_some_and(|s: &AtomicBool| s.load(Ordering::Relaxed))
+        self.limits.stopped()
     }
 
     fn stop_reason(&self) -> StopReason {
-        if self
-            .search
-            .terminated
-            .is_some_and(|t| t.load(Ordering::Relaxed))
-        {
-            StopReason::Terminated
-        } else {
-            StopReason::Interrupted
-        }
+        self.limits.interruption()
     }
 
     /// Tells the caller how a stage goes: `done` of `of` positions (a
     /// level of the distances: its depth and size).
     fn tell(&self, stage: &'static str, depth: u32, level: u64, done: u64, of: u64) {
-        if let Some(progress) = self.search.progress {
+        if let Some(progress) = self.limits.progress {
             progress(&Progress {
                 depth,
                 level_states: level,
@@ -313,8 +305,8 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
     /// no bound known.
     fn room_left(&self) -> Option<u64> {
         let held = memory::current_rss_bytes().unwrap_or(0);
-        let limit = self.search.memory_limit.map(|l| l.saturating_sub(held));
-        let machine = if self.search.memory_guard {
+        let limit = self.limits.memory_limit.map(|l| l.saturating_sub(held));
+        let machine = if self.limits.memory_guard {
             memory::headroom().map(|(b, _)| b)
         } else {
             None
@@ -329,7 +321,7 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
     /// machine has left: the reason to stop, if so.
     fn room_for(&self, bytes: u64) -> Option<StopReason> {
         let held = memory::current_rss_bytes().unwrap_or(0);
-        if let Some(limit) = self.search.memory_limit
+        if let Some(limit) = self.limits.memory_limit
             && held + bytes > limit
         {
             return Some(StopReason::MemoryLimit {
@@ -337,7 +329,7 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
                 needed: held + bytes,
             });
         }
-        if self.search.memory_guard
+        if self.limits.memory_guard
             && let Some((available, bound)) = memory::headroom()
             && bytes > available
         {
@@ -358,6 +350,7 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
             goal: None,
             stopped: None,
             seconds: 0.0,
+            threads: self.threads,
         };
         let keys = match self.list() {
             Ok(keys) => keys,
@@ -604,7 +597,7 @@ impl<'s, 'a, M: EveryPosition> Walk<'s, 'a, M> {
                 stopped = Some(self.stop_reason());
                 break;
             }
-            if let Some(max) = self.search.max_depth
+            if let Some(max) = self.limits.max_depth
                 && depth > max
             {
                 stopped = Some(StopReason::MaxDepth(max));

@@ -44,10 +44,10 @@ pub struct Search<'a, M: Model> {
     pub(crate) max_states: Option<u64>,
     pub(crate) max_depth: Option<u32>,
     pub(crate) memory_limit: Option<u64>,
-    pub(crate) memory_guard: bool,
+    memory_guard: bool,
     pub(crate) stop: Option<&'a AtomicBool>,
     pub(crate) terminated: Option<&'a AtomicBool>,
-    pub(crate) progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
     spill: Option<Spill>,
     /// The processes of the search, when it runs on several.
     peers: Option<&'a dyn Peers>,
@@ -328,7 +328,7 @@ impl<'a, M: Model> Search<'a, M> {
         }
     }
 
-    fn limits(&self) -> Limits<'a> {
+    pub(crate) fn limits(&self) -> Limits<'a> {
         Limits {
             stop: self.stop,
             terminated: self.terminated,

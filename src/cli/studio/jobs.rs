@@ -364,14 +364,6 @@ fn census(puzzle: &SlidingPuzzle, job: &Job, limits: Limits) -> Result<(), Strin
         .progress(&progress)
         .census(CENSUS_TOP)
         .map_err(|e| e.to_string())?;
-    let threads = if limits.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        limits.threads
-    };
-    job.push(
-        "census",
-        &crate::cli::census::document(&model, &found, threads),
-    );
+    job.push("census", &crate::cli::census::document(&model, &found));
     Ok(())
 }

@@ -240,7 +240,7 @@ impl Limits<'_> {
     /// stores, as signal handlers registered in that order do) has its
     /// termination flag seen by whoever sees the stop, so
     /// [`Limits::interruption`] names the stop exactly.
-    fn stopped(&self) -> bool {
+    pub(crate) fn stopped(&self) -> bool {
         self.stop.is_some_and(|s| s.load(Ordering::Acquire))
     }
 
@@ -248,7 +248,7 @@ impl Limits<'_> {
     /// Read only after [`Limits::stopped`] said yes, whose acquire makes
     /// the termination flag raised before the stop visible: a relaxed load
     /// is then enough.
-    fn interruption(&self) -> StopReason {
+    pub(crate) fn interruption(&self) -> StopReason {
         if self.terminated.is_some_and(|t| t.load(Ordering::Relaxed)) {
             StopReason::Terminated
         } else {

@@ -504,18 +504,6 @@ impl MetricArg {
             _ => None,
         }
     }
-
-    /// Its name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            MetricArg::Step => "step",
-            MetricArg::Slide => "slide",
-            MetricArg::Piece => "piece",
-            MetricArg::Htm => "htm",
-            MetricArg::Qtm => "qtm",
-            MetricArg::Moves => "moves",
-        }
-    }
 }
 
 /// Whether a twisty puzzle's search keeps one position a class of

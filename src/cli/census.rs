@@ -14,7 +14,7 @@ use reach::puzzles::sliding::SlidingPuzzle;
 use super::args::CensusArgs;
 use super::exit;
 use super::output::{ProgressLine, bytes, count_of, say, stdout, write_output};
-use super::puzzle::{Loaded, Prepared, Puzzle, Shape};
+use super::puzzle::{self, Loaded, Prepared, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, search};
 
 /// Sizes of components the text lists before it says how many more.
@@ -25,7 +25,7 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     if let Some(dir) = &a.toml {
         check_dir(dir)?;
     }
-    let puzzle = Puzzle::load(&a.puzzle, None)?;
+    let puzzle = puzzle::load(&a.puzzle, None)?;
     if !matches!(puzzle.loaded, Loaded::Sliding(_)) {
         bail!(
             "a census places a sliding-block puzzle's pieces every way they fit on its board; {} is not a sliding-block puzzle\n  help: `reach count {}` counts the positions reachable from its start",
@@ -39,7 +39,7 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
         moves: &None,
         scramble: &None,
     };
-    let Prepared::Sliding(p) = puzzle.loaded.prepare(shape)? else {
+    let Prepared::Sliding(p) = puzzle::prepare(puzzle.loaded, shape)? else {
         unreachable!("a sliding-block puzzle prepares as one");
     };
     if p.words() > 1 {
@@ -147,7 +147,7 @@ fn stop_text(reason: &StopReason) -> String {
             bound.name(),
             bytes(*available)
         ),
-        other => other.to_string(),
+        other => super::summary::stop_words(other),
     }
 }
 

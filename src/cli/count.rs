@@ -14,7 +14,7 @@ use reach::puzzles::twisty::Twisty;
 
 use super::args::CountArgs;
 use super::output::{ProgressLine, check_output};
-use super::puzzle::{Prepared, Puzzle, Shape};
+use super::puzzle::{self, Prepared, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, run_count, search, spilled};
 use super::summary::{Counted, narrowed, print_count};
 use super::twisty::{by_symmetric, by_width, symmetry_json, symmetry_of};
@@ -23,13 +23,13 @@ use super::{cluster, exit, plot, sliding};
 pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
     let o = &a.options;
-    let puzzle = Puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
+    let puzzle = puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
     let shape = Shape {
         metric: o.metric,
         moves: &o.moves,
         scramble: &None,
     };
-    let prepared = puzzle.loaded.prepare(shape)?;
+    let prepared = puzzle::prepare(puzzle.loaded, shape)?;
     // Outputs before work: a typo in a path must not cost the search.
     if let Some(file) = &o.plot {
         check_output(file)?;
@@ -104,7 +104,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         Prepared::Clocks(c) => {
             let report = counting(&c, s, &signals, &progress, &spill)?;
             let name = "clocks".to_string();
-            counted(name.clone(), name, None, report, Box::new(clocks_board))
+            counted(name.clone(), name, None, report, Box::new(clocks::board))
         }
         Prepared::Tiles(t) => {
             let report = counting(&*t, s, &signals, &progress, &spill)?;
@@ -175,13 +175,4 @@ fn twisty_table<K: Key>(t: &Rc<Twisty>, report: Report<K>) -> (Report, Box<dyn F
     let (report, keys) = narrowed(report);
     let t = Rc::clone(t);
     (report, Box::new(move |i| t.render(keys[i as usize])))
-}
-
-/// The nine clocks of a key, as hours, three to a line.
-fn clocks_board(key: u64) -> String {
-    let hours = clocks::decode(key).map(|t| if t == 0 { 12 } else { 3 * t });
-    hours
-        .chunks(3)
-        .map(|r| format!("{} {} {}\n", r[0], r[1], r[2]))
-        .collect()
 }

@@ -10,7 +10,7 @@ use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::args::HardestArgs;
 use super::output::{ProgressLine, check_output, count_of, say, stdout, write_output};
-use super::puzzle::{Loaded, Prepared, Puzzle, Shape};
+use super::puzzle::{self, Loaded, Prepared, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, search, spilled};
 use super::summary::{report_stopped, unsolvable};
 use super::{cluster, exit, sliding, watch};
@@ -21,7 +21,7 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     for file in [&a.toml, &a.html].into_iter().flatten() {
         check_output(file)?;
     }
-    let puzzle = Puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
+    let puzzle = puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
     if let Loaded::Twisty(def) = &puzzle.loaded
         && (a.toml.is_some() || a.html.is_some())
     {
@@ -37,7 +37,7 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     };
     let text = puzzle.file_text.as_deref();
     let toml = puzzle.toml().map(str::to_string);
-    match puzzle.loaded.prepare(shape)? {
+    match puzzle::prepare(puzzle.loaded, shape)? {
         Prepared::Sliding(p) => sliding(&p, a, s, text, toml.as_deref()),
         Prepared::Twisty(t) => {
             if !t.reversible() {

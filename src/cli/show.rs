@@ -12,7 +12,7 @@ use reach::puzzles::twisty::Symmetry;
 
 use super::args::{MetricArg, SymmetryArg};
 use super::output::stdout;
-use super::puzzle::{self, Loaded, Puzzle, Shape};
+use super::puzzle::{self, Loaded, Shape};
 use super::{sliding, twisty};
 
 /// Which store a count (and a solve, for a puzzle with a goal) takes on
@@ -40,7 +40,7 @@ pub(super) fn show(
     moves: &Option<Vec<String>>,
     json: bool,
 ) -> Result<ExitCode> {
-    let loaded = Puzzle::load(name, None)?.loaded;
+    let loaded = puzzle::load(name, None)?.loaded;
     if !matches!(loaded, Loaded::Twisty(_)) && (metric.is_some() || moves.is_some()) {
         bail!(
             "show takes --metric and --moves for twisty puzzles (.tws or KPuzzle files), whose moves and key space they change"

@@ -14,7 +14,7 @@ use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::args::SolveArgs;
 use super::output::{ProgressLine, check_output, stdout, write_output};
-use super::puzzle::{Loaded, Prepared, Puzzle, Shape};
+use super::puzzle::{self, Loaded, Prepared, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, run_solve, search, spilled};
 use super::summary::{narrowed, report_stopped, say_solved, unsolvable};
 use super::{cluster, exit, sliding, twisty, watch};
@@ -24,7 +24,7 @@ pub(super) fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     for file in [&a.html, &a.svg].into_iter().flatten() {
         check_output(file)?;
     }
-    let puzzle = Puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
+    let puzzle = puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
     match &puzzle.loaded {
         Loaded::Sliding(p) => has_goal(p, &a.puzzle)?,
         Loaded::Twisty(def) => twisty::check_solvable(def, a)?,
@@ -36,7 +36,7 @@ pub(super) fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         scramble: &a.scramble,
     };
     let file_text = puzzle.file_text.as_deref();
-    match puzzle.loaded.prepare(shape)? {
+    match puzzle::prepare(puzzle.loaded, shape)? {
         Prepared::Sliding(p) => sliding(&p, a, s, file_text),
         Prepared::Twisty(t) => twisty::solve(&t, a, s, file_text),
         Prepared::Clocks(_) => {

@@ -140,12 +140,31 @@ fn stop_text<K>(report: &Report<K>, s: &Settings) -> Option<String> {
         (true, true) => " (set --memory-limit to override, at your own risk)",
     };
     match &report.outcome {
-        Outcome::Stopped(r @ StopReason::MemoryLimit { .. }) => Some(format!("{r}{}", hint(false))),
-        Outcome::Stopped(r @ StopReason::MemoryAvailable { .. }) => {
-            Some(format!("{r}{}", hint(true)))
+        Outcome::Stopped(r @ StopReason::MemoryLimit { .. }) => {
+            Some(format!("{}{}", stop_words(r), hint(false)))
         }
-        Outcome::Stopped(r) => Some(r.to_string()),
+        Outcome::Stopped(r @ StopReason::MemoryAvailable { .. }) => {
+            Some(format!("{}{}", stop_words(r), hint(true)))
+        }
+        Outcome::Stopped(r) => Some(stop_words(r)),
         _ => None,
+    }
+}
+
+/// Why a search stopped, in the command line's words: the limits by their
+/// flags (the library's own words name none). The one place that says
+/// them so.
+pub(super) fn stop_words(r: &StopReason) -> String {
+    let size = |b: &u64| StopReason::size(*b);
+    match r {
+        StopReason::MaxStates(n) => format!("the next level would exceed --max-states {n}"),
+        StopReason::MaxDepth(d) => format!("the next level would exceed --max-depth {d}"),
+        StopReason::MemoryLimit { limit, needed } => format!(
+            "the next level would need about {}, over --memory-limit {}",
+            size(needed),
+            size(limit)
+        ),
+        other => other.to_string(),
     }
 }
 

@@ -19,15 +19,9 @@ use super::summary::{say_solved, unsolvable};
 /// model its keys need: the puzzle itself where a key is one word, else a
 /// [`Wider`](reach::puzzles::twisty::Wider) of 2, 3, 4, 6, 8, 16, 32 or
 /// 128 words. `$body` is compiled once for each width class; the class
-/// is chosen once per search, never per key.
-macro_rules! by_width {
-    ($t:expr, |$m:ident| $body:expr) => {{
-        use reach::puzzles::twisty::Wider;
-        let t: &reach::puzzles::twisty::Twisty = $t;
-        super::puzzle::of_width!(t, Wider, [2, 3, 4, 6, 8, 16, 32, 128], |$m| $body)
-    }};
-}
-pub(super) use by_width;
+/// is chosen once per search, never per key. The library's, which
+/// [`Prepared::visit`](reach::puzzles::any::Prepared::visit) uses too.
+pub(super) use reach::twisty_of_width as by_width;
 
 /// Evaluates `$body` with `$m` bound to the twisty puzzle `$t` searched
 /// one class of symmetric positions at a time under `$sym`

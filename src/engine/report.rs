@@ -44,22 +44,32 @@ pub enum StopReason {
     Cluster(String),
 }
 
+impl StopReason {
+    /// A size as a stop's message gives it: in MiB below a GiB (a small
+    /// limit must not read as 0.00 GiB), else in GiB.
+    pub fn size(bytes: u64) -> String {
+        if bytes < 1 << 30 {
+            format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+        } else {
+            format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
+        }
+    }
+}
+
+/// The library's words for why a search stopped; a command line that
+/// names its limits by flags says them its own way (`reach`: the next
+/// level would exceed `--max-depth 10`).
 impl fmt::Display for StopReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // MiB below a GiB: a small limit must not read as 0.00 GiB.
-        let size = |b: &u64| {
-            if *b < 1 << 30 {
-                format!("{:.1} MiB", *b as f64 / (1u64 << 20) as f64)
-            } else {
-                format!("{:.2} GiB", *b as f64 / (1u64 << 30) as f64)
-            }
-        };
+        let size = |b: &u64| StopReason::size(*b);
         match self {
-            StopReason::MaxStates(n) => write!(f, "the next level would exceed --max-states {n}"),
-            StopReason::MaxDepth(d) => write!(f, "the next level would exceed --max-depth {d}"),
+            StopReason::MaxStates(n) => {
+                write!(f, "the next level would pass the limit of {n} states")
+            }
+            StopReason::MaxDepth(d) => write!(f, "the next level would pass the depth limit {d}"),
             StopReason::MemoryLimit { limit, needed } => write!(
                 f,
-                "the next level would need about {}, over --memory-limit {}",
+                "the next level would need about {}, over the memory limit of {}",
                 size(needed),
                 size(limit)
             ),

@@ -185,6 +185,15 @@ pub fn parse_input(text: &str, codes: bool) -> Result<Dial, ClocksInputError> {
     Ok(dial)
 }
 
+/// The nine clocks of `key` as hours, three to a line.
+pub fn board(key: u64) -> String {
+    let hours = decode(key).map(|t| if t == 0 { 12 } else { 3 * t });
+    hours
+        .chunks(3)
+        .map(|r| format!("{} {} {}\n", r[0], r[1], r[2]))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

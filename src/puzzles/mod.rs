@@ -1,5 +1,6 @@
 //! Puzzle models: each implements [`crate::engine::Model`].
 
+pub mod any;
 pub mod builtin;
 pub mod clocks;
 pub mod combinadic;

@@ -1,0 +1,611 @@
+//! Any puzzle `reach` knows, by its name or its file: a built-in,
+//! `tiles-RxC`, or a puzzle file's text (sliding blocks in TOML, twisty
+//! puzzles in `.tws` or KPuzzle JSON), each read once; then shaped by a
+//! metric, a twisty puzzle's moves and its scramble, each checked once for
+//! every kind of puzzle; then searched by a [`Visit`], which
+//! [`Prepared::visit`] hands the puzzle as the model its keys need (one
+//! word, or as many as the puzzle takes).
+//!
+//! ```
+//! use reach::engine::{Model, Search};
+//! use reach::puzzles::any::{Puzzle, Shape, View, Visit};
+//!
+//! /// Counts the states of whatever puzzle it is given.
+//! struct Count;
+//!
+//! impl Visit for Count {
+//!     type Output = u64;
+//!     fn visit<M: Model>(self, model: &M, _view: &dyn View<M::Key>) -> u64 {
+//!         Search::new(model).threads(2).count().unwrap().states()
+//!     }
+//! }
+//!
+//! let puzzle = Puzzle::load("tiles-2x3").unwrap();
+//! let prepared = puzzle.loaded.prepare(&Shape::default()).unwrap();
+//! assert_eq!(prepared.visit(Count), 360);
+//! ```
+
+use std::path::Path;
+
+use crate::engine::Model;
+use crate::puzzles::builtin::{self, Kind};
+use crate::puzzles::clocks::{self, Clocks};
+use crate::puzzles::large_tiles::{LargeTiles, LargeTilesOf};
+use crate::puzzles::sliding::{self, Metric, SlidingPuzzle};
+use crate::puzzles::tiles::{Tiles, TilesError};
+use crate::puzzles::twisty::{self as tw, Definition, Options, Twisty, TwistyMetric};
+
+/// Why a puzzle could not be loaded or shaped. Each says what is wrong
+/// and, after `\n  help: `, how to fix it, in the library's words (a
+/// command line says the same with its flags' names).
+#[derive(Debug, thiserror::Error)]
+pub enum PuzzleError {
+    /// Not a built-in, not `tiles-RxC` and no such file.
+    #[error(
+        "unknown puzzle {name:?}: not a built-in and no such file\n  help: built-ins are {}, tiles-RxC; or give the path of a puzzle file",
+        builtins.join(", ")
+    )]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The built-ins' names.
+        builtins: Vec<&'static str>,
+    },
+    /// A puzzle file that cannot be read or is not a puzzle (with its
+    /// line where it has one).
+    #[error(transparent)]
+    File(#[from] sliding::PuzzleError),
+    /// A `tiles-RxC` outside the sizes tiles take.
+    #[error(transparent)]
+    Tiles(#[from] TilesError),
+    /// A twisty puzzle's moves or scramble that do not fit its file.
+    #[error(transparent)]
+    Twisty(#[from] tw::OptionError),
+    /// A scramble given for a puzzle that is not twisty.
+    #[error(
+        "a scramble applies to twisty puzzles (.tws or KPuzzle files); {name} is not one\n  help: a sliding-block puzzle starts from the board in its file"
+    )]
+    ScrambleNotTwisty {
+        /// The puzzle's name.
+        name: String,
+    },
+    /// A metric of the other kind of puzzle.
+    #[error("{}", metric_mismatch(metric, name, *twisty))]
+    MetricMismatch {
+        /// The metric asked for.
+        metric: &'static str,
+        /// The puzzle's name.
+        name: String,
+        /// Whether the puzzle is twisty (the metric a sliding-block one).
+        twisty: bool,
+    },
+    /// Moves chosen for a puzzle that is not twisty.
+    #[error("choosing moves applies to twisty puzzles (.tws or KPuzzle files); {name} is not one")]
+    MovesNotTwisty {
+        /// The puzzle's name.
+        name: String,
+    },
+    /// A metric, or a choice of moves, for a puzzle with one kind of
+    /// move.
+    #[error("{} applies to {}; {what}", if *moves { "choosing moves" } else { "a metric" }, if *moves { "twisty puzzles (.tws or KPuzzle files)" } else { "sliding-block and twisty puzzles" })]
+    OneKindOfMove {
+        /// The puzzle, and what its moves are.
+        what: String,
+        /// Whether moves were chosen (else a metric was given).
+        moves: bool,
+    },
+}
+
+fn metric_mismatch(metric: &str, name: &str, twisty: bool) -> String {
+    if twisty {
+        format!(
+            "the metric {metric} is a sliding-block metric; {name} is a twisty puzzle\n  help: give htm (each move and its powers, the default), qtm (each move and its inverse) or moves (the moves as written)"
+        )
+    } else {
+        format!(
+            "the metric {metric} is a twisty puzzle's metric; {name} is a sliding-block puzzle\n  help: give step, slide or piece"
+        )
+    }
+}
+
+impl PuzzleError {
+    /// What is wrong, without the help.
+    pub fn message(&self) -> String {
+        let text = self.to_string();
+        match text.split_once("\n  help: ") {
+            Some((message, _)) => message.to_string(),
+            None => text,
+        }
+    }
+
+    /// How to fix it, where the error says.
+    pub fn help(&self) -> Option<String> {
+        self.to_string()
+            .split_once("\n  help: ")
+            .map(|(_, help)| help.to_string())
+    }
+}
+
+/// A metric of either kind of puzzle, by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnyMetric {
+    /// A sliding-block puzzle's: `step`, `slide`, `piece`.
+    Sliding(Metric),
+    /// A twisty puzzle's: `htm`, `qtm`, `moves`.
+    Twisty(TwistyMetric),
+}
+
+impl AnyMetric {
+    /// The metric named `name`, of either kind.
+    pub fn from_name(name: &str) -> Option<AnyMetric> {
+        match name {
+            "htm" => Some(AnyMetric::Twisty(TwistyMetric::Htm)),
+            "qtm" => Some(AnyMetric::Twisty(TwistyMetric::Qtm)),
+            "moves" => Some(AnyMetric::Twisty(TwistyMetric::Moves)),
+            _ => Metric::from_name(name).map(AnyMetric::Sliding),
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AnyMetric::Sliding(m) => m.name(),
+            AnyMetric::Twisty(m) => m.name(),
+        }
+    }
+}
+
+/// A puzzle as its name or file describes it, before a metric, moves or
+/// a scramble shape it.
+pub enum Loaded {
+    /// A sliding-block puzzle (a built-in or a TOML file).
+    Sliding(Box<SlidingPuzzle>),
+    /// The nine clocks of IOI'94, from all at twelve.
+    Clocks(Clocks),
+    /// `tiles-RxC` up to 16 cells: dense keys.
+    Tiles(Box<Tiles>),
+    /// Tiles past 16 cells, keys of several words.
+    LargeTiles(Box<LargeTiles>),
+    /// A twisty puzzle's definition: its metric, moves and scramble make
+    /// the search of it.
+    Twisty(Box<Definition>),
+}
+
+/// A loaded puzzle and where it came from.
+pub struct Puzzle {
+    /// The puzzle.
+    pub loaded: Loaded,
+    /// The text of the puzzle file as it was read; `None` for a built-in
+    /// or `tiles-RxC`.
+    pub file_text: Option<String>,
+    /// The TOML of a sliding-block built-in.
+    builtin_toml: Option<&'static str>,
+}
+
+impl Puzzle {
+    /// The puzzle `name` names: a built-in, else `tiles-RxC` where no
+    /// file has that name, else the puzzle file at that path.
+    pub fn load(name: &str) -> Result<Puzzle, PuzzleError> {
+        Puzzle::load_recorded(name, None)
+    }
+
+    /// As [`Puzzle::load`], except that a puzzle file's text is
+    /// `recorded` (as a checkpoint kept it) rather than read.
+    pub fn load_recorded(name: &str, recorded: Option<&str>) -> Result<Puzzle, PuzzleError> {
+        if let Some(b) = builtin::find(name) {
+            let (loaded, builtin_toml) = match b.kind {
+                Kind::Sliding(text) => (
+                    Loaded::Sliding(Box::new(
+                        builtin::sliding(name).expect("a sliding built-in"),
+                    )),
+                    Some(text),
+                ),
+                Kind::Clocks => (Loaded::Clocks(Clocks::new([0; 9])), None),
+            };
+            return Ok(Puzzle {
+                loaded,
+                file_text: None,
+                builtin_toml,
+            });
+        }
+        if let Some(text) = recorded {
+            return Puzzle::from_text(text, name);
+        }
+        let path = Path::new(name);
+        if !path.exists()
+            && let Some(tiles) = Tiles::from_name(name)
+        {
+            let loaded = match tiles {
+                Err(TilesError::Large(r, c)) => {
+                    Loaded::LargeTiles(Box::new(LargeTiles::new(r, c)?))
+                }
+                tiles => Loaded::Tiles(Box::new(tiles?)),
+            };
+            return Ok(Puzzle {
+                loaded,
+                file_text: None,
+                builtin_toml: None,
+            });
+        }
+        if !path.exists() && !name.contains(['/', '.']) {
+            return Err(PuzzleError::Unknown {
+                name: name.to_string(),
+                builtins: builtin::ALL.iter().map(|b| b.name).collect(),
+            });
+        }
+        Puzzle::from_text(&sliding::read_puzzle_text(path)?, name)
+    }
+
+    /// The puzzle a file's `text` describes: a twisty puzzle (`.tws` or
+    /// KPuzzle JSON, by `origin`'s extension or by the text), or else a
+    /// sliding-block puzzle (TOML). `origin` names it in messages.
+    pub fn from_text(text: &str, origin: &str) -> Result<Puzzle, PuzzleError> {
+        let loaded = match tw::sniff(text, origin) {
+            Some(_) => Loaded::Twisty(Box::new(Twisty::parse(text, origin)?)),
+            None => Loaded::Sliding(Box::new(SlidingPuzzle::from_toml(text, origin)?)),
+        };
+        Ok(Puzzle {
+            loaded,
+            file_text: Some(text.to_string()),
+            builtin_toml: None,
+        })
+    }
+
+    /// The TOML a sliding-block puzzle was read from: its file's, or a
+    /// built-in's.
+    pub fn toml(&self) -> Option<&str> {
+        self.builtin_toml.or(self.file_text.as_deref())
+    }
+}
+
+/// What shapes a puzzle's moves and start: its metric (the puzzle's
+/// default where `None`), a twisty puzzle's generators and its scramble.
+#[derive(Clone, Debug, Default)]
+pub struct Shape {
+    /// The metric (`step` for sliding blocks, `htm` for twisty puzzles,
+    /// where `None`).
+    pub metric: Option<AnyMetric>,
+    /// A twisty puzzle's generators (every move of its file, where `None`).
+    pub moves: Option<Vec<String>>,
+    /// A twisty puzzle's start, as moves from solved.
+    pub scramble: Option<String>,
+}
+
+/// A puzzle shaped by a [`Shape`], ready to search.
+pub enum Prepared {
+    /// A sliding-block puzzle under its metric.
+    Sliding(Box<SlidingPuzzle>),
+    /// The nine clocks.
+    Clocks(Clocks),
+    /// `tiles-RxC` up to 16 cells.
+    Tiles(Box<Tiles>),
+    /// Tiles past 16 cells.
+    LargeTiles(Box<LargeTiles>),
+    /// A twisty puzzle under its metric, moves and scramble.
+    Twisty(Box<Twisty>),
+}
+
+impl Loaded {
+    /// The puzzle under `shape`, each part of it refused where it does not
+    /// apply, with what the puzzle takes instead.
+    pub fn prepare(self, shape: &Shape) -> Result<Prepared, PuzzleError> {
+        if shape.scramble.is_some() && !matches!(self, Loaded::Twisty(_)) {
+            return Err(PuzzleError::ScrambleNotTwisty { name: self.name() });
+        }
+        let one_kind = |what: String| -> Result<(), PuzzleError> {
+            if shape.metric.is_some() || shape.moves.is_some() {
+                let moves = shape.metric.is_none();
+                return Err(PuzzleError::OneKindOfMove { what, moves });
+            }
+            Ok(())
+        };
+        Ok(match self {
+            Loaded::Sliding(p) => {
+                if shape.moves.is_some() {
+                    return Err(PuzzleError::MovesNotTwisty {
+                        name: p.name().to_string(),
+                    });
+                }
+                let metric = match shape.metric {
+                    None => Metric::Step,
+                    Some(AnyMetric::Sliding(m)) => m,
+                    Some(m @ AnyMetric::Twisty(_)) => {
+                        return Err(PuzzleError::MetricMismatch {
+                            metric: m.name(),
+                            name: p.name().to_string(),
+                            twisty: false,
+                        });
+                    }
+                };
+                Prepared::Sliding(Box::new(p.with_metric(metric)))
+            }
+            Loaded::Twisty(def) => Prepared::Twisty(Box::new(twisty(*def, shape)?)),
+            Loaded::Clocks(c) => {
+                one_kind(
+                    "the clocks have one kind of move (tests/data/clocks.tws has them as a twisty puzzle, with metrics)".into(),
+                )?;
+                Prepared::Clocks(c)
+            }
+            Loaded::Tiles(t) => {
+                one_kind(format!("{} moves one tile a cell at a time", t.name()))?;
+                Prepared::Tiles(t)
+            }
+            Loaded::LargeTiles(t) => {
+                one_kind(format!("{} moves one tile a cell at a time", t.name()))?;
+                Prepared::LargeTiles(t)
+            }
+        })
+    }
+
+    /// The puzzle's name, for messages.
+    pub fn name(&self) -> String {
+        match self {
+            Loaded::Sliding(p) => p.name().to_string(),
+            Loaded::Twisty(def) => def.name.clone(),
+            Loaded::Clocks(_) => "clocks".to_string(),
+            Loaded::Tiles(t) => t.name(),
+            Loaded::LargeTiles(t) => t.name(),
+        }
+    }
+}
+
+/// The twisty puzzle `def` under `shape` (the metric `htm` where it names
+/// none).
+pub fn twisty(def: Definition, shape: &Shape) -> Result<Twisty, PuzzleError> {
+    let metric = match shape.metric {
+        None => TwistyMetric::Htm,
+        Some(AnyMetric::Twisty(t)) => t,
+        Some(m @ AnyMetric::Sliding(_)) => {
+            return Err(PuzzleError::MetricMismatch {
+                metric: m.name(),
+                name: def.name.clone(),
+                twisty: true,
+            });
+        }
+    };
+    let options = Options {
+        metric,
+        moves: shape.moves.clone(),
+        scramble: shape.scramble.clone(),
+    };
+    Ok(Twisty::new(def, &options)?)
+}
+
+/// What a search of a prepared puzzle does with it: [`Prepared::visit`]
+/// calls `visit` with the puzzle as the model its keys need, compiled
+/// once for each width of key.
+pub trait Visit {
+    /// What the visit gives.
+    type Output;
+
+    /// Searches `model`; `view` draws its keys and names the moves between
+    /// them.
+    fn visit<M: Model>(self, model: &M, view: &dyn View<M::Key>) -> Self::Output;
+}
+
+/// How a puzzle's keys read to a person.
+pub trait View<K> {
+    /// The puzzle's name.
+    fn name(&self) -> String;
+    /// The position of `key`, drawn as the puzzle's files write it.
+    fn board(&self, key: K) -> String;
+    /// The moves along `path` (each key a successor of the one before), as
+    /// `solve` prints them.
+    fn moves(&self, path: &[K]) -> Vec<String>;
+    /// The positions along `path`, drawn so that each piece keeps its
+    /// label from the start to the end (a key stands for a position in
+    /// which interchangeable pieces are not told apart; the moves name
+    /// the pieces by these labels).
+    fn path_boards(&self, path: &[K]) -> Vec<String>;
+}
+
+/// Evaluates `$body` with `$m` bound to the puzzle `$p` as the model its
+/// keys need: `$p` itself where a key is one word (`$p.words()`), else
+/// `$wide::<N>::new($p)` for the first width class `N` of `$n` that holds
+/// its keys. `$body` is compiled once for each width class; the class is
+/// chosen once per search, never per key.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! of_width {
+    ($p:expr, $wide:ident, [$($n:literal),+], |$m:ident| $body:expr) => {{
+        let p = $p;
+        let words = p.words();
+        if words == 1 {
+            let $m = p;
+            $body
+        } $(else if words <= $n {
+            let w = $wide::<$n>::new(p).expect("the width class holds the key");
+            let $m = &w;
+            $body
+        })+ else {
+            unreachable!("no width class holds a key of {words} words")
+        }
+    }};
+}
+
+/// Evaluates `$body` with `$m` bound to the sliding-block puzzle `$p` as
+/// the model its keys need: the puzzle itself, or a
+/// [`WideSliding`](crate::puzzles::sliding::WideSliding) of 2, 3, 4, 6, 8
+/// or 16 words.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! sliding_of_width {
+    ($p:expr, |$m:ident| $body:expr) => {{
+        use $crate::puzzles::sliding::WideSliding;
+        let p: &$crate::puzzles::sliding::SlidingPuzzle = $p;
+        $crate::of_width!(p, WideSliding, [2, 3, 4, 6, 8, 16], |$m| $body)
+    }};
+}
+
+/// Evaluates `$body` with `$m` bound to the twisty puzzle `$t` as the
+/// model its keys need: the puzzle itself, or a
+/// [`Wider`](crate::puzzles::twisty::Wider) of 2, 3, 4, 6, 8, 16, 32 or
+/// 128 words.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! twisty_of_width {
+    ($t:expr, |$m:ident| $body:expr) => {{
+        use $crate::puzzles::twisty::Wider;
+        let t: &$crate::puzzles::twisty::Twisty = $t;
+        $crate::of_width!(t, Wider, [2, 3, 4, 6, 8, 16, 32, 128], |$m| $body)
+    }};
+}
+
+impl Prepared {
+    /// Runs `v` on the puzzle as the model its keys need.
+    pub fn visit<V: Visit>(&self, v: V) -> V::Output {
+        match self {
+            Prepared::Sliding(p) => {
+                let view = SlidingView(p);
+                crate::sliding_of_width!(p, |m| v.visit(m, &view))
+            }
+            Prepared::Twisty(t) => {
+                let view = TwistyView(t);
+                crate::twisty_of_width!(t, |m| v.visit(m, &view))
+            }
+            Prepared::Clocks(c) => v.visit(c, &ClocksView),
+            Prepared::Tiles(t) => v.visit(&**t, &TilesView(t)),
+            Prepared::LargeTiles(t) => {
+                let view = LargeTilesView(t);
+                match t.words() {
+                    2 => v.visit(&LargeTilesOf::<2>::new(t).expect("two words"), &view),
+                    _ => v.visit(&LargeTilesOf::<3>::new(t).expect("three words"), &view),
+                }
+            }
+        }
+    }
+
+    /// The puzzle's name, as its file or name gives it.
+    pub fn name(&self) -> String {
+        match self {
+            Prepared::Sliding(p) => p.name().to_string(),
+            Prepared::Twisty(t) => t.name().to_string(),
+            Prepared::Clocks(_) => "clocks".to_string(),
+            Prepared::Tiles(t) => t.name(),
+            Prepared::LargeTiles(t) => t.name(),
+        }
+    }
+
+    /// The metric searched, for the puzzles that have more than one.
+    pub fn metric(&self) -> Option<&'static str> {
+        match self {
+            Prepared::Sliding(p) => Some(p.metric().name()),
+            Prepared::Twisty(t) => Some(t.metric().name()),
+            _ => None,
+        }
+    }
+}
+
+struct SlidingView<'a>(&'a SlidingPuzzle);
+struct TwistyView<'a>(&'a Twisty);
+struct ClocksView;
+struct TilesView<'a>(&'a Tiles);
+struct LargeTilesView<'a>(&'a LargeTiles);
+
+impl<K: crate::engine::Key> View<K> for SlidingView<'_> {
+    fn name(&self) -> String {
+        self.0.name().to_string()
+    }
+    fn board(&self, key: K) -> String {
+        self.0.render(key)
+    }
+    fn moves(&self, path: &[K]) -> Vec<String> {
+        self.0
+            .steps(path)
+            .iter()
+            .map(|st| {
+                let dirs: Vec<&str> = st.mv.path.iter().map(|d| d.name()).collect();
+                format!("{} {}", st.mv.piece, dirs.join(" "))
+            })
+            .collect()
+    }
+    fn path_boards(&self, path: &[K]) -> Vec<String> {
+        let start = path.first().map(|&k| self.0.render(k));
+        start
+            .into_iter()
+            .chain(self.0.steps(path).into_iter().map(|st| st.board))
+            .collect()
+    }
+}
+
+impl<K: crate::engine::Key> View<K> for TwistyView<'_> {
+    fn name(&self) -> String {
+        self.0.name().to_string()
+    }
+    fn board(&self, key: K) -> String {
+        self.0.render(key)
+    }
+    fn moves(&self, path: &[K]) -> Vec<String> {
+        self.0.path_moves(path)
+    }
+    fn path_boards(&self, path: &[K]) -> Vec<String> {
+        path.iter().map(|&k| self.0.render(k)).collect()
+    }
+}
+
+impl View<u64> for ClocksView {
+    fn name(&self) -> String {
+        "clocks".to_string()
+    }
+    fn board(&self, key: u64) -> String {
+        clocks::board(key)
+    }
+    fn moves(&self, path: &[u64]) -> Vec<String> {
+        let c = Clocks::new([0; 9]);
+        path.windows(2)
+            .map(|w| {
+                let m = (0..9)
+                    .find(|&m| c.apply(w[0], m) == w[1])
+                    .expect("consecutive keys of a path differ by one move");
+                (m + 1).to_string()
+            })
+            .collect()
+    }
+    fn path_boards(&self, path: &[u64]) -> Vec<String> {
+        path.iter().map(|&k| clocks::board(k)).collect()
+    }
+}
+
+/// The tile that moved between two boards drawn a cell a character (`.`
+/// the blank): the one that stood where the blank now is.
+fn tile_moved(before: &str, after: &str) -> String {
+    before
+        .chars()
+        .zip(after.chars())
+        .find(|&(_, a)| a == '.')
+        .map_or_else(String::new, |(b, _)| b.to_string())
+}
+
+impl View<u64> for TilesView<'_> {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn board(&self, key: u64) -> String {
+        self.0.render(key)
+    }
+    fn moves(&self, path: &[u64]) -> Vec<String> {
+        path.windows(2)
+            .map(|w| tile_moved(&self.0.render(w[0]), &self.0.render(w[1])))
+            .collect()
+    }
+    fn path_boards(&self, path: &[u64]) -> Vec<String> {
+        path.iter().map(|&k| self.0.render(k)).collect()
+    }
+}
+
+impl<K: crate::engine::Key> View<K> for LargeTilesView<'_> {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn board(&self, key: K) -> String {
+        self.0.render(key)
+    }
+    fn moves(&self, path: &[K]) -> Vec<String> {
+        path.windows(2)
+            .map(|w| tile_moved(&self.0.render(w[0]), &self.0.render(w[1])))
+            .collect()
+    }
+    fn path_boards(&self, path: &[K]) -> Vec<String> {
+        path.iter().map(|&k| self.0.render(k)).collect()
+    }
+}

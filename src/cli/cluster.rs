@@ -9,24 +9,10 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use reach::engine::{Model, Outcome, Report, Search, StopReason};
+use reach::engine::{Model, Search};
 
 use super::args::ClusterArgs;
 use super::output::say;
-use super::settings::Settings;
-
-/// A cluster that failed (a rank that broke the protocol, or ranks that
-/// disagree on the checkpoint they resume): exit code 5.
-#[derive(Debug)]
-pub(super) struct ClusterFailed(pub String);
-
-impl std::fmt::Display for ClusterFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ClusterFailed {}
 
 /// The environment variable that tells the ranks that `--local-processes`
 /// started them (their resume line says so): nothing a user types.
@@ -174,47 +160,27 @@ fn local(n: u64) -> anyhow::Error {
     )
 }
 
-/// Sets `s` up for a search across `ranks`: this rank's index and workers,
-/// the watchdog, and the resume line printed before the search (a killed
-/// job cannot print it after).
-pub(super) fn prepare(ranks: Option<Ranks>, c: &ClusterArgs, s: &mut Settings) {
-    let Some(ranks) = ranks else { return };
-    let workers = if s.threads > 0 {
-        s.threads
-    } else {
-        workers_per_rank()
-    };
-    s.threads = workers;
-    s.local = std::env::var_os(LOCAL_VAR).is_some();
-    s.peers = Some(ranks);
-    let hint = match s.resume_line() {
-        Some((dir, how)) => {
-            if ranks.rank() == 0 {
-                say!(
-                    "checkpoint: each rank saves its levels in {}/process-RANK; if the job ends early, continue with `{how}`",
-                    dir.display()
-                );
-            }
-            format!(
-                "\n  levels saved so far are in {}: continue with `{how}`",
-                dir.display()
-            )
-        }
-        None => "\n  the search is abandoned: start it again once every rank runs".into(),
-    };
+/// Starts the watchdog of `ranks`: a rank that hears nothing of the
+/// others for `timeout` seconds (60 by default) ends the job, saying
+/// `hint`.
+pub(super) fn watch(ranks: &Ranks, timeout: Option<u64>, hint: String) {
     #[cfg(feature = "mpi")]
-    ranks.mpi.watch(
-        Duration::from_secs(c.peer_timeout.unwrap_or(60)),
-        hint.clone(),
-    );
+    ranks
+        .mpi
+        .watch(Duration::from_secs(timeout.unwrap_or(60)), hint);
     #[cfg(not(feature = "mpi"))]
-    let _ = (c, Duration::ZERO, &hint);
+    let _ = (ranks, timeout, Duration::ZERO, hint);
+}
+
+/// Whether `--local-processes` started this rank.
+pub(super) fn started_locally() -> bool {
+    std::env::var_os(LOCAL_VAR).is_some()
 }
 
 /// Workers for each rank: every core this process may run on, divided
 /// among the launcher's ranks on this node unless the launcher bound each
 /// rank to cores of its own (then they are this rank's already).
-fn workers_per_rank() -> usize {
+pub(super) fn workers_per_rank() -> usize {
     let usable = std::thread::available_parallelism().map_or(1, |n| n.get());
     // SAFETY: sysconf has no preconditions; it reads a system value.
     let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
@@ -247,22 +213,6 @@ pub(super) fn relaunch(local: bool, ranks: usize) -> (String, String) {
     } else {
         (format!("mpiexec -n {ranks} "), String::new())
     }
-}
-
-/// A search that lost a process ends as an error (exit 5), not a partial
-/// report: with a checkpoint, saying how to go on from it.
-pub(super) fn check<K>(report: &Report<K>, s: &Settings) -> Result<()> {
-    if let Outcome::Stopped(StopReason::Cluster(what)) = &report.outcome {
-        let next = match s.resume_hint() {
-            Some((dir, how, saved)) => format!(
-                "levels 0 to {saved} are saved in {}; once every rank runs, continue with `{how}`",
-                dir.display()
-            ),
-            None => "the search is abandoned; start it again once every rank runs".into(),
-        };
-        return Err(ClusterFailed(format!("{what}\n  {next}")).into());
-    }
-    Ok(())
 }
 
 /// Says `message` and ends with `code`: in a job of several ranks, by

@@ -18,7 +18,7 @@ use super::puzzle::{self, Prepared, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, run_count, search, spilled};
 use super::summary::{Counted, narrowed, print_count};
 use super::twisty::{by_symmetric, by_width, symmetry_json, symmetry_of};
-use super::{cluster, exit, plot, sliding};
+use super::{exit, plot, sliding};
 
 pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
@@ -137,7 +137,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         }
     };
     line.finish();
-    cluster::check(&c.report, s)?;
+    s.check_cluster(&c.report)?;
     if s.process() != 0 {
         return Ok(exit::of_count(&c.report));
     }

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use reach::engine::{Outcome, Report, SearchError, SpillError, StopReason};
 
-use super::cluster::ClusterFailed;
 use super::output::{FileError, OutputError};
 
 /// Solve: no solution; hardest: no goal in the start's component.
@@ -24,6 +23,19 @@ pub(super) const CLUSTER: u8 = 5;
 pub(super) const INTERNAL: u8 = 101;
 pub(super) const SIGINT: u8 = 130;
 pub(super) const SIGTERM: u8 = 143;
+
+/// A cluster that failed (a rank that broke the protocol, a lost rank, or
+/// ranks that disagree on the checkpoint they resume): exit code 5.
+#[derive(Debug)]
+pub(super) struct ClusterFailed(pub String);
+
+impl std::fmt::Display for ClusterFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ClusterFailed {}
 
 /// The exit code of a command that failed with `e`.
 pub(super) fn of_error(e: &anyhow::Error) -> u8 {
@@ -69,7 +81,11 @@ pub(super) fn every_rank_knows(e: &anyhow::Error) -> bool {
 /// file's error quotes, is not repeated), and for a failure of the
 /// system's what to do about it.
 pub(super) fn message(e: &anyhow::Error) -> String {
-    let mut text = format!("error: {e}");
+    let first = e
+        .downcast_ref::<SearchError>()
+        .and_then(flagged)
+        .unwrap_or_else(|| e.to_string());
+    let mut text = format!("error: {first}");
     for cause in e.chain().skip(1) {
         let cause = cause.to_string();
         if !text.contains(&cause) {
@@ -89,6 +105,47 @@ pub(super) fn message(e: &anyhow::Error) -> String {
         text.push_str(&format!("\n  help: {help}"));
     }
     text
+}
+
+/// A search's refusal in the command line's words, where the library's
+/// names an option that is a flag here (`None`: its own words do). The
+/// one place that says them so.
+fn flagged(e: &SearchError) -> Option<String> {
+    Some(match e {
+        SearchError::BitmapTooLarge { key_space, max } => format!(
+            "the bitmap visited set needs one bit per possible key, and this puzzle has {key_space} keys (the bitmap takes at most {max})\n  help: leave out --visited (the automatic choice), or use --visited dashmap"
+        ),
+        SearchError::DenseUnsupported(what) => format!(
+            "the dense visited set (two bits a key) keeps no level as keys, so it cannot {what}\n  help: leave out --visited (the automatic choice)"
+        ),
+        SearchError::WideUnsupported(what) => format!(
+            "this puzzle's keys are over 64 bits, and a search of them cannot {what}: its levels are kept as sorted keys, in memory or on disk\n  help: leave out --visited; with --spill DIR the levels go to disk, and --max-depth or --max-states bounds the search"
+        ),
+        SearchError::DenseTooLarge {
+            need,
+            room,
+            key_space,
+        } => format!(
+            "the dense visited set needs {need} MiB (two bits for each of {key_space} keys) and {room} MiB are left\n  help: leave out --visited (the automatic choice), or use --spill DIR to keep levels on disk"
+        ),
+        SearchError::ResumeTooLarge { .. } => format!(
+            "{e} (reach resume DIR --memory-limit {}M)",
+            e.roomy_limit_mib()?
+        ),
+        SearchError::NotReversible => "frontier search needs moves that can be undone, and this puzzle's cannot\n  help: leave out --visited (the automatic choice), or use --visited dashmap or bitmap".into(),
+        SearchError::SpillNeedsFrontier => "--spill needs frontier search (moves that can be undone) or a key space small enough for a bitmap; this puzzle needs a hash set that holds every state in memory".into(),
+        SearchError::CheckpointUnsupported(what) => format!(
+            "{what} cannot be checkpointed: its two searches are not resumable\n  help: use --spill DIR to keep its levels on disk without a checkpoint"
+        ),
+        SearchError::StoresDiffer {
+            process,
+            theirs,
+            ours,
+        } => format!(
+            "the processes would keep different stores: process {process}: {theirs}; process 0: {ours}\n  help: give every rank the same room (--memory-limit, and free disk in --spill DIR), or name the store with --visited"
+        ),
+        _ => return None,
+    })
 }
 
 /// The number behind an exit code (the standard library shows none; every

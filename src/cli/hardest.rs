@@ -13,7 +13,7 @@ use super::output::{ProgressLine, check_output, count_of, say, stdout, write_out
 use super::puzzle::{self, Loaded, Prepared, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, search, spilled};
 use super::summary::{report_stopped, unsolvable};
-use super::{cluster, exit, sliding, watch};
+use super::{exit, sliding, watch};
 
 pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
@@ -207,7 +207,7 @@ fn hardest_of<M: Model>(
     let spill = s.spill(file_text)?;
     let found = spilled(search(puzzle, s, &signals, &progress), &spill).hardest()?;
     line.finish();
-    cluster::check(&found.report, s)?;
+    s.check_cluster(&found.report)?;
     if s.process() != 0 {
         return Ok((exit::follower(&found.report, found.goal_states > 0), None));
     }

@@ -95,21 +95,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match command {
         Command::Count(a) => {
             let mut s = Settings::of_count(&a.options, json);
-            cluster::prepare(
-                cluster::join(&a.options.cluster)?,
-                &a.options.cluster,
-                &mut s,
-            );
+            s.join_ranks(cluster::join(&a.options.cluster)?, &a.options.cluster);
             count::count(&a, &s)
         }
         Command::Solve(a) => {
             let mut s = Settings::of_solve(&a, json);
-            cluster::prepare(cluster::join(&a.cluster)?, &a.cluster, &mut s);
+            s.join_ranks(cluster::join(&a.cluster)?, &a.cluster);
             solve::solve(&a, &s)
         }
         Command::Hardest(a) => {
             let mut s = Settings::of_hardest(&a, json);
-            cluster::prepare(cluster::join(&a.cluster)?, &a.cluster, &mut s);
+            s.join_ranks(cluster::join(&a.cluster)?, &a.cluster);
             hardest::hardest(&a, &s)
         }
         Command::Census(a) => census::census(&a, &Settings::of_census(&a, json)),

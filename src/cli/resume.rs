@@ -117,13 +117,13 @@ pub(super) fn resume(a: ResumeArgs, json: bool) -> Result<ExitCode> {
         Command::Count(mut c) => {
             let mut s = resumed(Settings::of_count(&c.options, json), cp);
             c.options.cluster = a.cluster.clone();
-            cluster::prepare(ranks, &c.options.cluster, &mut s);
+            s.join_ranks(ranks, &c.options.cluster);
             count::count(&c, &s)
         }
         Command::Solve(mut c) => {
             let mut s = resumed(Settings::of_solve(&c, json), cp);
             c.cluster = a.cluster.clone();
-            cluster::prepare(ranks, &c.cluster, &mut s);
+            s.join_ranks(ranks, &c.cluster);
             solve::solve(&c, &s)
         }
         _ => bail!("{} holds no count or solve to resume", a.dir.display()),

@@ -14,7 +14,7 @@ use reach::engine::{
 };
 
 use super::args::{
-    CensusArgs, CountOptions, HardestArgs, LimitArgs, RunArgs, SolveArgs, StorageArgs,
+    CensusArgs, ClusterArgs, CountOptions, HardestArgs, LimitArgs, RunArgs, SolveArgs, StorageArgs,
 };
 use super::output::{self, bytes, say};
 use super::{cluster, exit};
@@ -400,4 +400,50 @@ pub(super) fn run_solve<M: Model>(search: Search<'_, M>, s: &Settings) -> Result
         Some(cp) => search.resume(cp)?,
         None => search.solve()?,
     })
+}
+
+impl Settings {
+    /// Sets up a search across `ranks`: this rank's index and workers,
+    /// the watchdog, and the resume line printed before the search (a
+    /// killed job cannot print it after).
+    pub(super) fn join_ranks(&mut self, ranks: Option<cluster::Ranks>, c: &ClusterArgs) {
+        let Some(ranks) = ranks else { return };
+        if self.threads == 0 {
+            self.threads = cluster::workers_per_rank();
+        }
+        self.local = cluster::started_locally();
+        self.peers = Some(ranks);
+        let hint = match self.resume_line() {
+            Some((dir, how)) => {
+                if ranks.rank() == 0 {
+                    say!(
+                        "checkpoint: each rank saves its levels in {}/process-RANK; if the job ends early, continue with `{how}`",
+                        dir.display()
+                    );
+                }
+                format!(
+                    "\n  levels saved so far are in {}: continue with `{how}`",
+                    dir.display()
+                )
+            }
+            None => "\n  the search is abandoned: start it again once every rank runs".into(),
+        };
+        cluster::watch(&ranks, c.peer_timeout, hint);
+    }
+
+    /// A search that lost a process ends as an error (exit 5), not a
+    /// partial report: with a checkpoint, saying how to go on from it.
+    pub(super) fn check_cluster<K>(&self, report: &Report<K>) -> Result<()> {
+        if let Outcome::Stopped(StopReason::Cluster(what)) = &report.outcome {
+            let next = match self.resume_hint() {
+                Some((dir, how, saved)) => format!(
+                    "levels 0 to {saved} are saved in {}; once every rank runs, continue with `{how}`",
+                    dir.display()
+                ),
+                None => "the search is abandoned; start it again once every rank runs".into(),
+            };
+            return Err(exit::ClusterFailed(format!("{what}\n  {next}")).into());
+        }
+        Ok(())
+    }
 }

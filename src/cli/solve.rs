@@ -1,6 +1,6 @@
 //! `reach solve`: a shortest solution from the start to the goal; here the
-//! command and a sliding-block puzzle's solution, and the search every
-//! puzzle's solve shares (`twisty.rs` prints a twisty puzzle's).
+//! command and a sliding-block puzzle's solution (`twisty.rs` prints a
+//! twisty puzzle's; the search both share is `summary::solve_search`).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -8,16 +8,15 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use reach::engine::{Model, Progress, Report, Spill};
 use reach::puzzles::builtin;
 use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::args::SolveArgs;
-use super::output::{ProgressLine, check_output, stdout, write_output};
+use super::output::{check_output, stdout, write_output};
 use super::puzzle::{self, Loaded, Prepared, Shape};
-use super::settings::{Settings, Signals, check_memory_limit, run_solve, search, spilled};
-use super::summary::{narrowed, report_stopped, say_solved, unsolvable};
-use super::{cluster, exit, sliding, twisty, watch};
+use super::settings::{Settings, check_memory_limit};
+use super::summary::{Solved, narrowed, say_solved, solve_search, unsolvable};
+use super::{sliding, twisty, watch};
 
 pub(super) fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
     check_memory_limit(s)?;
@@ -166,54 +165,4 @@ fn sliding(
     }
     s.outputs_written(&spill, &report)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// How a solve's search ended, once the endings every puzzle shares are
-/// dealt with: a path to print, or the exit code already decided.
-pub(super) enum Solved<K = u64> {
-    Path(Vec<K>, Box<Report<K>>),
-    Exit(ExitCode),
-}
-
-/// Runs a solve (or resumes it) and deals with the endings every puzzle
-/// shares: a cluster follower's exit, the checkpoint hint, a stop by a
-/// limit or a signal, no solution (`goal` names what could not be reached).
-pub(super) fn solve_search<M: Model>(
-    model: &M,
-    raw_name: &str,
-    metric: &str,
-    goal: &str,
-    spill: &Option<Spill>,
-    s: &Settings,
-) -> Result<Solved<M::Key>> {
-    let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose && s.process() == 0, s.quiet || s.process() != 0);
-    let progress = |p: &Progress| line.update(p);
-    let solution = run_solve(spilled(search(model, s, &signals, &progress), spill), s)?;
-    line.finish();
-    cluster::check(&solution.report, s)?;
-    if s.process() != 0 {
-        let found = solution.path.is_some();
-        return Ok(Solved::Exit(exit::follower(&solution.report, found)));
-    }
-    s.checkpoint_hint(&solution.report);
-    let report = solution.report;
-    let Some(path) = solution.path else {
-        if let Some(code) =
-            report_stopped(&report, s, raw_name, metric, "without reaching the goal")?
-        {
-            return Ok(Solved::Exit(code));
-        }
-        return Ok(Solved::Exit(unsolvable(
-            s.json,
-            &format!(
-                "no solution: {goal} cannot be reached ({} states searched, depth {})",
-                report.states(),
-                report.depth()
-            ),
-            json!({"puzzle": raw_name, "metric": metric, "length": null, "moves": [], "states": report.states()}),
-            "no solution",
-        )?));
-    };
-    Ok(Solved::Path(path, Box::new(report)))
 }

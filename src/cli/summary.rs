@@ -1,17 +1,18 @@
 //! What the commands print when a search ends: a count's summary (stderr)
 //! and answer (stdout) or JSON document, a solve's line, and the endings
-//! every command shares (a search cut short, no solution).
+//! every command shares (a search cut short, no solution), with the
+//! search every puzzle's solve runs (`solve_search`).
 
 use std::process::ExitCode;
 
 use anyhow::Result;
 use serde_json::json;
 
-use reach::engine::{Outcome, Report, StopReason, memory};
+use reach::engine::{Model, Outcome, Progress, Report, Spill, StopReason, memory};
 
 use super::exit;
-use super::output::{self, bytes, count_of, say, stdout};
-use super::settings::Settings;
+use super::output::{self, ProgressLine, bytes, count_of, say, stdout};
+use super::settings::{Settings, Signals, run_solve, search, spilled};
 
 /// A search that a limit or a signal cut short: says so on stderr (and in
 /// JSON on stdout, with the puzzle, metric and what is left unknown) and
@@ -392,4 +393,54 @@ fn count_summary(c: &Counted, s: &Settings) -> String {
         }
     }
     err
+}
+
+/// How a solve's search ended, once the endings every puzzle shares are
+/// dealt with: a path to print, or the exit code already decided.
+pub(super) enum Solved<K = u64> {
+    Path(Vec<K>, Box<Report<K>>),
+    Exit(ExitCode),
+}
+
+/// Runs a solve (or resumes it) and deals with the endings every puzzle
+/// shares: a cluster follower's exit, the checkpoint hint, a stop by a
+/// limit or a signal, no solution (`goal` names what could not be reached).
+pub(super) fn solve_search<M: Model>(
+    model: &M,
+    raw_name: &str,
+    metric: &str,
+    goal: &str,
+    spill: &Option<Spill>,
+    s: &Settings,
+) -> Result<Solved<M::Key>> {
+    let signals = Signals::install();
+    let line = ProgressLine::new(s.verbose && s.process() == 0, s.quiet || s.process() != 0);
+    let progress = |p: &Progress| line.update(p);
+    let solution = run_solve(spilled(search(model, s, &signals, &progress), spill), s)?;
+    line.finish();
+    s.check_cluster(&solution.report)?;
+    if s.process() != 0 {
+        let found = solution.path.is_some();
+        return Ok(Solved::Exit(exit::follower(&solution.report, found)));
+    }
+    s.checkpoint_hint(&solution.report);
+    let report = solution.report;
+    let Some(path) = solution.path else {
+        if let Some(code) =
+            report_stopped(&report, s, raw_name, metric, "without reaching the goal")?
+        {
+            return Ok(Solved::Exit(code));
+        }
+        return Ok(Solved::Exit(unsolvable(
+            s.json,
+            &format!(
+                "no solution: {goal} cannot be reached ({} states searched, depth {})",
+                report.states(),
+                report.depth()
+            ),
+            json!({"puzzle": raw_name, "metric": metric, "length": null, "moves": [], "states": report.states()}),
+            "no solution",
+        )?));
+    };
+    Ok(Solved::Path(path, Box::new(report)))
 }

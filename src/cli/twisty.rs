@@ -12,8 +12,7 @@ use reach::puzzles::twisty::{Definition, Symmetry, Twisty};
 use super::args::{SolveArgs, SymmetryArg};
 use super::output::stdout;
 use super::settings::Settings;
-use super::solve::{Solved, solve_search};
-use super::summary::{say_solved, unsolvable};
+use super::summary::{Solved, say_solved, solve_search, unsolvable};
 
 /// Evaluates `$body` with `$m` bound to the twisty puzzle `$t` as the
 /// model its keys need: the puzzle itself where a key is one word, else a

@@ -1,4 +1,6 @@
-//! Why a search could not start.
+//! Why a search could not start, in the library's words: a command line
+//! that names its options by flags says them its own way (`reach`:
+//! `cli::exit::flagged`).
 
 /// Errors that keep a search from starting.
 #[derive(Debug, thiserror::Error)]
@@ -16,7 +18,7 @@ pub enum SearchError {
     Unsearchable(String),
     /// A bitmap visited set was asked for on a key space too large for one.
     #[error(
-        "the bitmap visited set needs one bit per possible key, and this puzzle has {key_space} keys (the bitmap takes at most {max})\n  help: leave out --visited (the automatic choice), or use --visited dashmap"
+        "the bitmap visited set needs one bit per possible key, and this puzzle has {key_space} keys (the bitmap takes at most {max})\n  help: leave the visited set to the automatic choice, or take the hash set (dashmap)"
     )]
     BitmapTooLarge {
         /// The model's key space.
@@ -26,18 +28,18 @@ pub enum SearchError {
     },
     /// The dense visited set was asked for where it cannot serve.
     #[error(
-        "the dense visited set (two bits a key) keeps no level as keys, so it cannot {0}\n  help: leave out --visited (the automatic choice)"
+        "the dense visited set (two bits a key) keeps no level as keys, so it cannot {0}\n  help: leave the visited set to the automatic choice"
     )]
     DenseUnsupported(&'static str),
     /// A store that indexes an array by key (the bitmap, the dense store)
     /// was asked of a puzzle whose keys are wider than 64 bits.
     #[error(
-        "this puzzle's keys are over 64 bits, and a search of them cannot {0}: its levels are kept as sorted keys, in memory or on disk\n  help: leave out --visited; with --spill DIR the levels go to disk, and --max-depth or --max-states bounds the search"
+        "this puzzle's keys are over 64 bits, and a search of them cannot {0}: its levels are kept as sorted keys, in memory or on disk\n  help: leave the visited set to the automatic choice; with a spill directory the levels go to disk, and a depth or state limit bounds the search"
     )]
     WideUnsupported(&'static str),
     /// The dense visited set does not fit in memory.
     #[error(
-        "the dense visited set needs {need} MiB (two bits for each of {key_space} keys) and {room} MiB are left\n  help: leave out --visited (the automatic choice), or use --spill DIR to keep levels on disk"
+        "the dense visited set needs {need} MiB (two bits for each of {key_space} keys) and {room} MiB are left\n  help: leave the visited set to the automatic choice, or give a spill directory to keep the levels on disk"
     )]
     DenseTooLarge {
         /// MiB the two-bit array takes.
@@ -50,8 +52,8 @@ pub enum SearchError {
     /// A resumed search would hold more than its memory limit before its
     /// first level: its visited set, rebuilt from the checkpoint.
     #[error(
-        "resuming needs about {} MiB before its first level ({what}), over the memory limit of {} MiB\n  help: give it room for a level's work too: a memory limit of {}M or more (reach resume DIR --memory-limit {}M)",
-        need >> 20, limit >> 20, roomy(*need), roomy(*need)
+        "resuming needs about {} MiB before its first level ({what}), over the memory limit of {} MiB\n  help: give it room for a level's work too: a memory limit of {}M or more",
+        need >> 20, limit >> 20, roomy(*need)
     )]
     ResumeTooLarge {
         /// Bytes the process would hold: what it holds now, and the set.
@@ -80,7 +82,7 @@ pub enum SearchError {
     /// Frontier search was asked for on a model whose moves are not all
     /// reversible.
     #[error(
-        "frontier search needs moves that can be undone, and this puzzle's cannot\n  help: leave out --visited (the automatic choice), or use --visited dashmap or bitmap"
+        "frontier search needs moves that can be undone, and this puzzle's cannot\n  help: leave the visited set to the automatic choice, or take the hash set (dashmap) or a bitmap"
     )]
     NotReversible,
     /// `solve` was asked of a model without a goal.
@@ -93,12 +95,12 @@ pub enum SearchError {
     NoIdentity,
     /// Spilling was asked for where a hash set would hold every key in memory.
     #[error(
-        "--spill needs frontier search (moves that can be undone) or a key space small enough for a bitmap; this puzzle needs a hash set that holds every state in memory"
+        "levels on disk need frontier search (moves that can be undone) or a key space small enough for a bitmap; this puzzle needs a hash set that holds every state in memory"
     )]
     SpillNeedsFrontier,
     /// A checkpoint was asked of a search that cannot be resumed.
     #[error(
-        "{0} cannot be checkpointed: its two searches are not resumable\n  help: use --spill DIR to keep its levels on disk without a checkpoint"
+        "{0} cannot be checkpointed: its two searches are not resumable\n  help: give a spill directory without a checkpoint to keep its levels on disk"
     )]
     CheckpointUnsupported(&'static str),
     /// The spill directory or a checkpoint failed before the search began.
@@ -107,7 +109,7 @@ pub enum SearchError {
     /// The processes of a cluster would keep different stores (each
     /// measures its own memory and disk).
     #[error(
-        "the processes would keep different stores: process {process}: {theirs}; process 0: {ours}\n  help: give every rank the same room (--memory-limit, and free disk in --spill DIR), or name the store with --visited"
+        "the processes would keep different stores: process {process}: {theirs}; process 0: {ours}\n  help: give every rank the same room (its memory limit, and free disk in the spill directory), or name the visited set"
     )]
     StoresDiffer {
         /// The first process whose store differs from process 0's.
@@ -126,6 +128,17 @@ pub enum SearchError {
     /// A checkpoint was written by another kind of search.
     #[error("{0}")]
     Checkpoint(String),
+}
+
+impl SearchError {
+    /// For a resume over its memory limit: a limit, in MiB, that gives it
+    /// room for a level's work too.
+    pub fn roomy_limit_mib(&self) -> Option<u64> {
+        match self {
+            SearchError::ResumeTooLarge { need, .. } => Some(roomy(*need)),
+            _ => None,
+        }
+    }
 }
 
 impl From<crate::engine::levels::Fault> for SearchError {

@@ -172,8 +172,10 @@ impl Segments {
         self.bounds.partition_point(|&start| start <= b) - 1
     }
 
-    /// Reads segment `i` into `buf` (at least its length), checking every
-    /// block written before against its checksum.
+    /// Reads segment `i` into `buf` (at least its length, private anonymous
+    /// memory: the resident bits), checking every block written before
+    /// against its checksum; a block never written is zero, its pages
+    /// given back rather than written ([`zero`](super::bits::zero)).
     pub(crate) fn load(&mut self, i: usize, buf: &mut [u8]) -> Result<(), SpillError> {
         let range = self.bytes(i);
         let first = self.blocks(i).start;
@@ -199,7 +201,7 @@ impl Segments {
                         file.read_exact_at(bytes, at)
                             .map_err(|e| SpillError::io(path, e))?;
                     } else {
-                        bytes.fill(0);
+                        super::bits::zero(bytes);
                     }
                     j = end;
                 }
@@ -367,6 +369,16 @@ mod tests {
         // Never written: zero.
         s.load(0, &mut back).unwrap();
         assert!(back.iter().all(|&b| b == 0));
+        // Zeroing a large stretch gives its whole pages back, from any
+        // start (a page boundary or not), and writes the ends.
+        for offset in [0, 1, 4095, 4096, 5000] {
+            let mut big = vec![0xabu8; 1 << 20];
+            let stretch = &mut big[offset..offset + (300 << 10) + 7];
+            crate::engine::stores::dense::bits::zero(stretch);
+            assert!(stretch.iter().all(|&b| b == 0), "offset {offset}");
+            assert!(big[..offset].iter().all(|&b| b == 0xab));
+            assert!(big[offset + (300 << 10) + 7..].iter().all(|&b| b == 0xab));
+        }
         // A flipped byte on disk is found.
         let file = std::fs::OpenOptions::new()
             .write(true)

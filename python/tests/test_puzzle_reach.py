@@ -195,3 +195,21 @@ def test_ctrl_c_raises_keyboard_interrupt_within_a_second():
     assert code == 7, "the count raised KeyboardInterrupt"
     assert p.stdout.read().strip() == "interrupted"
     assert took < 1.0, f"KeyboardInterrupt came {took:.2f} s after SIGINT"
+
+
+def test_the_guides_example_runs_as_shown(tmp_path):
+    """docs/python.md's example, run in a directory of its own where
+    tests/ leads to the repository's: it counts, solves and plots."""
+    pytest.importorskip("matplotlib")
+    import re
+    text = (ROOT / "docs" / "python.md").read_text()
+    example = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    (tmp_path / "tests").symlink_to(ROOT / "tests")
+    out = subprocess.run([sys.executable, "-c", "import matplotlib; matplotlib.use('Agg')\n" + example],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("2613742 1368 ")
+    assert lines[2].startswith("116 ['J left', 'F down'")
+    assert (tmp_path / "klotski-levels.png").stat().st_size > 10000
+

@@ -8,7 +8,7 @@ use std::io::Read;
 
 use anyhow::{Context, Result, bail};
 
-use reach::puzzles::any::{self, AnyMetric, PuzzleError};
+use reach::puzzles::any::{self, AnyMetric, LoadError};
 pub(super) use reach::puzzles::any::{Loaded, Prepared, Puzzle};
 use reach::puzzles::twisty::{Definition, Twisty};
 
@@ -59,28 +59,28 @@ pub(super) fn twisty(def: Definition, shape: Shape) -> Result<Twisty> {
 
 /// A puzzle's error in the command line's words: the options it names
 /// are flags. The one place that translates them.
-fn flagged(e: PuzzleError) -> anyhow::Error {
+fn flagged(e: LoadError) -> anyhow::Error {
     match e {
-        PuzzleError::ScrambleNotTwisty { name } => anyhow::anyhow!(
+        LoadError::ScrambleNotTwisty { name } => anyhow::anyhow!(
             "--scramble applies to twisty puzzles (.tws or KPuzzle files); {name} is not one\n  help: a sliding-block puzzle starts from the board in its file"
         ),
-        PuzzleError::MetricMismatch {
+        LoadError::MetricMismatch {
             metric,
             name,
             twisty: true,
         } => anyhow::anyhow!(
             "--metric {metric} is a sliding-block metric; {name} is a twisty puzzle\n  help: give --metric htm (each move and its powers, the default), qtm (each move and its inverse) or moves (the moves as written)"
         ),
-        PuzzleError::MetricMismatch { metric, name, .. } => anyhow::anyhow!(
+        LoadError::MetricMismatch { metric, name, .. } => anyhow::anyhow!(
             "--metric {metric} is a twisty puzzle's metric; {name} is a sliding-block puzzle\n  help: give --metric step, slide or piece"
         ),
-        PuzzleError::MovesNotTwisty { name } => anyhow::anyhow!(
+        LoadError::MovesNotTwisty { name } => anyhow::anyhow!(
             "--moves chooses a twisty puzzle's generators; {name} is not a twisty puzzle (.tws or KPuzzle file)"
         ),
-        PuzzleError::OneKindOfMove { what, moves: false } => {
+        LoadError::OneKindOfMove { what, moves: false } => {
             anyhow::anyhow!("--metric applies to sliding-block and twisty puzzles; {what}")
         }
-        PuzzleError::OneKindOfMove { what, moves: true } => {
+        LoadError::OneKindOfMove { what, moves: true } => {
             anyhow::anyhow!("--moves applies to twisty puzzles (.tws or KPuzzle files); {what}")
         }
         e => e.into(),

@@ -39,7 +39,7 @@ use crate::puzzles::twisty::{self as tw, Definition, Options, Twisty, TwistyMetr
 /// and, after `\n  help: `, how to fix it, in the library's words (a
 /// command line says the same with its flags' names).
 #[derive(Debug, thiserror::Error)]
-pub enum PuzzleError {
+pub enum LoadError {
     /// Not a built-in, not `tiles-RxC` and no such file.
     #[error(
         "unknown puzzle {name:?}: not a built-in and no such file\n  help: built-ins are {}, tiles-RxC; or give the path of a puzzle file",
@@ -108,7 +108,7 @@ fn metric_mismatch(metric: &str, name: &str, twisty: bool) -> String {
     }
 }
 
-impl PuzzleError {
+impl LoadError {
     /// What is wrong, without the help.
     pub fn message(&self) -> String {
         let text = self.to_string();
@@ -185,13 +185,13 @@ pub struct Puzzle {
 impl Puzzle {
     /// The puzzle `name` names: a built-in, else `tiles-RxC` where no
     /// file has that name, else the puzzle file at that path.
-    pub fn load(name: &str) -> Result<Puzzle, PuzzleError> {
+    pub fn load(name: &str) -> Result<Puzzle, LoadError> {
         Puzzle::load_recorded(name, None)
     }
 
     /// As [`Puzzle::load`], except that a puzzle file's text is
     /// `recorded` (as a checkpoint kept it) rather than read.
-    pub fn load_recorded(name: &str, recorded: Option<&str>) -> Result<Puzzle, PuzzleError> {
+    pub fn load_recorded(name: &str, recorded: Option<&str>) -> Result<Puzzle, LoadError> {
         if let Some(b) = builtin::find(name) {
             let (loaded, builtin_toml) = match b.kind {
                 Kind::Sliding(text) => (
@@ -228,7 +228,7 @@ impl Puzzle {
             });
         }
         if !path.exists() && !name.contains(['/', '.']) {
-            return Err(PuzzleError::Unknown {
+            return Err(LoadError::Unknown {
                 name: name.to_string(),
                 builtins: builtin::ALL.iter().map(|b| b.name).collect(),
             });
@@ -239,7 +239,7 @@ impl Puzzle {
     /// The puzzle a file's `text` describes: a twisty puzzle (`.tws` or
     /// KPuzzle JSON, by `origin`'s extension or by the text), or else a
     /// sliding-block puzzle (TOML). `origin` names it in messages.
-    pub fn from_text(text: &str, origin: &str) -> Result<Puzzle, PuzzleError> {
+    pub fn from_text(text: &str, origin: &str) -> Result<Puzzle, LoadError> {
         let loaded = match tw::sniff(text, origin) {
             Some(_) => Loaded::Twisty(Box::new(Twisty::parse(text, origin)?)),
             None => Loaded::Sliding(Box::new(SlidingPuzzle::from_toml(text, origin)?)),
@@ -288,21 +288,21 @@ pub enum Prepared {
 impl Loaded {
     /// The puzzle under `shape`, each part of it refused where it does not
     /// apply, with what the puzzle takes instead.
-    pub fn prepare(self, shape: &Shape) -> Result<Prepared, PuzzleError> {
+    pub fn prepare(self, shape: &Shape) -> Result<Prepared, LoadError> {
         if shape.scramble.is_some() && !matches!(self, Loaded::Twisty(_)) {
-            return Err(PuzzleError::ScrambleNotTwisty { name: self.name() });
+            return Err(LoadError::ScrambleNotTwisty { name: self.name() });
         }
-        let one_kind = |what: String| -> Result<(), PuzzleError> {
+        let one_kind = |what: String| -> Result<(), LoadError> {
             if shape.metric.is_some() || shape.moves.is_some() {
                 let moves = shape.metric.is_none();
-                return Err(PuzzleError::OneKindOfMove { what, moves });
+                return Err(LoadError::OneKindOfMove { what, moves });
             }
             Ok(())
         };
         Ok(match self {
             Loaded::Sliding(p) => {
                 if shape.moves.is_some() {
-                    return Err(PuzzleError::MovesNotTwisty {
+                    return Err(LoadError::MovesNotTwisty {
                         name: p.name().to_string(),
                     });
                 }
@@ -310,7 +310,7 @@ impl Loaded {
                     None => Metric::Step,
                     Some(AnyMetric::Sliding(m)) => m,
                     Some(m @ AnyMetric::Twisty(_)) => {
-                        return Err(PuzzleError::MetricMismatch {
+                        return Err(LoadError::MetricMismatch {
                             metric: m.name(),
                             name: p.name().to_string(),
                             twisty: false,
@@ -351,12 +351,12 @@ impl Loaded {
 
 /// The twisty puzzle `def` under `shape` (the metric `htm` where it names
 /// none).
-pub fn twisty(def: Definition, shape: &Shape) -> Result<Twisty, PuzzleError> {
+pub fn twisty(def: Definition, shape: &Shape) -> Result<Twisty, LoadError> {
     let metric = match shape.metric {
         None => TwistyMetric::Htm,
         Some(AnyMetric::Twisty(t)) => t,
         Some(m @ AnyMetric::Sliding(_)) => {
-            return Err(PuzzleError::MetricMismatch {
+            return Err(LoadError::MetricMismatch {
                 metric: m.name(),
                 name: def.name.clone(),
                 twisty: true,

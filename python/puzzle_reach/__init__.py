@@ -92,6 +92,10 @@ def _options(
     }
 
 
+def _run(command: str, puzzle: PuzzleName, **options: Any) -> Any:
+    return _native.run(command, os.fspath(puzzle), _options(**options))
+
+
 def count(
     puzzle: PuzzleName,
     *,
@@ -115,11 +119,11 @@ def count(
     ``stop_reason`` says why). spill: a directory for the levels on disk;
     checkpoint: keep them resumable there (see resume()).
     """
-    return _native.run(
-        "count",
-        os.fspath(puzzle),
-        _options(text, threads, metric, moves, None, max_depth, max_states,
-                 memory_limit, spill, checkpoint, 10, progress),
+    return _run(
+        "count", puzzle,
+        text=text, threads=threads, metric=metric, moves=moves,
+        max_depth=max_depth, max_states=max_states, memory_limit=memory_limit,
+        spill=spill, checkpoint=checkpoint, progress=progress,
     )
 
 
@@ -142,11 +146,12 @@ def solve(
     from ``scramble`` or its file's scramble to solved). ``length`` is None
     when there is none; ``moves`` are as ``reach solve`` prints them and
     ``boards`` the positions from the start to the goal."""
-    return _native.run(
-        "solve",
-        os.fspath(puzzle),
-        _options(text, threads, metric, moves, scramble, max_depth, max_states,
-                 memory_limit, spill, checkpoint, 10, progress),
+    return _run(
+        "solve", puzzle,
+        text=text, threads=threads, metric=metric, moves=moves,
+        scramble=scramble, max_depth=max_depth, max_states=max_states,
+        memory_limit=memory_limit, spill=spill, checkpoint=checkpoint,
+        progress=progress,
     )
 
 
@@ -164,11 +169,11 @@ def hardest(
 ) -> Hardest:
     """The positions of the start's component farthest from every goal
     position: their ``distance``, ``count`` and ``boards`` (at most 1000)."""
-    return _native.run(
-        "hardest",
-        os.fspath(puzzle),
-        _options(text, threads, metric, moves, None, max_depth, max_states,
-                 memory_limit, None, False, 10, progress),
+    return _run(
+        "hardest", puzzle,
+        text=text, threads=threads, metric=metric, moves=moves,
+        max_depth=max_depth, max_states=max_states, memory_limit=memory_limit,
+        progress=progress,
     )
 
 
@@ -186,11 +191,10 @@ def census(
     """Every position of a sliding-block puzzle's pieces on its board (not
     only the start's component): its components, and the ``top`` hardest
     starts of all (farthest from the nearest goal)."""
-    return _native.run(
-        "census",
-        os.fspath(puzzle),
-        _options(text, threads, metric, None, None, max_depth, None,
-                 memory_limit, None, False, top, progress),
+    return _run(
+        "census", puzzle,
+        text=text, threads=threads, metric=metric, max_depth=max_depth,
+        memory_limit=memory_limit, top=top, progress=progress,
     )
 
 
@@ -208,6 +212,6 @@ def resume(
     uninterrupted run gives."""
     return _native.resume(
         os.fspath(directory),
-        _options(None, threads, None, None, None, max_depth, max_states,
-                 memory_limit, None, True, 10, progress),
+        _options(threads=threads, max_depth=max_depth, max_states=max_states,
+                 memory_limit=memory_limit, progress=progress),
     )

@@ -23,7 +23,7 @@ use pyo3::types::PyDict;
 use reach::engine::{
     Checkpoint, Key, Model, Outcome, Progress, Report as EngineReport, Search, Spill, memory,
 };
-use reach::puzzles::any::{AnyMetric, Prepared, Puzzle, Shape, View, Visit};
+use reach::puzzles::any::{AnyMetric, Prepared, Puzzle, Shape, View, Visit, Walk};
 
 create_exception!(
     _native,
@@ -231,7 +231,7 @@ struct Solution {
     /// The positions from the start to the goal, both included.
     boards: Vec<String>,
     /// The search's report.
-    report: Py<Report>,
+    report: Report,
 }
 
 #[pymethods]
@@ -263,7 +263,7 @@ struct Hardest {
     start_distance: Option<u32>,
     /// The search from the goals: its levels are the positions at each
     /// distance from the nearest goal.
-    report: Py<Report>,
+    report: Report,
 }
 
 #[pymethods]
@@ -356,23 +356,31 @@ impl Census {
     }
 }
 
-/// What a search gives back to the calling thread (no Python objects).
+/// What a search gives back to the calling thread, turned into a Python
+/// object there.
 enum Found {
     Count(Report),
-    Solve {
-        path: Option<(Vec<String>, Vec<String>)>,
-        report: Report,
-    },
-    Hardest {
-        distance: u32,
-        count: usize,
-        boards: Vec<String>,
-        component: u64,
-        goal_states: u64,
-        start_distance: Option<u32>,
-        report: Report,
-    },
+    Solve(Solution),
+    Hardest(Hardest),
     Census(Census),
+}
+
+impl Found {
+    fn into_python(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(match self {
+            Found::Count(r) => Py::new(py, r)?.into_any(),
+            Found::Solve(s) => Py::new(py, s)?.into_any(),
+            Found::Hardest(h) => Py::new(py, h)?.into_any(),
+            Found::Census(c) => Py::new(py, c)?.into_any(),
+        })
+    }
+}
+
+/// How a search begins: afresh, its levels on disk where a spill is
+/// given, or from a checkpoint.
+enum Begin<'a> {
+    Fresh(Option<Spill>),
+    Resume(&'a Checkpoint),
 }
 
 /// The search a call asks for, run on one model.
@@ -380,8 +388,7 @@ struct Job<'a> {
     command: &'a str,
     options: &'a Options,
     metric: Option<&'static str>,
-    spill: Option<Spill>,
-    resume: Option<&'a Checkpoint>,
+    begin: Begin<'a>,
     stop: &'a AtomicBool,
     progress: &'a (dyn Fn(&Progress) + Sync),
 }
@@ -391,36 +398,45 @@ impl Visit for Job<'_> {
 
     fn visit<M: Model>(self, model: &M, view: &dyn View<M::Key>) -> Self::Output {
         let o = self.options;
-        let mut search = Search::new(model)
+        let search = Search::new(model)
             .threads(o.threads)
             .max_depth(o.max_depth)
             .max_states(o.max_states)
             .memory_limit(o.memory_limit)
             .stop_flag(self.stop)
             .progress(self.progress);
-        if let Some(spill) = self.spill {
-            search = search.spill(spill);
-        }
         let report = |r: &EngineReport<M::Key>| Report::of(r, view, self.metric);
-        let solved = |s: reach::engine::Solution<M::Key>| Found::Solve {
-            path: s.path.map(|p| (view.moves(&p), view.path_boards(&p))),
-            report: report(&s.report),
+        let solved = |s: reach::engine::Solution<M::Key>| {
+            let (length, walk) = match s.path.as_deref().map(|p| view.walk(p)) {
+                Some(walk) => (Some(walk.moves.len()), walk),
+                None => (None, Walk::default()),
+            };
+            Found::Solve(Solution {
+                length,
+                moves: walk.moves,
+                boards: walk.boards,
+                report: report(&s.report),
+            })
         };
         let e = |e: reach::engine::SearchError| e.to_string();
-        Ok(match (self.command, self.resume) {
-            (_, Some(checkpoint)) => {
+        let search = match self.begin {
+            Begin::Resume(checkpoint) => {
                 let s = search.resume(checkpoint).map_err(e)?;
-                if s.path.is_some() || self.command == "solve" {
+                return Ok(if s.path.is_some() || self.command == "solve" {
                     solved(s)
                 } else {
                     Found::Count(report(&s.report))
-                }
+                });
             }
-            ("count", None) => Found::Count(report(&search.count().map_err(e)?)),
-            ("solve", None) => solved(search.solve().map_err(e)?),
-            ("hardest", None) => {
+            Begin::Fresh(Some(spill)) => search.spill(spill),
+            Begin::Fresh(None) => search,
+        };
+        Ok(match self.command {
+            "count" => Found::Count(report(&search.count().map_err(e)?)),
+            "solve" => solved(search.solve().map_err(e)?),
+            "hardest" => {
                 let h = search.hardest().map_err(e)?;
-                Found::Hardest {
+                Found::Hardest(Hardest {
                     distance: h.distance,
                     count: h.positions.len(),
                     boards: h
@@ -433,9 +449,9 @@ impl Visit for Job<'_> {
                     goal_states: h.goal_states,
                     start_distance: h.start_distance,
                     report: report(&h.report),
-                }
+                })
             }
-            (other, None) => unreachable!("no command {other}"),
+            other => unreachable!("no command {other}"),
         })
     }
 }
@@ -453,15 +469,7 @@ fn census(
             prepared.name()
         ));
     };
-    if p.words() > 1 {
-        return Err(format!(
-            "{}'s key space passes 2^64 ({} words a key), and a census lists its positions by keys of one word\n  help: a smaller board, or fewer distinct pieces (`distinct`), brings the key space under 2^64",
-            p.name(),
-            p.words()
-        ));
-    }
-    // Both parities of a tile puzzle: the generic keys.
-    let model = p.with_generic_keys();
+    let model = p.census_model()?;
     let found = Search::new(&model)
         .threads(o.threads)
         .max_depth(o.max_depth)
@@ -564,46 +572,30 @@ fn detached<T: Send>(
     Ok(out)
 }
 
-/// Turns what a search found into the package's objects.
-fn into_python(py: Python<'_>, found: Found) -> PyResult<Py<PyAny>> {
-    Ok(match found {
-        Found::Count(r) => Py::new(py, r)?.into_any(),
-        Found::Solve { path, report } => {
-            let (moves, boards) = path.clone().unwrap_or_default();
-            Py::new(
-                py,
-                Solution {
-                    length: path.map(|(moves, _)| moves.len()),
-                    moves,
-                    boards,
-                    report: Py::new(py, report)?,
-                },
-            )?
-            .into_any()
+/// `command` of the puzzle `prepared` under `o`, begun as `begin` says.
+fn search(
+    py: Python<'_>,
+    command: &str,
+    prepared: &Prepared,
+    o: &Options,
+    begin: Begin<'_>,
+) -> PyResult<Py<PyAny>> {
+    let metric = prepared.metric();
+    let found = detached(py, o.progress.as_ref(), |stop, progress| {
+        if command == "census" {
+            return census(prepared, o, stop, progress);
         }
-        Found::Hardest {
-            distance,
-            count,
-            boards,
-            component,
-            goal_states,
-            start_distance,
-            report,
-        } => Py::new(
-            py,
-            Hardest {
-                distance,
-                count,
-                boards,
-                component,
-                goal_states,
-                start_distance,
-                report: Py::new(py, report)?,
-            },
-        )?
-        .into_any(),
-        Found::Census(c) => Py::new(py, c)?.into_any(),
-    })
+        prepared.visit(Job {
+            command,
+            options: o,
+            metric,
+            begin,
+            stop,
+            progress,
+        })
+    })?
+    .map_err(refused)?;
+    found.into_python(py)
 }
 
 /// `command` ("count", "solve", "hardest" or "census") of the puzzle
@@ -615,28 +607,12 @@ fn run(py: Python<'_>, command: &str, name: &str, options: Options) -> PyResult<
     }
     let prepared = options.prepare(name).map_err(refused)?;
     let spill = options.spill(command, name).map_err(refused)?;
-    let metric = prepared.metric();
-    let o = &options;
-    let found = detached(py, o.progress.as_ref(), |stop, progress| {
-        if command == "census" {
-            return census(&prepared, o, stop, progress);
-        }
-        prepared.visit(Job {
-            command,
-            options: o,
-            metric,
-            spill,
-            resume: None,
-            stop,
-            progress,
-        })
-    })?
-    .map_err(refused)?;
-    into_python(py, found)
+    search(py, command, &prepared, &options, Begin::Fresh(spill))
 }
 
 /// Continues the checkpointed search in `dir` (written by this package
-/// with `checkpoint=True`) under `options`' threads and limits.
+/// with `checkpoint=True`) under `options`' threads and limits. The
+/// engine removes the checkpoint once the search is complete.
 #[pyfunction]
 fn resume(py: Python<'_>, dir: PathBuf, mut options: Options) -> PyResult<Py<PyAny>> {
     let checkpoint = Checkpoint::open(&dir).map_err(|e| refused(e.to_string()))?;
@@ -655,22 +631,13 @@ fn resume(py: Python<'_>, dir: PathBuf, mut options: Options) -> PyResult<Py<PyA
     options.moves = get("moves").map(|m| m.lines().map(str::to_string).collect());
     let command = get("command").unwrap_or_else(|| "count".into());
     let prepared = options.prepare(name).map_err(refused)?;
-    let metric = prepared.metric();
-    let o = &options;
-    let found = detached(py, o.progress.as_ref(), |stop, progress| {
-        prepared.visit(Job {
-            command: &command,
-            options: o,
-            metric,
-            spill: None,
-            resume: Some(&checkpoint),
-            stop,
-            progress,
-        })
-    })?
-    .map_err(refused)?;
-    // The engine removes a checkpoint once its search is complete.
-    into_python(py, found)
+    search(
+        py,
+        &command,
+        &prepared,
+        &options,
+        Begin::Resume(&checkpoint),
+    )
 }
 
 /// The extension module.

@@ -42,21 +42,13 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     let Prepared::Sliding(p) = puzzle::prepare(puzzle.loaded, shape)? else {
         unreachable!("a sliding-block puzzle prepares as one");
     };
-    if p.words() > 1 {
-        bail!(
-            "{}'s key space passes 2^64 ({} words a key), and a census lists its positions by keys of one word\n  help: a smaller board, or fewer distinct pieces (`distinct`), brings the key space under 2^64",
-            p.name(),
-            p.words()
-        );
-    }
+    let model = p.census_model().map_err(anyhow::Error::msg)?;
     if a.toml.is_some() && !p.goal_given() {
         bail!(
             "--toml writes the hardest starts, and {} has no goal to measure them from\n  help: add a goal = \"\"\"...\"\"\" board to the puzzle file (docs/puzzle-files.md)",
             p.name()
         );
     }
-    // Both parities of a tile puzzle: the generic keys.
-    let model = p.with_generic_keys();
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose, s.quiet);
     let progress = |p: &Progress| line.update(p);

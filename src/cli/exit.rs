@@ -108,44 +108,46 @@ pub(super) fn message(e: &anyhow::Error) -> String {
 }
 
 /// A search's refusal in the command line's words, where the library's
-/// names an option that is a flag here (`None`: its own words do). The
-/// one place that says them so.
+/// help names an option that is a flag here (`None`: its own words do):
+/// the library's message with the command line's help. The one place
+/// that says them so.
 fn flagged(e: &SearchError) -> Option<String> {
-    Some(match e {
-        SearchError::BitmapTooLarge { key_space, max } => format!(
-            "the bitmap visited set needs one bit per possible key, and this puzzle has {key_space} keys (the bitmap takes at most {max})\n  help: leave out --visited (the automatic choice), or use --visited dashmap"
-        ),
-        SearchError::DenseUnsupported(what) => format!(
-            "the dense visited set (two bits a key) keeps no level as keys, so it cannot {what}\n  help: leave out --visited (the automatic choice)"
-        ),
-        SearchError::WideUnsupported(what) => format!(
-            "this puzzle's keys are over 64 bits, and a search of them cannot {what}: its levels are kept as sorted keys, in memory or on disk\n  help: leave out --visited; with --spill DIR the levels go to disk, and --max-depth or --max-states bounds the search"
-        ),
-        SearchError::DenseTooLarge {
-            need,
-            room,
-            key_space,
-        } => format!(
-            "the dense visited set needs {need} MiB (two bits for each of {key_space} keys) and {room} MiB are left\n  help: leave out --visited (the automatic choice), or use --spill DIR to keep levels on disk"
-        ),
-        SearchError::ResumeTooLarge { .. } => format!(
-            "{e} (reach resume DIR --memory-limit {}M)",
-            e.roomy_limit_mib()?
-        ),
-        SearchError::NotReversible => "frontier search needs moves that can be undone, and this puzzle's cannot\n  help: leave out --visited (the automatic choice), or use --visited dashmap or bitmap".into(),
-        SearchError::SpillNeedsFrontier => "--spill needs frontier search (moves that can be undone) or a key space small enough for a bitmap; this puzzle needs a hash set that holds every state in memory".into(),
-        SearchError::CheckpointUnsupported(what) => format!(
-            "{what} cannot be checkpointed: its two searches are not resumable\n  help: use --spill DIR to keep its levels on disk without a checkpoint"
-        ),
-        SearchError::StoresDiffer {
-            process,
-            theirs,
-            ours,
-        } => format!(
-            "the processes would keep different stores: process {process}: {theirs}; process 0: {ours}\n  help: give every rank the same room (--memory-limit, and free disk in --spill DIR), or name the store with --visited"
-        ),
+    let text = e.to_string();
+    let message = text
+        .split_once("\n  help: ")
+        .map_or(text.as_str(), |(m, _)| m);
+    let help = match e {
+        SearchError::BitmapTooLarge { .. } => {
+            "leave out --visited (the automatic choice), or use --visited dashmap"
+        }
+        SearchError::DenseUnsupported(_) => "leave out --visited (the automatic choice)",
+        SearchError::WideUnsupported(_) => {
+            "leave out --visited; with --spill DIR the levels go to disk, and --max-depth or --max-states bounds the search"
+        }
+        SearchError::DenseTooLarge { .. } => {
+            "leave out --visited (the automatic choice), or use --spill DIR to keep levels on disk"
+        }
+        SearchError::NotReversible => {
+            "leave out --visited (the automatic choice), or use --visited dashmap or bitmap"
+        }
+        SearchError::CheckpointUnsupported(_) => {
+            "use --spill DIR to keep its levels on disk without a checkpoint"
+        }
+        SearchError::StoresDiffer { .. } => {
+            "give every rank the same room (--memory-limit, and free disk in --spill DIR), or name the store with --visited"
+        }
+        SearchError::ResumeTooLarge { .. } => {
+            return Some(format!(
+                "{text} (reach resume DIR --memory-limit {}M)",
+                e.roomy_limit_mib()?
+            ));
+        }
+        SearchError::SpillNeedsFrontier => {
+            return Some(text.replacen("levels on disk need", "--spill needs", 1));
+        }
         _ => return None,
-    })
+    };
+    Some(format!("{message}\n  help: {help}"))
 }
 
 /// The number behind an exit code (the standard library shows none; every

@@ -57,34 +57,26 @@ pub(super) fn twisty(def: Definition, shape: Shape) -> Result<Twisty> {
     any::twisty(def, &shape.any()).map_err(flagged)
 }
 
-/// A puzzle's error in the command line's words: the options it names
-/// are flags. The one place that translates them.
+/// A puzzle's error in the command line's words: the library's, with
+/// the options it names said as flags. The one place that translates
+/// them.
 fn flagged(e: LoadError) -> anyhow::Error {
-    match e {
-        LoadError::ScrambleNotTwisty { name } => anyhow::anyhow!(
-            "--scramble applies to twisty puzzles (.tws or KPuzzle files); {name} is not one\n  help: a sliding-block puzzle starts from the board in its file"
-        ),
-        LoadError::MetricMismatch {
-            metric,
-            name,
-            twisty: true,
-        } => anyhow::anyhow!(
-            "--metric {metric} is a sliding-block metric; {name} is a twisty puzzle\n  help: give --metric htm (each move and its powers, the default), qtm (each move and its inverse) or moves (the moves as written)"
-        ),
-        LoadError::MetricMismatch { metric, name, .. } => anyhow::anyhow!(
-            "--metric {metric} is a twisty puzzle's metric; {name} is a sliding-block puzzle\n  help: give --metric step, slide or piece"
-        ),
-        LoadError::MovesNotTwisty { name } => anyhow::anyhow!(
-            "--moves chooses a twisty puzzle's generators; {name} is not a twisty puzzle (.tws or KPuzzle file)"
-        ),
-        LoadError::OneKindOfMove { what, moves: false } => {
-            anyhow::anyhow!("--metric applies to sliding-block and twisty puzzles; {what}")
-        }
-        LoadError::OneKindOfMove { what, moves: true } => {
-            anyhow::anyhow!("--moves applies to twisty puzzles (.tws or KPuzzle files); {what}")
-        }
-        e => e.into(),
+    let flags: &[(&str, &str)] = match &e {
+        LoadError::ScrambleNotTwisty { .. } => &[("a scramble", "--scramble")],
+        LoadError::MetricMismatch { .. } => &[
+            ("the metric ", "--metric "),
+            ("help: give ", "help: give --metric "),
+        ],
+        LoadError::MovesNotTwisty { .. } => &[("moves choose", "--moves chooses")],
+        LoadError::OneKindOfMove { moves: false, .. } => &[("a metric", "--metric")],
+        LoadError::OneKindOfMove { moves: true, .. } => &[("choosing moves", "--moves")],
+        _ => return e.into(),
+    };
+    let mut text = e.to_string();
+    for (words, flag) in flags {
+        text = text.replacen(words, flag, 1);
     }
+    anyhow::Error::msg(text)
 }
 
 /// The most that `clocks` and `sawtooth` read from stdin: 16 MiB, over

@@ -139,8 +139,7 @@ fn sliding(
             if a.boards {
                 out.push('\n');
             }
-            let dirs: Vec<&str> = st.mv.path.iter().map(|d| d.name()).collect();
-            out.push_str(&format!("{} {}\n", st.mv.piece, dirs.join(" ")));
+            out.push_str(&format!("{}\n", st.mv));
             if a.boards {
                 out.push_str(&st.board);
             }

@@ -80,7 +80,9 @@ pub enum LoadError {
         twisty: bool,
     },
     /// Moves chosen for a puzzle that is not twisty.
-    #[error("choosing moves applies to twisty puzzles (.tws or KPuzzle files); {name} is not one")]
+    #[error(
+        "moves choose a twisty puzzle's generators; {name} is not a twisty puzzle (.tws or KPuzzle file)"
+    )]
     MovesNotTwisty {
         /// The puzzle's name.
         name: String,
@@ -105,24 +107,6 @@ fn metric_mismatch(metric: &str, name: &str, twisty: bool) -> String {
         format!(
             "the metric {metric} is a twisty puzzle's metric; {name} is a sliding-block puzzle\n  help: give step, slide or piece"
         )
-    }
-}
-
-impl LoadError {
-    /// What is wrong, without the help.
-    pub fn message(&self) -> String {
-        let text = self.to_string();
-        match text.split_once("\n  help: ") {
-            Some((message, _)) => message.to_string(),
-            None => text,
-        }
-    }
-
-    /// How to fix it, where the error says.
-    pub fn help(&self) -> Option<String> {
-        self.to_string()
-            .split_once("\n  help: ")
-            .map(|(_, help)| help.to_string())
     }
 }
 
@@ -384,7 +368,7 @@ pub trait Visit {
 }
 
 /// How a puzzle's keys read to a person.
-pub trait View<K> {
+pub trait View<K: Copy> {
     /// The puzzle's name.
     fn name(&self) -> String;
     /// The position of `key`, drawn as the puzzle's files write it.
@@ -392,11 +376,26 @@ pub trait View<K> {
     /// The moves along `path` (each key a successor of the one before), as
     /// `solve` prints them.
     fn moves(&self, path: &[K]) -> Vec<String>;
-    /// The positions along `path`, drawn so that each piece keeps its
-    /// label from the start to the end (a key stands for a position in
-    /// which interchangeable pieces are not told apart; the moves name
-    /// the pieces by these labels).
-    fn path_boards(&self, path: &[K]) -> Vec<String>;
+    /// The moves along `path` and the positions it passes, drawn so that
+    /// each piece keeps its label from the start to the end (a key stands
+    /// for a position in which interchangeable pieces are not told apart;
+    /// the moves name the pieces by these labels). By default each key's
+    /// board.
+    fn walk(&self, path: &[K]) -> Walk {
+        Walk {
+            moves: self.moves(path),
+            boards: path.iter().map(|&k| self.board(k)).collect(),
+        }
+    }
+}
+
+/// A path as a person reads it: [`View::walk`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// The moves, one fewer than the positions.
+    pub moves: Vec<String>,
+    /// The positions from the path's first to its last.
+    pub boards: Vec<String>,
 }
 
 /// Evaluates `$body` with `$m` bound to the puzzle `$p` as the model its
@@ -510,21 +509,19 @@ impl<K: crate::engine::Key> View<K> for SlidingView<'_> {
         self.0.render(key)
     }
     fn moves(&self, path: &[K]) -> Vec<String> {
-        self.0
-            .steps(path)
-            .iter()
-            .map(|st| {
-                let dirs: Vec<&str> = st.mv.path.iter().map(|d| d.name()).collect();
-                format!("{} {}", st.mv.piece, dirs.join(" "))
-            })
-            .collect()
+        self.walk(path).moves
     }
-    fn path_boards(&self, path: &[K]) -> Vec<String> {
-        let start = path.first().map(|&k| self.0.render(k));
-        start
-            .into_iter()
-            .chain(self.0.steps(path).into_iter().map(|st| st.board))
-            .collect()
+    fn walk(&self, path: &[K]) -> Walk {
+        let steps = self.0.steps(path);
+        Walk {
+            moves: steps.iter().map(|st| st.mv.to_string()).collect(),
+            boards: path
+                .first()
+                .map(|&k| self.0.render(k))
+                .into_iter()
+                .chain(steps.into_iter().map(|st| st.board))
+                .collect(),
+        }
     }
 }
 
@@ -537,9 +534,6 @@ impl<K: crate::engine::Key> View<K> for TwistyView<'_> {
     }
     fn moves(&self, path: &[K]) -> Vec<String> {
         self.0.path_moves(path)
-    }
-    fn path_boards(&self, path: &[K]) -> Vec<String> {
-        path.iter().map(|&k| self.0.render(k)).collect()
     }
 }
 
@@ -561,19 +555,22 @@ impl View<u64> for ClocksView {
             })
             .collect()
     }
-    fn path_boards(&self, path: &[u64]) -> Vec<String> {
-        path.iter().map(|&k| clocks::board(k)).collect()
-    }
 }
 
-/// The tile that moved between two boards drawn a cell a character (`.`
-/// the blank): the one that stood where the blank now is.
-fn tile_moved(before: &str, after: &str) -> String {
-    before
-        .chars()
-        .zip(after.chars())
-        .find(|&(_, a)| a == '.')
-        .map_or_else(String::new, |(b, _)| b.to_string())
+/// The tiles moved along `path`, whose boards `render` draws a cell a
+/// character (`.` the blank): each the one that stood where the blank
+/// then is.
+fn tiles_moved<K: Copy>(path: &[K], render: impl Fn(K) -> String) -> Vec<String> {
+    path.windows(2)
+        .map(|w| {
+            let (before, after) = (render(w[0]), render(w[1]));
+            before
+                .chars()
+                .zip(after.chars())
+                .find(|&(_, a)| a == '.')
+                .map_or_else(String::new, |(b, _)| b.to_string())
+        })
+        .collect()
 }
 
 impl View<u64> for TilesView<'_> {
@@ -584,12 +581,7 @@ impl View<u64> for TilesView<'_> {
         self.0.render(key)
     }
     fn moves(&self, path: &[u64]) -> Vec<String> {
-        path.windows(2)
-            .map(|w| tile_moved(&self.0.render(w[0]), &self.0.render(w[1])))
-            .collect()
-    }
-    fn path_boards(&self, path: &[u64]) -> Vec<String> {
-        path.iter().map(|&k| self.0.render(k)).collect()
+        tiles_moved(path, |k| self.0.render(k))
     }
 }
 
@@ -601,11 +593,41 @@ impl<K: crate::engine::Key> View<K> for LargeTilesView<'_> {
         self.0.render(key)
     }
     fn moves(&self, path: &[K]) -> Vec<String> {
-        path.windows(2)
-            .map(|w| tile_moved(&self.0.render(w[0]), &self.0.render(w[1])))
-            .collect()
+        tiles_moved(path, |k| self.0.render(k))
     }
-    fn path_boards(&self, path: &[K]) -> Vec<String> {
-        path.iter().map(|&k| self.0.render(k)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each refusal of a shape says what is wrong in the library's words:
+    /// no command line's flag.
+    #[test]
+    fn refusals_name_no_flag() {
+        let shapes = [
+            Shape {
+                metric: AnyMetric::from_name("qtm"),
+                ..Shape::default()
+            },
+            Shape {
+                moves: Some(vec!["U".into()]),
+                ..Shape::default()
+            },
+            Shape {
+                scramble: Some("U".into()),
+                ..Shape::default()
+            },
+        ];
+        for name in ["klotski", "clocks", "tiles-3x3"] {
+            for shape in &shapes {
+                let loaded = Puzzle::load(name).unwrap().loaded;
+                let Err(e) = loaded.prepare(shape) else {
+                    panic!("{name} took {shape:?}");
+                };
+                let text = e.to_string();
+                assert!(!text.contains("--"), "{name}, {shape:?}: {text}");
+            }
+        }
     }
 }

@@ -515,3 +515,112 @@ fn a_bitmap_over_half_the_memory_limit_gives_way_to_frontier_search() {
     );
     assert_eq!(v["visited"], "bitmap", "{v}");
 }
+
+/// The library words its refusals without flags; the command line says
+/// them with its flags, in exactly these words (cli/puzzle.rs and
+/// cli/exit.rs translate them), and none of the library's phrases for the
+/// options is left over.
+#[test]
+fn refusals_name_the_command_lines_flags() {
+    let library = [
+        "the metric ",
+        "a scramble",
+        "moves choose",
+        "choosing moves",
+        "a metric applies",
+        "leave the visited set",
+        "a spill directory",
+        "levels on disk need",
+    ];
+    let cases: [(&[&str], &[&str]); 10] = [
+        (
+            &["count", "klotski", "--metric", "qtm"],
+            &[
+                "error: --metric qtm is a twisty puzzle's metric; klotski is a sliding-block puzzle\n  help: give --metric step, slide or piece",
+            ],
+        ),
+        (
+            &["count", "tests/data/cube2.tws", "--metric", "step"],
+            &[
+                "error: --metric step is a sliding-block metric; 2x2x2 is a twisty puzzle\n  help: give --metric htm (each move and its powers, the default), qtm (each move and its inverse) or moves (the moves as written)",
+            ],
+        ),
+        (
+            &["count", "klotski", "--moves", "U"],
+            &[
+                "error: --moves chooses a twisty puzzle's generators; klotski is not a twisty puzzle (.tws or KPuzzle file)",
+            ],
+        ),
+        (
+            &["count", "clocks", "--metric", "step"],
+            &[
+                "error: --metric applies to sliding-block and twisty puzzles; the clocks have one kind of move",
+            ],
+        ),
+        (
+            &["count", "tiles-3x3", "--moves", "U"],
+            &[
+                "error: --moves applies to twisty puzzles (.tws or KPuzzle files); tiles-3x3 moves one tile a cell at a time",
+            ],
+        ),
+        (
+            &["count", "tiles-4x4", "--visited", "bitmap"],
+            &["\n  help: leave out --visited (the automatic choice), or use --visited dashmap\n"],
+        ),
+        (
+            &[
+                "count",
+                "tests/data/cube2.tws",
+                "--metric",
+                "moves",
+                "--visited",
+                "frontier",
+            ],
+            &[
+                "error: frontier search needs moves that can be undone, and this puzzle's cannot\n  help: leave out --visited (the automatic choice), or use --visited dashmap or bitmap",
+            ],
+        ),
+        (
+            &[
+                "count",
+                "tests/data/cube3.tws",
+                "--visited",
+                "bitmap",
+                "--max-depth",
+                "2",
+            ],
+            &[
+                "\n  help: leave out --visited; with --spill DIR the levels go to disk, and --max-depth or --max-states bounds the search",
+            ],
+        ),
+        (
+            &[
+                "count",
+                "pe766",
+                "--visited",
+                "dashmap",
+                "--spill",
+                "never-made",
+            ],
+            &[
+                "error: --spill needs frontier search (moves that can be undone) or a key space small enough for a bitmap",
+            ],
+        ),
+        (
+            &[
+                "count",
+                "tests/data/cube2-rotations.tws",
+                "--symmetry",
+                "on",
+                "--visited",
+                "dense",
+            ],
+            &[
+                "so it cannot weigh classes of symmetric positions: it keeps no level as keys\n  help: leave out --visited (the automatic choice)",
+            ],
+        ),
+    ];
+    for (args, says) in cases {
+        refused(args, says, &library);
+    }
+}

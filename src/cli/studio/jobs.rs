@@ -309,13 +309,7 @@ fn analyze(puzzle: &SlidingPuzzle, job: &Job, limits: Limits, id: u64) -> Result
             let metric = puzzle.metric().name();
             let page = crate::cli::watch::solution_page(puzzle, metric, &start, &steps);
             *lock(&job.page) = Some(page);
-            let moves: Vec<String> = steps
-                .iter()
-                .map(|s| {
-                    let dirs: Vec<&str> = s.mv.path.iter().map(|d| d.name()).collect();
-                    format!("{} {}", s.mv.piece, dirs.join(" "))
-                })
-                .collect();
+            let moves: Vec<String> = steps.iter().map(|s| s.mv.to_string()).collect();
             job.push(
                 "solution",
                 &json!({"length": steps.len(), "moves": moves, "page": format!("/api/jobs/{id}/page")}),
@@ -347,10 +341,7 @@ fn analyze(puzzle: &SlidingPuzzle, job: &Job, limits: Limits, id: u64) -> Result
 
 /// A census of the puzzle's pieces.
 fn census(puzzle: &SlidingPuzzle, job: &Job, limits: Limits) -> Result<(), String> {
-    if puzzle.words() > 1 {
-        return Err("this puzzle's key space passes 2^64: a census takes keys of one word".into());
-    }
-    let model = puzzle.with_generic_keys();
+    let model = puzzle.census_model()?;
     let progress = |p: &Progress| {
         job.push(
             "progress",

@@ -8,6 +8,21 @@ use crate::engine::EveryPosition;
 use super::SlidingPuzzle;
 
 impl SlidingPuzzle {
+    /// The model a census of this puzzle's pieces walks: the puzzle with
+    /// [generic keys](SlidingPuzzle::with_generic_keys); refused, saying
+    /// why and what to do, where those keys take more than one word (a
+    /// census lists its positions as one-word keys).
+    pub fn census_model(&self) -> Result<SlidingPuzzle, String> {
+        if self.words() > 1 {
+            return Err(format!(
+                "{}'s key space passes 2^64 ({} words a key), and a census lists its positions by keys of one word\n  help: a smaller board, or fewer distinct pieces (`distinct`), brings the key space under 2^64",
+                self.name(),
+                self.words()
+            ));
+        }
+        Ok(self.with_generic_keys())
+    }
+
     /// The same puzzle with the generic keys (each class's combinadic rank
     /// in mixed radix) where it has the tile model's: a tile model's keys
     /// are the positions of the start's parity only, and a census wants

@@ -19,6 +19,18 @@ pub struct Move {
     pub path: Vec<Dir>,
 }
 
+/// The move as `solve` prints it: the piece's label, then its path
+/// (`J left`, `B down right`).
+impl std::fmt::Display for Move {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.piece)?;
+        for d in &self.path {
+            write!(f, " {}", d.name())?;
+        }
+        Ok(())
+    }
+}
+
 /// A move and the board after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {

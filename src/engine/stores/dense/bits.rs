@@ -79,7 +79,7 @@ impl Drop for Bits {
 /// are given back to the kernel, to read as zeros again and cost nothing
 /// until touched, and only its ends are written. A segment of the array
 /// on disk is loaded into memory that held another segment, and most of
-/// it was never written in the first levels (the 2x7's ten 2 GiB segments
+/// it was never written in the first levels (the 2x7's 2.5 GiB segments
 /// to depth 12 hold 2,290 states): writing zeros over all of it at every
 /// load was most of those levels' time.
 pub(super) fn zero(bytes: &mut [u8]) {

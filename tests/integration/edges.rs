@@ -523,14 +523,16 @@ fn a_bitmap_over_half_the_memory_limit_gives_way_to_frontier_search() {
 #[test]
 fn refusals_name_the_command_lines_flags() {
     let library = [
-        "the metric ",
-        "a scramble",
-        "moves choose",
-        "choosing moves",
-        "a metric applies",
+        "error: the metric ",
+        "error: a scramble",
+        "error: moves choose",
+        "error: choosing moves",
+        "error: a metric applies",
+        "error: levels on disk need",
+        "help: give htm",
+        "help: give step",
         "leave the visited set",
         "a spill directory",
-        "levels on disk need",
     ];
     let cases: [(&[&str], &[&str]); 10] = [
         (

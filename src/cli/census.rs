@@ -139,7 +139,7 @@ fn stop_text(reason: &StopReason) -> String {
             bound.name(),
             bytes(*available)
         ),
-        other => super::summary::stop_words(other),
+        other => super::words::stop_words(other),
     }
 }
 

@@ -79,11 +79,11 @@ pub(super) fn every_rank_knows(e: &anyhow::Error) -> bool {
 /// The message of a failed command: the error and its causes, each said
 /// once (a cause whose text the message already holds, an OS error that a
 /// file's error quotes, is not repeated), and for a failure of the
-/// system's what to do about it.
+/// system's what to do about it; the options it names said as flags.
 pub(super) fn message(e: &anyhow::Error) -> String {
     let first = e
         .downcast_ref::<SearchError>()
-        .and_then(flagged)
+        .and_then(super::words::refusal)
         .unwrap_or_else(|| e.to_string());
     let mut text = format!("error: {first}");
     for cause in e.chain().skip(1) {
@@ -104,50 +104,7 @@ pub(super) fn message(e: &anyhow::Error) -> String {
     {
         text.push_str(&format!("\n  help: {help}"));
     }
-    text
-}
-
-/// A search's refusal in the command line's words, where the library's
-/// help names an option that is a flag here (`None`: its own words do):
-/// the library's message with the command line's help. The one place
-/// that says them so.
-fn flagged(e: &SearchError) -> Option<String> {
-    let text = e.to_string();
-    let message = text
-        .split_once("\n  help: ")
-        .map_or(text.as_str(), |(m, _)| m);
-    let help = match e {
-        SearchError::BitmapTooLarge { .. } => {
-            "leave out --visited (the automatic choice), or use --visited dashmap"
-        }
-        SearchError::DenseUnsupported(_) => "leave out --visited (the automatic choice)",
-        SearchError::WideUnsupported(_) => {
-            "leave out --visited; with --spill DIR the levels go to disk, and --max-depth or --max-states bounds the search"
-        }
-        SearchError::DenseTooLarge { .. } => {
-            "leave out --visited (the automatic choice), or use --spill DIR to keep levels on disk"
-        }
-        SearchError::NotReversible => {
-            "leave out --visited (the automatic choice), or use --visited dashmap or bitmap"
-        }
-        SearchError::CheckpointUnsupported(_) => {
-            "use --spill DIR to keep its levels on disk without a checkpoint"
-        }
-        SearchError::StoresDiffer { .. } => {
-            "give every rank the same room (--memory-limit, and free disk in --spill DIR), or name the store with --visited"
-        }
-        SearchError::ResumeTooLarge { .. } => {
-            return Some(format!(
-                "{text} (reach resume DIR --memory-limit {}M)",
-                e.roomy_limit_mib()?
-            ));
-        }
-        SearchError::SpillNeedsFrontier => {
-            return Some(text.replacen("levels on disk need", "--spill needs", 1));
-        }
-        _ => return None,
-    };
-    Some(format!("{message}\n  help: {help}"))
+    super::words::flags(&text)
 }
 
 /// The number behind an exit code (the standard library shows none; every

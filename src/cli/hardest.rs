@@ -261,7 +261,7 @@ fn hardest_of<M: Model>(
             "examples": examples,
             "levels": report.levels,
             "visited": report.visited.name(),
-            "store": report.store,
+            "store": super::words::flags(&report.store),
             "run": super::provenance::run_json(report.threads),
         });
         stdout(&format!("{v}\n"))?;

@@ -29,6 +29,7 @@ mod summary;
 mod twisty;
 mod twisty_page;
 mod watch;
+mod words;
 
 use std::process::ExitCode;
 

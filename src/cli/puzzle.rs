@@ -8,7 +8,9 @@ use std::io::Read;
 
 use anyhow::{Context, Result, bail};
 
-use reach::puzzles::any::{self, AnyMetric, LoadError};
+use reach::puzzles::any::{self, AnyMetric};
+
+use super::words::flagged;
 pub(super) use reach::puzzles::any::{Loaded, Prepared, Puzzle};
 use reach::puzzles::twisty::{Definition, Twisty};
 
@@ -55,28 +57,6 @@ pub(super) fn prepare(loaded: Loaded, shape: Shape) -> Result<Prepared> {
 /// The twisty puzzle `def` under the command line's options.
 pub(super) fn twisty(def: Definition, shape: Shape) -> Result<Twisty> {
     any::twisty(def, &shape.any()).map_err(flagged)
-}
-
-/// A puzzle's error in the command line's words: the library's, with
-/// the options it names said as flags. The one place that translates
-/// them.
-fn flagged(e: LoadError) -> anyhow::Error {
-    let flags: &[(&str, &str)] = match &e {
-        LoadError::ScrambleNotTwisty { .. } => &[("a scramble", "--scramble")],
-        LoadError::MetricMismatch { .. } => &[
-            ("the metric ", "--metric "),
-            ("help: give ", "help: give --metric "),
-        ],
-        LoadError::MovesNotTwisty { .. } => &[("moves choose", "--moves chooses")],
-        LoadError::OneKindOfMove { moves: false, .. } => &[("a metric", "--metric")],
-        LoadError::OneKindOfMove { moves: true, .. } => &[("choosing moves", "--moves")],
-        _ => return e.into(),
-    };
-    let mut text = e.to_string();
-    for (words, flag) in flags {
-        text = text.replacen(words, flag, 1);
-    }
-    anyhow::Error::msg(text)
 }
 
 /// The most that `clocks` and `sawtooth` read from stdin: 16 MiB, over

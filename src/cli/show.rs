@@ -27,7 +27,11 @@ fn stores<M: Model>(model: &M) -> String {
     };
     for &(task, solve) in tasks {
         if let Ok((kind, why)) = search.store(solve) {
-            out.push_str(&format!("store ({task}): {}: {why}\n", kind.name()));
+            out.push_str(&format!(
+                "store ({task}): {}: {}\n",
+                kind.name(),
+                super::words::flags(&why)
+            ));
         }
     }
     out

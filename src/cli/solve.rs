@@ -124,7 +124,7 @@ fn sliding(
             "threads": report.threads,
             "seconds": report.seconds,
             "visited": report.visited.name(),
-            "store": report.store,
+            "store": super::words::flags(&report.store),
             "run": super::provenance::run_json(report.threads),
         });
         stdout(&format!("{v}\n"))?;

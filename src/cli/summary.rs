@@ -142,30 +142,13 @@ fn stop_text<K>(report: &Report<K>, s: &Settings) -> Option<String> {
     };
     match &report.outcome {
         Outcome::Stopped(r @ StopReason::MemoryLimit { .. }) => {
-            Some(format!("{}{}", stop_words(r), hint(false)))
+            Some(format!("{}{}", super::words::stop_words(r), hint(false)))
         }
         Outcome::Stopped(r @ StopReason::MemoryAvailable { .. }) => {
-            Some(format!("{}{}", stop_words(r), hint(true)))
+            Some(format!("{}{}", super::words::stop_words(r), hint(true)))
         }
-        Outcome::Stopped(r) => Some(stop_words(r)),
+        Outcome::Stopped(r) => Some(super::words::stop_words(r)),
         _ => None,
-    }
-}
-
-/// Why a search stopped, in the command line's words: the limits by their
-/// flags (the library's own words name none). The one place that says
-/// them so.
-pub(super) fn stop_words(r: &StopReason) -> String {
-    let size = |b: &u64| StopReason::size(*b);
-    match r {
-        StopReason::MaxStates(n) => format!("the next level would exceed --max-states {n}"),
-        StopReason::MaxDepth(d) => format!("the next level would exceed --max-depth {d}"),
-        StopReason::MemoryLimit { limit, needed } => format!(
-            "the next level would need about {}, over --memory-limit {}",
-            size(needed),
-            size(limit)
-        ),
-        other => other.to_string(),
     }
 }
 
@@ -252,7 +235,7 @@ fn count_json(c: &Counted, antipodes: bool, s: &Settings) -> serde_json::Value {
         "states_per_second": report.states_per_second(),
         "peak_rss_bytes": memory::peak_rss_bytes(),
         "visited": report.visited.name(),
-        "store": report.store,
+        "store": super::words::flags(&report.store),
         "partitions": report.partitions,
         "run": super::provenance::run_json(report.threads),
     });
@@ -336,7 +319,7 @@ fn count_summary(c: &Counted, s: &Settings) -> String {
         err.push_str(&format!(
             "store       {}: {}\n",
             report.visited.name(),
-            report.store
+            super::words::flags(&report.store)
         ));
     }
     if let Some(p) = memory::peak_rss_bytes() {

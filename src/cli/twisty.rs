@@ -203,7 +203,7 @@ fn solve_with<M: Model>(
             "threads": report.threads,
             "seconds": report.seconds,
             "visited": report.visited.name(),
-            "store": report.store,
+            "store": super::words::flags(&report.store),
             "run": super::provenance::run_json(report.threads),
         });
         if a.boards {

@@ -780,7 +780,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         let model = self.model;
         let key_space = model.key_space();
         if !asked && self.visited != VisitedKind::Auto {
-            return Ok((DenseFit::No, self.as_asked("--visited")));
+            return Ok((DenseFit::No, self.as_asked("the visited set chosen")));
         }
         if model.classes() {
             let why = "weigh classes of symmetric positions: it keeps no level as keys";
@@ -813,7 +813,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         } else if mode == Mode::Solve && self.spill.is_some() {
             Err("rebuild a path with its array on disk")
         } else if keep {
-            Err("keep every level on disk (--keep)")
+            Err("keep every level on disk (as the spill asks)")
         } else if checkpoint && !model.reversible() {
             Err("be checkpointed for a model whose moves are not all reversible")
         } else if processes > 1 && checkpoint {
@@ -847,7 +847,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
             }
         };
         let what = match by_cost {
-            _ if asked => self.as_asked("--visited dense"),
+            _ if asked => self.as_asked("the dense store chosen"),
             Some(why) => why,
             None => "the model's keys are dense".to_string(),
         };
@@ -901,7 +901,7 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
                     mib(need),
                     mib(room),
                     if self.spill.is_none() && mode != Mode::Solve {
-                        "; with --spill DIR the array goes on disk"
+                        "; with a spill directory the array goes on disk"
                     } else {
                         ""
                     }
@@ -968,13 +968,13 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
         }
     }
 
-    /// Why the visited set is the one the caller set: `flag` asked for it,
+    /// Why the visited set is the one the caller set: `what` asked for it,
     /// or the checkpoint being resumed has it.
-    fn as_asked(&self, flag: &str) -> String {
+    fn as_asked(&self, what: &str) -> String {
         if self.resumed {
             "the checkpoint's".to_string()
         } else {
-            format!("as asked ({flag})")
+            format!("as asked ({what})")
         }
     }
 
@@ -982,12 +982,12 @@ impl<'a, M: Model<Key = u64>> Search<'a, M> {
     fn sparse_why(&self, kind: VisitedKind, dense_why: &str) -> String {
         let key_space = self.model.key_space();
         let kind_why = match kind {
-            _ if self.visited != VisitedKind::Auto => self.as_asked("--visited"),
+            _ if self.visited != VisitedKind::Auto => self.as_asked("the visited set chosen"),
             VisitedKind::Bitmap => {
                 format!("a bit for each of {key_space} keys (at most 2^29), levels as sorted keys")
             }
             VisitedKind::Frontier if self.bitmap_too_large() => format!(
-                "the moves are reversible: the last levels as sorted keys, no visited set (a bitmap of {key_space} keys, {} MiB, is over half of --memory-limit)",
+                "the moves are reversible: the last levels as sorted keys, no visited set (a bitmap of {key_space} keys, {} MiB, is over half of the memory limit)",
                 bitmap_bytes(key_space).div_ceil(1 << 20)
             ),
             VisitedKind::Frontier => format!(

@@ -629,5 +629,33 @@ mod tests {
                 assert!(!text.contains("--"), "{name}, {shape:?}: {text}");
             }
         }
+        // A twisty puzzle's moves and scramble that do not fit its file.
+        let cube = "Name cube\nSet C 4 1\nSolved\nC\n1 2 3 4\nEnd\nMove U\nC\n2 3 4 1\nEnd\n";
+        let twisty = [
+            Shape {
+                moves: Some(vec!["Q".into()]),
+                ..Shape::default()
+            },
+            Shape {
+                moves: Some(vec!["U".into(), "U2".into()]),
+                ..Shape::default()
+            },
+            Shape {
+                moves: Some(Vec::new()),
+                ..Shape::default()
+            },
+            Shape {
+                scramble: Some("U Q".into()),
+                ..Shape::default()
+            },
+        ];
+        for shape in &twisty {
+            let loaded = Puzzle::from_text(cube, "cube.tws").unwrap().loaded;
+            let Err(e) = loaded.prepare(shape) else {
+                panic!("the cube took {shape:?}");
+            };
+            let text = e.to_string();
+            assert!(!text.contains("--"), "{shape:?}: {text}");
+        }
     }
 }

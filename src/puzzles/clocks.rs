@@ -145,7 +145,7 @@ pub fn parse_input(text: &str, codes: bool) -> Result<Dial, ClocksInputError> {
     let help = if codes {
         "give nine codes 0-3 (0 = 12, 1 = 3, 2 = 6, 3 = 9 o'clock), e.g. 3 3 0 / 2 2 2 / 2 1 2"
     } else {
-        "give nine readings of 3, 6, 9 or 12, e.g. 9 9 12 / 6 6 6 / 6 3 6 (use --codes for 0-3)"
+        "give nine readings of 3, 6, 9 or 12, e.g. 9 9 12 / 6 6 6 / 6 3 6 (codes 0-3 are read with `codes`)"
     };
     let mut dial = [0u8; 9];
     let mut n = 0;

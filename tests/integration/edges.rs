@@ -533,8 +533,23 @@ fn refusals_name_the_command_lines_flags() {
         "help: give step",
         "leave the visited set",
         "a spill directory",
+        "the chosen moves",
+        "the scramble \"",
+        "choose fewer moves",
+        "the qtm metric",
+        "checkpointed to",
     ];
-    let cases: [(&[&str], &[&str]); 10] = [
+    let dir = TempDir::new("flags");
+    let order_67 = file_in(
+        &dir,
+        "o67.tws",
+        "Set A 1 67\nSolved\nA\n1\nEnd\nMove X\nA\n1\n1\nEnd\n",
+    );
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let resume_empty = ["resume", empty.to_str().unwrap()];
+    let count_67 = ["count", order_67.as_str()];
+    let cases: Vec<(&[&str], &[&str])> = vec![
         (
             &["count", "klotski", "--metric", "qtm"],
             &[
@@ -621,8 +636,126 @@ fn refusals_name_the_command_lines_flags() {
                 "so it cannot weigh classes of symmetric positions: it keeps no level as keys\n  help: leave out --visited (the automatic choice)",
             ],
         ),
+        (
+            &["solve", "tests/data/cube2.tws", "--scramble", "Q"],
+            &["error: --scramble \"Q\": \"Q\" is not a move of 2x2x2\n"],
+        ),
+        (
+            &count_67,
+            &["\n  help: use --metric qtm (the move and its inverse) or --metric moves\n"],
+        ),
+        (
+            &["count", "tests/data/cube2.tws", "--moves", "U,Q"],
+            &["error: --moves: 2x2x2 has no move \"Q\"\n"],
+        ),
+        (
+            &["count", "tests/data/cube3-rotations.tws", "--moves", "U,Fv"],
+            &["error: --moves: Fv is a rotation of cube3-rotations: it turns the whole puzzle"],
+        ),
+        (
+            &resume_empty,
+            &["help: give the directory that the run's --checkpoint named; a run that finished"],
+        ),
     ];
     for (args, says) in cases {
         refused(args, says, &library);
+    }
+    // The clocks' readings.
+    let out = reach()
+        .arg("clocks")
+        .write_stdin("9 9 12 6 6 6 6 3 7\n")
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("(use --codes for 0-3)"), "{err}");
+    assert!(!err.contains("read with `codes`"), "{err}");
+}
+
+/// Why a store was chosen names the flags that chose it, in the summary
+/// and in `--json` (the library's `Report::store` names its options).
+#[test]
+fn store_reasons_name_the_command_lines_flags() {
+    let dir = TempDir::new("store-flags");
+    let spill = dir.path().join("levels");
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &[
+                "count",
+                "eleven",
+                "--visited",
+                "dashmap",
+                "--max-depth",
+                "3",
+            ],
+            "as asked (--visited)",
+        ),
+        (
+            &[
+                "count",
+                "eleven",
+                "--max-depth",
+                "3",
+                "--memory-limit",
+                "40M",
+            ],
+            "keys, 29 MiB, is over half of --memory-limit) (not dense",
+        ),
+        (
+            &[
+                "count",
+                "eleven",
+                "--max-depth",
+                "3",
+                "--memory-limit",
+                "40M",
+            ],
+            "; with --spill DIR the array goes on disk)",
+        ),
+        (
+            &[
+                "count",
+                "eleven",
+                "--max-depth",
+                "3",
+                "--keep",
+                "--spill",
+                spill.to_str().unwrap(),
+            ],
+            "cannot keep every level on disk (--keep))",
+        ),
+        (
+            &["count", "eleven", "--visited", "dense", "--max-depth", "3"],
+            "as asked (--visited dense)",
+        ),
+    ];
+    let library = [
+        "the visited set chosen",
+        "the dense store chosen",
+        "as the spill asks",
+        "with a spill directory",
+        "half of the memory limit",
+    ];
+    for (args, says) in cases {
+        let out = reach().args(args).assert().success().get_output().clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?} should say {says:?}: {err}");
+        let out = reach()
+            .args(args)
+            .arg("--json")
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let store = v["store"].as_str().unwrap();
+        assert!(store.contains(says), "{args:?} --json: {store}");
+        for words in library {
+            assert!(
+                !err.contains(words) && !store.contains(words),
+                "{args:?}: {err}"
+            );
+        }
     }
 }

@@ -585,7 +585,7 @@ fn files_with_mistakes_are_located() {
             .starts_with("o67.tws:6:1: move X has an order over 64"),
         "{e}"
     );
-    assert!(e.to_string().contains("--metric qtm"), "{e}");
+    assert!(e.to_string().contains("the qtm metric"), "{e}");
     let e = Twisty::parse("{\n\"orbits\": [\n", "bad.json").unwrap_err();
     assert!(
         e.location.is_some() && e.to_string().contains("not valid JSON"),

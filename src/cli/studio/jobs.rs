@@ -277,7 +277,7 @@ fn analyze(puzzle: &SlidingPuzzle, job: &Job, limits: Limits, id: u64) -> Result
         .count()
         .map(|r| {
             let stopped = match &r.outcome {
-                Outcome::Stopped(why) => Some(crate::cli::summary::stop_words(why)),
+                Outcome::Stopped(why) => Some(crate::cli::words::stop_words(why)),
                 _ => None,
             };
             (r.levels.clone(), r.is_complete(), stopped)

@@ -218,7 +218,7 @@ pub enum SpillError {
     },
     /// The directory holds no checkpoint.
     #[error(
-        "{} holds no checkpoint (no {}): a checkpointed run that finished removes it\n  help: give the directory that the run's --checkpoint named; a run that finished printed its answer and left nothing to resume",
+        "{} holds no checkpoint (no {}): a checkpointed run that finished removes it\n  help: give the directory that the run checkpointed to; a run that finished printed its answer and left nothing to resume",
         path.display(),
         manifest::NAME
     )]
@@ -417,13 +417,13 @@ impl SpillError {
                 "this user may not write there: give a directory of your own"
             }
             Some(libc::ENOSPC | libc::EDQUOT) => {
-                "the disk is full: free space there, or give a directory on a larger disk (--memory-limit does not bound disk use)"
+                "the disk is full: free space there, or give a directory on a larger disk (the memory limit does not bound disk use)"
             }
             Some(libc::ENOENT | libc::ENOTDIR) => {
                 "a directory above it does not exist: make it, or give a directory that does"
             }
             Some(libc::EMFILE | libc::ENFILE) => {
-                "too many open files: raise `ulimit -n`, or give fewer --partitions"
+                "too many open files: raise `ulimit -n`, or use fewer partitions"
             }
             _ => "the disk or file system failed: check it (dmesg), then resume or start again",
         })

@@ -247,7 +247,7 @@ impl Twisty {
             (Some(alg), _) => {
                 let t = parse_alg(&def, alg).map_err(|e| {
                     option_error(
-                        format!("--scramble {alg:?}: {e}"),
+                        format!("the scramble {alg:?}: {e}"),
                         format!(
                             "write moves of the file ({}) separated by spaces, each with an optional power and ', e.g. \"R U2 F'\"",
                             move_names(&def)
@@ -308,7 +308,7 @@ impl Twisty {
                     def.name,
                     coords.iter().map(Coord::bits).sum::<f64>()
                 ),
-                "restrict the moves (--moves) or split the puzzle",
+                "choose fewer moves, or split the puzzle",
             ));
         }
         let word_ends = (0..words)
@@ -1240,7 +1240,7 @@ fn generate(
                             "{place}: move {} has an order over {MAX_HTM_ORDER}: the half-turn metric would count each of its powers as one move",
                             m.name
                         ),
-                        "use --metric qtm (the move and its inverse) or --metric moves",
+                        "use the qtm metric (the move and its inverse) or the moves metric",
                     ));
                 };
                 let mut power = t.clone();
@@ -1294,7 +1294,7 @@ fn clash(
         ),
         _ => option_error(
             format!(
-                "--moves lists {} and {}, which both give a move called {:?} in the {metric} metric ({} and {})",
+                "the chosen moves list {} and {}, which both give a move called {:?} in the {metric} metric ({} and {})",
                 ga.name,
                 gb.name,
                 a.name,
@@ -1368,16 +1368,19 @@ fn generators(def: &Definition, names: Option<&[String]>) -> Result<Vec<Generato
                 let rotation = def.rotations.iter().any(|r| r.name == *name);
                 if let Err(tws::Unread::TooHigh(m)) = unread {
                     let (what, help) = tws::too_high(&m);
-                    return Err(option_error(format!("--moves: {name}: {what}"), help));
+                    return Err(option_error(
+                        format!("the chosen moves: {name}: {what}"),
+                        help,
+                    ));
                 }
                 return Err(option_error(
                     if rotation {
                         format!(
-                            "--moves: {name} is a rotation of {}: it turns the whole puzzle and is no move of the search",
+                            "the chosen moves: {name} is a rotation of {}: it turns the whole puzzle and is no move of the search",
                             def.name
                         )
                     } else {
-                        format!("--moves: {} has no move {name:?}", def.name)
+                        format!("the chosen moves: {} has no move {name:?}", def.name)
                     },
                     format!(
                         "its moves are {} (a power of one, as R2, generates that power and its own)",
@@ -1396,7 +1399,7 @@ fn generators(def: &Definition, names: Option<&[String]>) -> Result<Vec<Generato
     }
     if out.is_empty() {
         return Err(option_error(
-            "--moves names no move".into(),
+            "the chosen moves name no move".into(),
             format!("give some of {}", move_names(def)),
         ));
     }

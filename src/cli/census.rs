@@ -14,7 +14,7 @@ use reach::puzzles::sliding::SlidingPuzzle;
 use super::args::CensusArgs;
 use super::exit;
 use super::output::{ProgressLine, bytes, count_of, say, stdout, write_output};
-use super::puzzle::{self, Loaded, Prepared, Shape};
+use super::puzzle::{self, Loaded, Resolved, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, search};
 
 /// Sizes of components the text lists before it says how many more.
@@ -33,15 +33,16 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
             a.puzzle
         );
     }
-    let toml = puzzle.toml().map(str::to_string);
     let shape = Shape {
         metric: a.metric,
         moves: &None,
         scramble: &None,
     };
-    let Prepared::Sliding(p) = puzzle::prepare(puzzle.loaded, shape)? else {
-        unreachable!("a sliding-block puzzle prepares as one");
-    };
+    let puzzle = Resolved::new(puzzle, shape)?;
+    let toml = puzzle.toml.clone();
+    let p = puzzle
+        .sliding()
+        .expect("a sliding-block puzzle resolves as one");
     let model = p.census_model().map_err(anyhow::Error::msg)?;
     if a.toml.is_some() && !p.goal_given() {
         bail!(
@@ -79,7 +80,7 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     if let (Some(dir), Some(goal)) = (&a.toml, &found.goal)
         && found.stopped.is_none()
     {
-        let Some(toml) = toml else {
+        let Some(toml) = &toml else {
             bail!(
                 "{} was read from no puzzle file: it has no board to rewrite",
                 a.puzzle
@@ -104,7 +105,7 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
                 count_of(hard.component, "position", "positions"),
             );
             let text =
-                super::hardest::rewritten_file(&toml, &model.render(hard.key), &name, &header)?;
+                super::hardest::rewritten_file(toml, &model.render(hard.key), &name, &header)?;
             write_output(
                 &dir.join(format!("hardest-{}.toml", i + 1)),
                 text.as_bytes(),

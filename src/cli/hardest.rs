@@ -6,11 +6,12 @@ use anyhow::{Result, anyhow, bail};
 use serde_json::json;
 
 use reach::engine::{Model, Progress, Search};
+use reach::puzzles::any::{View, Visit};
 use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::args::HardestArgs;
 use super::output::{ProgressLine, check_output, count_of, say, stdout, write_output};
-use super::puzzle::{self, Loaded, Prepared, Shape};
+use super::puzzle::{self, FromGoal, Loaded, Resolved, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, search, spilled};
 use super::summary::{report_stopped, unsolvable};
 use super::{exit, sliding, watch};
@@ -35,55 +36,13 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
         moves: &a.moves,
         scramble: &None,
     };
+    let puzzle = Resolved::new(puzzle, shape)?;
+    puzzle.has_goal_for(FromGoal::Hardest)?;
     let text = puzzle.file_text.as_deref();
-    let toml = puzzle.toml().map(str::to_string);
-    match puzzle::prepare(puzzle.loaded, shape)? {
-        Prepared::Sliding(p) => sliding(&p, a, s, text, toml.as_deref()),
-        Prepared::Twisty(t) => {
-            if !t.reversible() {
-                bail!(
-                    "{} under --metric {} has a move whose inverse is not a move: the distance to the solved state is not the distance from it\n  help: use --metric htm or qtm",
-                    t.name(),
-                    t.metric().name()
-                );
-            }
-            let named = Named {
-                name: t.name(),
-                raw_name: t.raw_name(),
-                metric: t.metric().name(),
-                impossible: t.goal_impossible(),
-                file_text: text,
-            };
-            Ok(hardest_of(&*t, &named, &|k| t.render(k), a, s)?.0)
-        }
-        Prepared::Clocks(_) => bail!(
-            "the clocks have no goal position to measure from\n  help: `reach count clocks` gives the depth from all at 12"
-        ),
-        Prepared::Tiles(t) => bail!(
-            "{} is counted from its solved position, and `reach count {}` names the hardest positions (its antipodes) when they are few",
-            t.name(),
-            t.name()
-        ),
-        Prepared::LargeTiles(t) => bail!(
-            "{} is counted from its solved position, and `reach count {} --max-depth N --antipodes` names the positions of the deepest level counted",
-            t.name(),
-            t.name()
-        ),
-    }
-}
-
-/// `hardest` of a sliding-block puzzle with a goal, and the file and page
-/// of its first hardest position (`--toml`, `--html`), rewritten from
-/// `toml`, the text it was read from.
-fn sliding(
-    puzzle: &SlidingPuzzle,
-    a: &HardestArgs,
-    s: &Settings,
-    file_text: Option<&str>,
-    toml: Option<&str>,
-) -> Result<ExitCode> {
-    if !puzzle.goal_given() {
-        let help = if file_text.is_some() {
+    if let Some(p) = puzzle.sliding()
+        && !p.goal_given()
+    {
+        let help = if text.is_some() {
             format!(
                 "add a goal to {}: goal = \"\"\"...\"\"\", the board as it should end, '.' for a cell that may hold anything (docs/puzzle-files.md)",
                 a.puzzle
@@ -94,25 +53,66 @@ fn sliding(
                 a.puzzle
             )
         };
+        bail!("{} has no goal to measure from\n  help: {help}", p.name());
+    }
+    if let Some(t) = puzzle.twisty()
+        && !t.reversible()
+    {
         bail!(
-            "{} has no goal to measure from\n  help: {help}",
-            puzzle.name()
+            "{} under --metric {} has a move whose inverse is not a move: the distance to the solved state is not the distance from it\n  help: use --metric htm or qtm",
+            t.name(),
+            t.metric().name()
         );
     }
-    let metric_name = puzzle.metric().name();
+    let (name, raw_name) = (puzzle.name(), puzzle.raw_name());
     let named = Named {
-        name: puzzle.name(),
-        raw_name: puzzle.raw_name(),
-        metric: metric_name,
+        name: &name,
+        raw_name: &raw_name,
+        metric: puzzle.metric().unwrap_or_default(),
         impossible: puzzle.goal_impossible(),
-        file_text,
+        file_text: text,
     };
-    // The first hardest position's board, from keys of any width.
-    let (code, first) = sliding::by_width!(puzzle, |m| {
-        let (code, first) = hardest_of(m, &named, &|k| puzzle.render(k), a, s)?;
-        (code, first.map(|k| puzzle.render(k)))
-    });
-    let Some(board) = first else { return Ok(code) };
+    let (code, first) = puzzle.visit(Hardest {
+        named: &named,
+        a,
+        s,
+    })?;
+    if let (Some(board), Some(p)) = (first, puzzle.sliding()) {
+        write_hardest(p, &board, puzzle.toml.as_deref(), a, s)?;
+    }
+    Ok(code)
+}
+
+/// `hardest` of any puzzle as the model its keys need: its exit code and
+/// the board of the first hardest position, where one was found.
+struct Hardest<'a> {
+    named: &'a Named<'a>,
+    a: &'a HardestArgs,
+    s: &'a Settings,
+}
+
+impl Visit for Hardest<'_> {
+    type Output = Result<(ExitCode, Option<String>)>;
+
+    fn visit<M: Model>(self, m: &M, view: &dyn View<M::Key>) -> Self::Output {
+        let (code, first) = hardest_of(m, self.named, &|k| view.board(k), self.a, self.s)?;
+        Ok((code, first.map(|k| view.board(k))))
+    }
+}
+
+/// The file and page of a sliding-block puzzle's first hardest position,
+/// `board` (`--toml`, `--html`), rewritten from `toml`, the text it was
+/// read from.
+fn write_hardest(
+    puzzle: &SlidingPuzzle,
+    board: &str,
+    toml: Option<&str>,
+    a: &HardestArgs,
+    s: &Settings,
+) -> Result<()> {
+    if a.toml.is_none() && a.html.is_none() {
+        return Ok(());
+    }
     let Some(toml) = toml else {
         bail!(
             "{} was read from no puzzle file: it has no board to rewrite",
@@ -122,7 +122,7 @@ fn sliding(
     let name = puzzle.raw_name();
     let text = rewritten_file(
         toml,
-        &board,
+        board,
         &format!("{name} (hardest)"),
         &format!("# The hardest position of {name}, written by `reach hardest`.\n"),
     )?;
@@ -142,10 +142,10 @@ fn sliding(
                 .ok_or_else(|| anyhow!("the hardest position has no solution: a bug"))?;
             (hard.steps(&path), hard.render(path[0]))
         });
-        let page = watch::solution_page(&hard, metric_name, &start, &steps);
+        let page = watch::solution_page(&hard, puzzle.metric().name(), &start, &steps);
         write_output(file, page.as_bytes())?;
     }
-    Ok(code)
+    Ok(())
 }
 
 /// The puzzle file of a position: the original file `text` (its rails,

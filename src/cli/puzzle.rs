@@ -8,13 +8,15 @@ use std::io::Read;
 
 use anyhow::{Context, Result, bail};
 
-use reach::puzzles::any::{self, AnyMetric};
+use reach::puzzles::any::{self, AnyMetric, Visit};
+use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::words::flagged;
 pub(super) use reach::puzzles::any::{Loaded, Prepared, Puzzle};
-use reach::puzzles::twisty::{Definition, Twisty};
+use reach::puzzles::twisty::{Definition, Symmetry, Twisty};
 
-use super::args::MetricArg;
+use super::args::{MetricArg, SymmetryArg};
+use super::settings::Settings;
 
 /// What `reach list` says of the tile puzzles.
 pub(super) const TILES_SUMMARY: &str = "R x C sliding tiles from solved, dense keys up to 16 cells (tiles-2x7 has 43589145600 states, depth 108: a count of a quarter of an hour), keys of 2-3 words up to 36 (tiles-5x5, tiles-6x6: count them to a depth with --max-depth)";
@@ -40,6 +42,137 @@ impl Shape<'_> {
             moves: self.moves.clone(),
             scramble: self.scramble.clone(),
         }
+    }
+}
+
+/// A puzzle as every command reads it, resolved once: its name, metric
+/// and file, the symmetries its search uses, and (through
+/// [`Resolved::visit`]) the model its keys need, compiled once for each
+/// width of key. The one place that tells the kinds of puzzle apart for
+/// the commands that search one.
+pub(super) struct Resolved {
+    prepared: Prepared,
+    symmetry: Option<Symmetry>,
+    /// The text of the puzzle's file as it was read (`None`: a built-in).
+    pub(super) file_text: Option<String>,
+    /// The TOML of a sliding-block puzzle (its file's, or a built-in's).
+    pub(super) toml: Option<String>,
+}
+
+/// A command that measures from a puzzle's goal.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum FromGoal {
+    Solve,
+    Hardest,
+}
+
+impl Resolved {
+    /// `puzzle` under the command line's `shape`, every position its own
+    /// key.
+    pub(super) fn new(puzzle: Puzzle, shape: Shape) -> Result<Resolved> {
+        let toml = puzzle.toml().map(str::to_string);
+        Ok(Resolved {
+            prepared: prepare(puzzle.loaded, shape)?,
+            symmetry: None,
+            file_text: puzzle.file_text,
+            toml,
+        })
+    }
+
+    /// The puzzle with the symmetries `--symmetry` asks for (a twisty
+    /// puzzle's; see [`twisty::symmetry_of`](super::twisty::symmetry_of)).
+    pub(super) fn with_symmetry(mut self, arg: SymmetryArg, s: &Settings, solve: bool) -> Self {
+        if let Prepared::Twisty(t) = &self.prepared {
+            self.symmetry = super::twisty::symmetry_of(t, arg, Some(s), solve);
+        }
+        self
+    }
+
+    /// Its name, for a person.
+    pub(super) fn name(&self) -> String {
+        self.prepared.name()
+    }
+
+    /// Its name as its file gives it (for JSON).
+    pub(super) fn raw_name(&self) -> String {
+        match &self.prepared {
+            Prepared::Sliding(p) => p.raw_name().to_string(),
+            Prepared::Twisty(t) => t.raw_name().to_string(),
+            other => other.name(),
+        }
+    }
+
+    /// The metric searched, for the puzzles that have more than one.
+    pub(super) fn metric(&self) -> Option<&'static str> {
+        self.prepared.metric()
+    }
+
+    /// What `--json` says of the symmetries used (twisty puzzles).
+    pub(super) fn symmetry_json(&self) -> Option<serde_json::Value> {
+        match &self.prepared {
+            Prepared::Twisty(t) => Some(super::twisty::symmetry_json(t, self.symmetry.as_ref())),
+            _ => None,
+        }
+    }
+
+    /// Why no goal position can be reached, where that is known before a
+    /// search.
+    pub(super) fn goal_impossible(&self) -> Option<&str> {
+        match &self.prepared {
+            Prepared::Sliding(p) => p.goal_impossible(),
+            Prepared::Twisty(t) => t.goal_impossible(),
+            _ => None,
+        }
+    }
+
+    /// The sliding-block puzzle, for the outputs only its files take.
+    pub(super) fn sliding(&self) -> Option<&SlidingPuzzle> {
+        match &self.prepared {
+            Prepared::Sliding(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The twisty puzzle, for what only twisty puzzles print.
+    pub(super) fn twisty(&self) -> Option<&Twisty> {
+        match &self.prepared {
+            Prepared::Twisty(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Refuses `command` on a puzzle with no goal to measure from (the
+    /// clocks and the tile puzzles, counted from one position), saying
+    /// what answers the question instead.
+    pub(super) fn has_goal_for(&self, command: FromGoal) -> Result<()> {
+        let name = self.name();
+        match (&self.prepared, command) {
+            (Prepared::Sliding(_) | Prepared::Twisty(_), _) => Ok(()),
+            (Prepared::Clocks(_), FromGoal::Solve) => {
+                bail!("to solve the clocks, pipe the nine readings into `reach clocks`")
+            }
+            (Prepared::Clocks(_), FromGoal::Hardest) => bail!(
+                "the clocks have no goal position to measure from\n  help: `reach count clocks` gives the depth from all at 12"
+            ),
+            (Prepared::Tiles(_), FromGoal::Solve) => bail!(
+                "{name} is counted from its solved position and has no other goal\n  help: to solve a tile puzzle, give it as a puzzle file with a goal (`reach show eight` prints one)"
+            ),
+            (Prepared::LargeTiles(_), FromGoal::Solve) => {
+                bail!("{name} is counted from its solved position and has no other goal")
+            }
+            (Prepared::Tiles(_), FromGoal::Hardest) => bail!(
+                "{name} is counted from its solved position, and `reach count {name}` names the hardest positions (its antipodes) when they are few"
+            ),
+            (Prepared::LargeTiles(_), FromGoal::Hardest) => bail!(
+                "{name} is counted from its solved position, and `reach count {name} --max-depth N --antipodes` names the positions of the deepest level counted"
+            ),
+        }
+    }
+
+    /// Runs `v` on the puzzle as the model its keys need (classes of
+    /// symmetric positions where [`Resolved::with_symmetry`] found some).
+    pub(super) fn visit<V: Visit>(&self, v: V) -> V::Output {
+        self.prepared.visit_classes(self.symmetry.as_ref(), v)
     }
 }
 

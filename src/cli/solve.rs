@@ -13,7 +13,7 @@ use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::args::SolveArgs;
 use super::output::{check_output, stdout, write_output};
-use super::puzzle::{self, Loaded, Prepared, Shape};
+use super::puzzle::{self, FromGoal, Loaded, Resolved, Shape};
 use super::settings::{Settings, check_memory_limit};
 use super::summary::{Solved, narrowed, say_solved, solve_search, unsolvable};
 use super::{sliding, twisty, watch};
@@ -34,21 +34,14 @@ pub(super) fn solve(a: &SolveArgs, s: &Settings) -> Result<ExitCode> {
         moves: &a.moves,
         scramble: &a.scramble,
     };
+    let puzzle = Resolved::new(puzzle, shape)?;
+    puzzle.has_goal_for(FromGoal::Solve)?;
     let file_text = puzzle.file_text.as_deref();
-    match puzzle::prepare(puzzle.loaded, shape)? {
-        Prepared::Sliding(p) => sliding(&p, a, s, file_text),
-        Prepared::Twisty(t) => twisty::solve(&t, a, s, file_text),
-        Prepared::Clocks(_) => {
-            bail!("to solve the clocks, pipe the nine readings into `reach clocks`")
-        }
-        Prepared::LargeTiles(t) => bail!(
-            "{} is counted from its solved position and has no other goal",
-            t.name()
-        ),
-        Prepared::Tiles(t) => bail!(
-            "{} is counted from its solved position and has no other goal\n  help: to solve a tile puzzle, give it as a puzzle file with a goal (`reach show eight` prints one)",
-            t.name()
-        ),
+    // Each kind prints its solution's moves as its own files write them.
+    match (puzzle.sliding(), puzzle.twisty()) {
+        (Some(p), _) => sliding(p, a, s, file_text),
+        (_, Some(t)) => twisty::solve(t, a, s, file_text),
+        (None, None) => unreachable!("the puzzles without a goal are refused above"),
     }
 }
 

@@ -174,13 +174,15 @@ pub(super) fn short_profile(levels: &[u64]) -> String {
 }
 
 /// A finished count: the puzzle's names (for terminals, and as the file
-/// gives it, for JSON), its metric, the report and a board renderer.
+/// gives it, for JSON), its metric, the report and its antipodes' boards.
 pub(super) struct Counted {
     pub(super) name: String,
     pub(super) raw_name: String,
     pub(super) metric: Option<&'static str>,
     pub(super) report: Report,
-    pub(super) render: Box<dyn Fn(u64) -> String>,
+    /// The boards of the last level's positions, where they were asked
+    /// for (`--antipodes`) and the level is held.
+    pub(super) boards: Vec<String>,
     /// The symmetries used (twisty puzzles), as `--json` gives them.
     pub(super) symmetry: Option<serde_json::Value>,
 }
@@ -205,8 +207,8 @@ pub(super) fn print_count(c: &Counted, antipodes: bool, s: &Settings) -> Result<
     output::stderr(&count_summary(c, s));
     let mut out = String::new();
     if antipodes {
-        for &k in &c.report.last_level {
-            out.push_str(&(c.render)(k));
+        for board in &c.boards {
+            out.push_str(board);
             out.push('\n');
         }
     }
@@ -262,13 +264,7 @@ fn count_json(c: &Counted, antipodes: bool, s: &Settings) -> serde_json::Value {
         }
     }
     if antipodes {
-        v["antipode_boards"] = json!(
-            report
-                .last_level
-                .iter()
-                .map(|&k| (c.render)(k))
-                .collect::<Vec<_>>()
-        );
+        v["antipode_boards"] = json!(c.boards);
     }
     v
 }

@@ -170,6 +170,14 @@ pub trait Model: Sync {
         1
     }
 
+    /// The keys of the positions `key` stands for, sorted: every position
+    /// of its class where [`Model::classes`] says keys stand for classes
+    /// (as many as [`Model::positions`] says), else `key` alone, the
+    /// default. For printing a level's positions, never asked by a search.
+    fn orbit(&self, key: Self::Key) -> Vec<Self::Key> {
+        vec![key]
+    }
+
     /// Why this model cannot be searched as it is, if it cannot: a search
     /// refuses it with this reason before it calls anything else (a
     /// twisty puzzle whose keys take several words, used as the one-word

@@ -474,6 +474,33 @@ impl Prepared {
         }
     }
 
+    /// As [`Prepared::visit`], with a twisty puzzle's keys standing for
+    /// classes of the positions `symmetry` maps onto each other (a
+    /// [`Symmetric`](tw::Symmetric) model, whose levels still count
+    /// positions; see [`Symmetry::of`](tw::Symmetry::of)). `None`, or a
+    /// puzzle that is not twisty: every position its own key.
+    pub fn visit_classes<V: Visit>(&self, symmetry: Option<&tw::Symmetry>, v: V) -> V::Output {
+        let (Prepared::Twisty(t), Some(sym)) = (self, symmetry) else {
+            return self.visit(v);
+        };
+        let view = TwistyView(t);
+        macro_rules! classes_of {
+            ($k:ty) => {{
+                let m = tw::Symmetric::<$k>::new(t, sym).expect("the width class holds the key");
+                v.visit(&m, &view)
+            }};
+        }
+        match sym.key_words() {
+            1 => classes_of!(u64),
+            2 => classes_of!(crate::engine::Wide<2>),
+            3 | 4 => classes_of!(crate::engine::Wide<4>),
+            5..=8 => classes_of!(crate::engine::Wide<8>),
+            9..=32 => classes_of!(crate::engine::Wide<32>),
+            33..=128 => classes_of!(crate::engine::Wide<128>),
+            words => unreachable!("no width class holds a key of {words} words"),
+        }
+    }
+
     /// The puzzle's name, as its file or name gives it.
     pub fn name(&self) -> String {
         match self {

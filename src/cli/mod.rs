@@ -1,8 +1,10 @@
 //! The command line: turns arguments into library calls and reports. This
 //! file parses the arguments and hands each command to its own file; what
 //! the commands share is in `settings.rs` (how a search runs),
-//! `puzzle.rs` (loading a puzzle by name or file), `summary.rs` (what a
-//! finished search prints) and `exit.rs` (the exit codes).
+//! `puzzle.rs` (loading a puzzle by name or file, and `Resolved`: a puzzle
+//! as every command reads it, resolved once), `summary.rs` (what a
+//! finished search prints), `words.rs` (the library's words said as the
+//! command line's flags) and `exit.rs` (the exit codes).
 
 mod args;
 mod census;

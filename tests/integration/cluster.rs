@@ -278,6 +278,39 @@ mod mpi {
         // Rank 0 alone prints: the JSON above parsed as one document.
     }
 
+    /// A depth limit at the true depth is a complete count, one below it
+    /// is not, on ranks as alone, in every store that keeps levels as
+    /// keys: each rank first looks for a new successor in its own
+    /// partitions, and they agree before any settles the next level.
+    #[test]
+    fn a_depth_limit_at_the_true_depth_is_complete_on_ranks_as_alone() {
+        for visited in ["frontier", "bitmap", "dashmap"] {
+            for (depth, complete) in [("167", true), ("166", false)] {
+                let args = [
+                    "count",
+                    "klotski",
+                    "--visited",
+                    visited,
+                    "--max-depth",
+                    depth,
+                ];
+                let one = alone(&args, 0);
+                assert_eq!(one["complete"], complete, "{args:?}");
+                for n in [2, 3] {
+                    let v = ranks(n, &[&args[..], &["-j", "1"]].concat(), 0);
+                    assert_eq!(essentials(&v), essentials(&one), "{args:?} on {n}");
+                }
+            }
+        }
+        // A twisty puzzle's keys of two words, its first level's
+        // successors new at once.
+        let args = ["count", "tests/data/cube3.tws", "--max-depth", "4"];
+        let one = alone(&args, 0);
+        let v = ranks(2, &[&args[..], &["-j", "1"]].concat(), 0);
+        assert_eq!(essentials(&v), essentials(&one));
+        assert_eq!(v["complete"], false);
+    }
+
     #[test]
     fn ranks_given_different_puzzles_are_refused() {
         // Rank 0 with `zero`, rank 1 with `one`: exit 5 every time (an

@@ -84,6 +84,12 @@ impl<'p> Exchange<'p> {
         Exchange { peers }
     }
 
+    /// Whether any process says yes (`mine` is this one's answer). Every
+    /// process calls it, as every collective.
+    pub(crate) fn any(&self, mine: bool) -> Result<bool, Fault> {
+        Ok(sum(self.peers, u64::from(mine))? > 0)
+    }
+
     /// Sends `outgoing[q]` to every other process q in one round; what
     /// each sent this one, by process (empty at this one's index).
     pub(crate) fn once<K: Key>(&self, outgoing: Vec<Vec<K>>) -> Result<Vec<Vec<K>>, Fault> {

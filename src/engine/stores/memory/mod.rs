@@ -277,12 +277,21 @@ impl<M: Model> Store<M::Key> for InMemory<'_, M> {
         threads: usize,
         exchange: &Exchange<'_>,
     ) -> Result<u64, Fault> {
+        let view = self.view(threads, (0, 1));
+        let mine = view.has_new_successor(&self.visited, self.share);
         if self.share.alone() {
-            let view = self.view(threads, (0, 1));
-            return Ok(u64::from(view.has_new_successor(&self.visited)));
+            return Ok(u64::from(mine));
         }
-        // Whether another process's successor is new only its owner
-        // knows: the next level is settled everywhere, and dropped.
+        // A successor new to one of this process's own partitions is new.
+        // Every process looks among its own first, and they agree on
+        // whether any found one (the first successor of a twisty puzzle's
+        // level usually is); only where none did is the next level settled
+        // everywhere, since whether another process's successor is new
+        // only its owner knows, and dropped. Every process makes the same
+        // collective calls either way.
+        if exchange.any(mine)? {
+            return Ok(u64::from(mine));
+        }
         let share = self.settle_next(depth, width, threads, exchange)?;
         self.discard();
         Ok(share)
@@ -475,8 +484,9 @@ impl<M: Model> LevelView<'_, M> {
     }
 
     /// Whether some state of the level has a successor the search has not
-    /// seen: a look at the next level that keeps none of it.
-    fn has_new_successor(&self, visited: &Visited<M::Key>) -> bool {
+    /// seen in one of `share`'s partitions (every partition, for a process
+    /// alone): a look at the next level that keeps none of it.
+    fn has_new_successor(&self, visited: &Visited<M::Key>, share: Share) -> bool {
         let (model, parts, router) = (self.model, self.parts, self.router);
         let partitions_know = matches!(visited, Visited::Frontier | Visited::Owned);
         self.min_over_chunks(|slot, chunk| {
@@ -487,11 +497,13 @@ impl<M: Model> LevelView<'_, M> {
                 successors_of(model, state, successors, key)
                     .iter()
                     .any(|&next| {
-                        if partitions_know {
-                            !parts[router.route(next)].has_seen(next)
-                        } else {
-                            !visited.contains(next)
-                        }
+                        let p = router.route(next);
+                        share.owns(p)
+                            && if partitions_know {
+                                !parts[p].has_seen(next)
+                            } else {
+                                !visited.contains(next)
+                            }
                     })
                     .then_some(())
             })

@@ -679,7 +679,7 @@ fn refusals_name_the_command_lines_flags() {
 fn store_reasons_name_the_command_lines_flags() {
     let dir = TempDir::new("store-flags");
     let spill = dir.path().join("levels");
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &[&str]); 4] = [
         (
             &[
                 "count",
@@ -689,7 +689,7 @@ fn store_reasons_name_the_command_lines_flags() {
                 "--max-depth",
                 "3",
             ],
-            "as asked (--visited)",
+            &["as asked (--visited)"],
         ),
         (
             &[
@@ -700,18 +700,10 @@ fn store_reasons_name_the_command_lines_flags() {
                 "--memory-limit",
                 "40M",
             ],
-            "keys, 29 MiB, is over half of --memory-limit) (not dense",
-        ),
-        (
             &[
-                "count",
-                "eleven",
-                "--max-depth",
-                "3",
-                "--memory-limit",
-                "40M",
+                "keys, 29 MiB, is over half of --memory-limit) (not dense",
+                "; with --spill DIR the array goes on disk)",
             ],
-            "; with --spill DIR the array goes on disk)",
         ),
         (
             &[
@@ -723,11 +715,11 @@ fn store_reasons_name_the_command_lines_flags() {
                 "--spill",
                 spill.to_str().unwrap(),
             ],
-            "cannot keep every level on disk (--keep))",
+            &["cannot keep every level on disk (--keep))"],
         ),
         (
             &["count", "eleven", "--visited", "dense", "--max-depth", "3"],
-            "as asked (--visited dense)",
+            &["as asked (--visited dense)"],
         ),
     ];
     let library = [
@@ -740,7 +732,9 @@ fn store_reasons_name_the_command_lines_flags() {
     for (args, says) in cases {
         let out = reach().args(args).assert().success().get_output().clone();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(says), "{args:?} should say {says:?}: {err}");
+        for says in says {
+            assert!(err.contains(says), "{args:?} should say {says:?}: {err}");
+        }
         let out = reach()
             .args(args)
             .arg("--json")
@@ -750,7 +744,9 @@ fn store_reasons_name_the_command_lines_flags() {
             .clone();
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let store = v["store"].as_str().unwrap();
-        assert!(store.contains(says), "{args:?} --json: {store}");
+        for says in says {
+            assert!(store.contains(says), "{args:?} --json: {store}");
+        }
         for words in library {
             assert!(
                 !err.contains(words) && !store.contains(words),

@@ -25,6 +25,7 @@ class Report:
     visited: str
     store: str
     key_bytes: int
+    memory_bytes_per_state: Optional[float]
     peak_rss_bytes: Optional[int]
     farthest: Optional[list[str]]
     def to_pandas(self) -> Any: ...

@@ -152,6 +152,9 @@ struct Report {
     store: String,
     /// Bytes a key takes in memory.
     key_bytes: usize,
+    /// Bytes a state took in levels held in memory as coded runs (keys
+    /// over 64 bits; None otherwise).
+    memory_bytes_per_state: Option<f64>,
     /// The process's peak resident memory, in bytes (None where unknown).
     peak_rss_bytes: Option<u64>,
     /// The deepest level's positions, drawn (at most 1000; None when the
@@ -179,6 +182,7 @@ impl Report {
             visited: r.visited.name().to_string(),
             store: r.store.clone(),
             key_bytes: r.key_bytes,
+            memory_bytes_per_state: r.coded_bytes_per_state,
             peak_rss_bytes: memory::peak_rss_bytes(),
             farthest,
         }

@@ -225,6 +225,13 @@ pub struct StorageArgs {
     /// the search goes: --keep is not a copy of every level.
     #[arg(long)]
     pub keep: bool,
+
+    /// Keys over 64 bits (the 3x3x3's, the 5x5 tiles'), levels in memory:
+    /// keep them as sorted keys of whole words (16 bytes a key of two
+    /// words) instead of coded runs (each key by its gap to the one
+    /// before: the 3x3x3's about 5 bytes). Coded runs are the default.
+    #[arg(long)]
+    pub plain_levels: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -152,6 +152,7 @@ impl Settings {
                 spill: a.spill.clone(),
                 checkpoint: None,
                 keep: a.keep,
+                plain_levels: false,
             },
             ..Settings::new(&a.run, json)
         }
@@ -355,6 +356,7 @@ pub(super) fn search<'a, M: Model>(
     search
         .threads(s.threads)
         .visited(s.visited)
+        .coded_levels(!s.storage.plain_levels)
         .max_states(s.limits.max_states)
         .max_depth(s.limits.max_depth)
         .memory_limit(s.limits.memory_limit)

@@ -61,6 +61,7 @@ pub(super) fn narrowed<K: Copy>(report: Report<K>) -> (Report, Vec<K>) {
         partitions,
         disk,
         key_bytes,
+        coded_bytes_per_state,
     } = report;
     let mut keys = last_level;
     let last_level = (0..keys.len() as u64).collect();
@@ -88,6 +89,7 @@ pub(super) fn narrowed<K: Copy>(report: Report<K>) -> (Report, Vec<K>) {
         partitions,
         disk,
         key_bytes,
+        coded_bytes_per_state,
     };
     (report, keys)
 }
@@ -250,6 +252,9 @@ fn count_json(c: &Counted, antipodes: bool, s: &Settings) -> serde_json::Value {
         v["workers_per_process"] = json!(workers);
     }
     v["key_bytes"] = json!(report.key_bytes);
+    if let Some(b) = report.coded_bytes_per_state {
+        v["memory_bytes_per_state"] = json!(b);
+    }
     if let Some(disk) = &report.disk {
         v["disk_peak_bytes"] = json!(disk.peak_bytes);
         v["disk_written_bytes"] = json!(disk.written_bytes);
@@ -320,8 +325,9 @@ fn count_summary(c: &Counted, s: &Settings) -> String {
     }
     if let Some(p) = memory::peak_rss_bytes() {
         // A wide key's cost in memory, which levels on disk code down.
-        let keys = match report.disk {
-            None if report.key_bytes > 8 => format!(
+        let keys = match (report.disk, report.coded_bytes_per_state) {
+            (None, Some(b)) => format!(", {b:.2} bytes a state in the coded levels"),
+            (None, None) if report.key_bytes > 8 => format!(
                 ", {} bytes a key in the levels and buffers (--spill DIR codes levels by their gaps)",
                 report.key_bytes
             ),

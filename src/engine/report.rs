@@ -144,6 +144,10 @@ pub struct Report<K = u64> {
     /// in the workers' buffers and in a level kept as keys in memory (on
     /// disk a level's keys are coded: [`DiskUse::bytes_per_key`](crate::engine::DiskUse)).
     pub key_bytes: usize,
+    /// Bytes a state took in the levels held in memory as coded runs (keys
+    /// of several words without a spill directory: each coded by its gap
+    /// to the one before, as in the run files), when any level was.
+    pub coded_bytes_per_state: Option<f64>,
 }
 
 impl<K> Report<K> {

@@ -55,6 +55,8 @@ pub struct Search<'a, M: Model> {
     dense_segment: Option<u64>,
     /// Tests and benchmarks only: the dense store's pull ratio.
     dense_pull: Option<u64>,
+    /// Whether levels of wide keys in memory are coded runs.
+    coded_levels: bool,
 }
 
 /// What [`Search::hardest`] found (`K`: the model's key).
@@ -109,7 +111,20 @@ impl<'a, M: Model> Search<'a, M> {
             peers: None,
             dense_segment: None,
             dense_pull: None,
+            coded_levels: true,
         }
+    }
+
+    /// Whether a search of keys wider than a word (a model whose key
+    /// space passes 2^64) with no [`Search::spill`] directory holds its
+    /// levels in memory as coded runs (the default): each key coded by its
+    /// gap to the one before, as in the run files, so that a key costs
+    /// what its information costs (the 3x3x3's 16-byte keys about 9
+    /// bytes). `false` keeps them as sorted keys of whole words. Only
+    /// frontier search codes its levels.
+    pub fn coded_levels(mut self, on: bool) -> Self {
+        self.coded_levels = on;
+        self
     }
 
     /// Tests and benchmarks only: the dense store settles a level by
@@ -405,6 +420,10 @@ impl<'a, M: Model> Search<'a, M> {
             (spill, _) => spill.clone(),
         };
         let share = Share::of(peers);
+        let spill = match spill {
+            None if self.codes_levels(kind) => Some(Spill::in_memory()),
+            spill => spill,
+        };
         let (mut report, path) = in_pool(threads, || -> Result<_, SearchError> {
             match (&spill, begin) {
                 (Some(spill), begin) => {
@@ -553,6 +572,13 @@ impl<'a, M: Model> Search<'a, M> {
 
     /// The store a search of wide keys takes (the one asked for, where it
     /// serves), and why.
+    /// Whether a search of sorted levels with `kind` of visited set and no
+    /// spill directory holds them as coded runs in memory (see
+    /// [`Search::coded_levels`]).
+    fn codes_levels(&self, kind: VisitedKind) -> bool {
+        self.coded_levels && M::Key::WORDS > 1 && kind == VisitedKind::Frontier
+    }
+
     pub(crate) fn wide_store(&self) -> (VisitedKind, String) {
         let words = M::Key::WORDS;
         let kind = resolve(self.visited, u64::MAX, self.model.reversible());
@@ -569,6 +595,9 @@ impl<'a, M: Model> Search<'a, M> {
         why.push_str(match &self.spill {
             Some(s) if s.checkpoint => "; levels on disk, checkpointed",
             Some(_) => "; levels on disk",
+            None if self.codes_levels(kind) => {
+                "; levels in memory as coded runs (each key by its gap to the one before)"
+            }
             None => "",
         });
         (kind, why)

@@ -1395,10 +1395,29 @@ fn a_wide_puzzle_counts_on_disk_and_resumes_its_checkpoint() {
             .arg(&spill),
     );
     assert_eq!(v["levels"], levels, "{v}");
-    // A key of two words takes 16 bytes in memory; on disk, its gaps.
+    // A key of two words takes 16 bytes as keys; coded word by word, the
+    // high word's gap and the low word's 38 bits (under 8 bytes).
     assert_eq!(v["key_bytes"], 16, "{v}");
-    assert!(v["disk_bytes_per_state"].as_f64().unwrap() < 16.0, "{v}");
+    assert!(v["disk_bytes_per_state"].as_f64().unwrap() < 8.0, "{v}");
     assert!(!spill.exists(), "the spill directory is removed");
+    // In memory the levels are coded runs by default, or keys as asked:
+    // the same levels either way.
+    let v = json_out(reach().args(["count", &cube, "--max-depth", "5", "--json"]));
+    assert_eq!(v["levels"], levels, "{v}");
+    assert!(v["memory_bytes_per_state"].as_f64().unwrap() < 8.0, "{v}");
+    assert!(v["disk_bytes_per_state"].is_null(), "{v}");
+    assert!(v["store"].as_str().unwrap().contains("coded runs"), "{v}");
+    let v = json_out(reach().args([
+        "count",
+        &cube,
+        "--max-depth",
+        "5",
+        "--json",
+        "--plain-levels",
+    ]));
+    assert_eq!(v["levels"], levels, "{v}");
+    assert!(v["memory_bytes_per_state"].is_null(), "{v}");
+    assert!(!v["store"].as_str().unwrap().contains("coded"), "{v}");
     let cp = dir.0.join("cp");
     reach()
         .args([

@@ -11,13 +11,22 @@
 //! payload, crc32: u32`, the checksum covering every byte before it, so a
 //! block is checked before a single key of it is trusted.
 //!
-//! Keys of several words ([`Coded::WORDS`] > 1) are coded the same way,
-//! their gaps as numbers of as many words: `n: u32, k: u16, first: the
-//! key's words (most significant first), payload_len: u32, payload,
-//! crc32: u32`. The Rice parameter may pass 64 bits (a level of a
-//! million 3x3x3 positions spreads them about 2^46 apart), its low bits
-//! written 32 at a time; the quotients stay small whatever the width,
-//! since they sum to at most about three a key.
+//! Keys of several words ([`Coded::WORDS`] > 1) are coded word by word,
+//! most significant first: a key's gap to the one before in each word
+//! down to the first that differs (zeros above it; less one in the last
+//! word), each word with a Rice parameter of its own, then the words
+//! below that one as they are, in as many bits as the block's largest
+//! value of each word takes. A model packs its coordinates into words
+//! whole (the 3x3x3: the edges' arrangement, 12!, in the high word; the
+//! rest, 2^37, in the low one), so a word's values fill only part of
+//! it: gaps of the number the words make would cost 64 bits more a key
+//! whenever the high word moves (nearly every key of a level of the
+//! cube: 8.9 bytes a state), where this costs the high word's small gap
+//! and the low word's 38 bits. Layout: `n: u32, first: the key's words
+//! (most significant first), (k: u8, b: u8) for each word, payload_len:
+//! u32, payload, crc32: u32`. Each word's parameter suits the mean of its
+//! gaps, so the quotients' unary codes sum to about one and a half a gap,
+//! however wide the key.
 
 /// Keys in a full block: small enough that a decoded block (128 KiB) stays
 /// in cache, large enough that its 21 bytes of header and checksum do not
@@ -292,174 +301,87 @@ fn header_len(words: usize) -> usize {
     if words == 1 {
         BLOCK_HEADER
     } else {
-        4 + 2 + 8 * words + 4
+        4 + 8 * words + 2 * words + 4
     }
 }
 
-/// Numbers of several words, least significant first, for the gaps of
-/// wide keys.
-mod limbs {
-    /// `a -= b` (a at least b).
-    pub(super) fn sub(a: &mut [u64], b: &[u64]) {
-        let mut borrow = false;
-        for (x, &y) in a.iter_mut().zip(b) {
-            let (d, o1) = x.overflowing_sub(y);
-            let (d, o2) = d.overflowing_sub(u64::from(borrow));
-            *x = d;
-            borrow = o1 || o2;
-        }
-        debug_assert!(!borrow);
-    }
-
-    /// `a -= v`; whether it went below zero.
-    pub(super) fn sub_small(a: &mut [u64], mut v: u64) -> bool {
-        for x in a.iter_mut() {
-            let (d, o) = x.overflowing_sub(v);
-            *x = d;
-            if !o {
-                return false;
-            }
-            v = 1;
-        }
-        v != 0
-    }
-
-    /// `a += b + 1`; whether it overflowed.
-    pub(super) fn add_plus_one(a: &mut [u64], b: &[u64]) -> bool {
-        let mut carry = true;
-        for (x, &y) in a.iter_mut().zip(b) {
-            let (s, o1) = x.overflowing_add(y);
-            let (s, o2) = s.overflowing_add(u64::from(carry));
-            *x = s;
-            carry = o1 || o2;
-        }
-        carry
-    }
-
-    /// `a /= d`.
-    pub(super) fn div_small(a: &mut [u64], d: u64) {
-        let mut rem = 0u128;
-        for x in a.iter_mut().rev() {
-            let cur = rem << 64 | u128::from(*x);
-            *x = (cur / u128::from(d)) as u64;
-            rem = cur % u128::from(d);
-        }
-    }
-
-    /// The number's length in bits (0 for zero).
-    pub(super) fn bits(a: &[u64]) -> u32 {
-        for (i, &x) in a.iter().enumerate().rev() {
-            if x != 0 {
-                return i as u32 * 64 + 64 - x.leading_zeros();
-            }
-        }
-        0
-    }
-
-    /// The 64 bits of `a` from bit `at` up (zeros past its end).
-    pub(super) fn bits_at(a: &[u64], at: u32) -> u64 {
-        let (i, s) = ((at / 64) as usize, at % 64);
-        let low = a.get(i).map_or(0, |&x| x >> s);
-        let high = match (s, a.get(i + 1)) {
-            (0, _) | (_, None) => 0,
-            (s, Some(&x)) => x << (64 - s),
-        };
-        low | high
-    }
-
-    /// `a = q << k | low`, where `low` is `a`'s value on entry (below
-    /// 2^k); whether `q << k` does not fit.
-    pub(super) fn or_shifted(a: &mut [u64], q: u64, k: u32) -> bool {
-        if q == 0 {
-            return false;
-        }
-        let (i, s) = ((k / 64) as usize, k % 64);
-        let low = q << s;
-        let high = if s == 0 { 0 } else { q >> (64 - s) };
-        match (a.get_mut(i), high) {
-            (None, _) => return true,
-            (Some(x), _) => *x |= low,
-        }
-        if high != 0 {
-            match a.get_mut(i + 1) {
-                Some(x) => *x |= high,
-                None => return true,
-            }
-        }
-        false
-    }
+/// The words of `key`, most significant first, into `out`.
+fn words_into<K: Coded>(key: K, out: &mut Vec<u64>) {
+    out.clear();
+    key.put_words(out);
 }
 
-/// The Rice parameter for gaps averaging `mean` (a number of several
-/// words): [`rice_parameter`] of its top 64 bits, shifted back.
-fn wide_rice_parameter(mean: &[u64]) -> u32 {
-    let bits = limbs::bits(mean);
-    if bits <= 64 {
-        return rice_parameter(mean[0]);
-    }
-    let shift = bits - 64;
-    rice_parameter(limbs::bits_at(mean, shift)) + shift
+/// The first word (most significant first) in which `b`, which follows
+/// `a` in order, differs from it: the last word if none above it does.
+#[inline]
+fn first_difference(a: &[u64], b: &[u64]) -> usize {
+    let last = a.len() - 1;
+    a[..last]
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(last)
 }
 
 /// Appends one block of keys of several words (see the module's notes).
 fn encode_wide<K: Coded>(keys: &[K], out: &mut Vec<u8>) {
     debug_assert!(!keys.is_empty() && keys.len() <= BLOCK_KEYS);
     debug_assert!(keys.windows(2).all(|w| w[0] < w[1]));
-    // Least significant word first, for the arithmetic.
-    let limbs_of = |key: K, out: &mut Vec<u64>| {
-        out.clear();
-        key.put_words(out);
-        out.reverse();
-    };
     let words = K::WORDS;
-    let (mut prev, mut cur, mut gap) = (
-        Vec::with_capacity(words),
-        Vec::with_capacity(words),
-        Vec::with_capacity(words),
-    );
-    let start = out.len();
+    let last = words - 1;
     let n = keys.len();
-    let k = if n > 1 {
-        // (last - first - (n - 1)) / (n - 1)
-        limbs_of(keys[n - 1], &mut gap);
-        limbs_of(keys[0], &mut prev);
-        limbs::sub(&mut gap, &prev);
-        limbs::sub_small(&mut gap, n as u64 - 1);
-        limbs::div_small(&mut gap, n as u64 - 1);
-        wide_rice_parameter(&gap)
-    } else {
-        0
-    };
+    let (mut prev, mut cur) = (Vec::with_capacity(words), Vec::with_capacity(words));
+    // For each word: the sum and number of the gaps coded in it (a key's
+    // gap is in every word down to the first that differs), and the
+    // largest value it takes, for the words written as they are.
+    let mut sums = vec![0u128; words];
+    let mut counts = vec![0u64; words];
+    let mut widest = vec![0u64; words];
+    words_into(keys[0], &mut prev);
+    for &key in &keys[1..] {
+        words_into(key, &mut cur);
+        let w = first_difference(&prev, &cur);
+        sums[w] += u128::from(cur[w] - prev[w] - u64::from(w == last));
+        counts[..=w].iter_mut().for_each(|c| *c += 1);
+        for (x, &y) in widest.iter_mut().zip(&cur) {
+            *x |= y;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    let params: Vec<(u32, u32)> = (0..words)
+        .map(|w| {
+            let mean = sums[w].checked_div(u128::from(counts[w])).unwrap_or(0);
+            (rice_parameter(mean as u64), 64 - widest[w].leading_zeros())
+        })
+        .collect();
+    let start = out.len();
     out.extend_from_slice(&(n as u32).to_le_bytes());
-    out.extend_from_slice(&(k as u16).to_le_bytes());
     keys[0].put_bytes(out);
+    for &(k, b) in &params {
+        out.push(k as u8);
+        out.push(b as u8);
+    }
     let len_at = out.len();
     out.extend_from_slice(&[0; 4]);
-    let mut w = BitWriter {
+    let mut bits = BitWriter {
         out,
         acc: 0,
         bits: 0,
     };
-    limbs_of(keys[0], &mut prev);
+    words_into(keys[0], &mut prev);
     for &key in &keys[1..] {
-        limbs_of(key, &mut cur);
-        gap.clone_from(&cur);
-        limbs::sub(&mut gap, &prev);
-        limbs::sub_small(&mut gap, 1);
-        std::mem::swap(&mut prev, &mut cur);
-        // The quotient is small (they sum to about 3n at most), so its
-        // bits from k up fit one word.
-        let q = limbs::bits_at(&gap, k);
-        debug_assert!(limbs::bits(&gap) <= k + 64);
-        w.put_unary(q);
-        let mut at = 0;
-        while at < k {
-            let take = (k - at).min(32);
-            w.put(limbs::bits_at(&gap, at), take);
-            at += take;
+        words_into(key, &mut cur);
+        let w = first_difference(&prev, &cur);
+        for &(k, _) in &params[..w] {
+            bits.put_rice(0, k);
         }
+        bits.put_rice(cur[w] - prev[w] - u64::from(w == last), params[w].0);
+        for (&x, &(_, b)) in cur.iter().zip(&params).skip(w + 1) {
+            bits.put_wide(x, b);
+        }
+        std::mem::swap(&mut prev, &mut cur);
     }
-    w.finish();
+    bits.finish();
     seal(out, start, len_at);
 }
 
@@ -492,17 +414,20 @@ fn checked(bytes: &[u8], head: usize) -> Result<(&[u8], usize), CodecError> {
 /// appends its keys to `out`; the block's length in bytes.
 fn decode_wide<K: Coded>(bytes: &[u8], out: &mut Vec<K>) -> Result<usize, CodecError> {
     let words = K::WORDS;
+    let last = words - 1;
     let head = header_len(words);
     let (body, len) = checked(bytes, head)?;
     let n = u32::from_le_bytes(body[0..4].try_into().expect("4 bytes")) as usize;
-    let k = u32::from(u16::from_le_bytes(body[4..6].try_into().expect("2 bytes")));
-    if n == 0 || n > BLOCK_KEYS || k as usize >= 64 * words {
+    let params: Vec<(u32, u32)> = body[4 + 8 * words..head - 4]
+        .chunks_exact(2)
+        .map(|p| (u32::from(p[0]), u32::from(p[1])))
+        .collect();
+    if n == 0 || n > BLOCK_KEYS || params.iter().any(|&(k, b)| k > 63 || b > 64) {
         return Err(CodecError::Malformed);
     }
-    let first = K::from_bytes(&body[6..]);
-    let (mut key, mut gap) = (Vec::with_capacity(words), vec![0u64; words]);
+    let first = K::from_bytes(&body[4..]);
+    let mut key = Vec::with_capacity(words);
     first.put_words(&mut key);
-    key.reverse();
     out.reserve(n);
     out.push(first);
     let mut r = BitReader {
@@ -511,23 +436,32 @@ fn decode_wide<K: Coded>(bytes: &[u8], out: &mut Vec<K>) -> Result<usize, CodecE
         acc: 0,
         bits: 0,
     };
-    let mut most_first = Vec::with_capacity(words);
     for _ in 1..n {
-        let q = r.get_unary()?;
-        gap.fill(0);
-        let mut at = 0;
-        while at < k {
-            let take = (k - at).min(32);
-            let v = r.get(take)?;
-            limbs::or_shifted(&mut gap, v, at);
-            at += take;
+        // Down the words to the first whose gap is not zero (the last's
+        // is one more than it says).
+        let mut w = 0;
+        let gap = loop {
+            let k = params[w].0;
+            let q = r.get_unary()?;
+            let low = r.get_wide(k)?;
+            let gap = q
+                .checked_shl(k)
+                .filter(|g| g >> k == q)
+                .ok_or(CodecError::Malformed)?
+                | low;
+            if gap != 0 || w == last {
+                break gap;
+            }
+            w += 1;
+        };
+        key[w] = key[w]
+            .checked_add(gap)
+            .and_then(|x| x.checked_add(u64::from(w == last)))
+            .ok_or(CodecError::Malformed)?;
+        for (x, &(_, b)) in key.iter_mut().zip(&params).skip(w + 1) {
+            *x = r.get_wide(b)?;
         }
-        if limbs::or_shifted(&mut gap, q, k) || limbs::add_plus_one(&mut key, &gap) {
-            return Err(CodecError::Malformed);
-        }
-        most_first.clear();
-        most_first.extend(key.iter().rev());
-        out.push(K::from_words(&most_first));
+        out.push(K::from_words(&key));
     }
     Ok(len)
 }

@@ -50,6 +50,9 @@ pub struct Spill {
     /// The name of a new checkpointed run, which every process of it
     /// records (set by the search: process 0's, agreed at its start).
     pub(crate) run: Option<u64>,
+    /// Every run stays in memory, however large (see [`Spill::in_memory`]):
+    /// no directory, no file.
+    pub(crate) in_memory: bool,
 }
 
 /// Runs smaller than this stay in memory unless the run is checkpointed.
@@ -68,6 +71,20 @@ impl Spill {
             candidate_budget: None,
             record: std::collections::BTreeMap::new(),
             run: None,
+            in_memory: false,
+        }
+    }
+
+    /// Levels as coded runs held in memory: the run files' blocks (a key
+    /// coded by its gap to the one before) in buffers instead of files,
+    /// the candidates too. A search of wide keys takes it when no
+    /// directory is given: a key then costs what its information costs
+    /// (the 3x3x3's 128-bit keys about 9 bytes) instead of its words.
+    pub(crate) fn in_memory() -> Spill {
+        Spill {
+            in_memory: true,
+            memory_threshold: usize::MAX,
+            ..Spill::new(PathBuf::new())
         }
     }
 
@@ -460,6 +477,8 @@ pub(crate) struct Disk {
     dir: PathBuf,
     durable: bool,
     threshold: usize,
+    /// Every run stays in memory ([`Spill::in_memory`]).
+    in_memory: bool,
     fail_after: Option<u64>,
     written: AtomicU64,
     in_use: AtomicU64,
@@ -470,6 +489,22 @@ pub(crate) struct Disk {
 
 impl Disk {
     pub(crate) fn new(spill: &Spill) -> Result<Disk, SpillError> {
+        if spill.in_memory {
+            return Ok(Disk {
+                created: false,
+                lock: None,
+                dir: PathBuf::new(),
+                durable: false,
+                threshold: usize::MAX,
+                in_memory: true,
+                fail_after: None,
+                written: AtomicU64::new(0),
+                in_use: AtomicU64::new(0),
+                peak: AtomicU64::new(0),
+                level_bytes: AtomicU64::new(0),
+                level_keys: AtomicU64::new(0),
+            });
+        }
         let link = std::fs::symlink_metadata(&spill.dir).is_ok_and(|m| m.is_symlink());
         if link && std::fs::metadata(&spill.dir).is_err() {
             return Err(SpillError::DanglingLink {
@@ -509,6 +544,7 @@ impl Disk {
             } else {
                 spill.memory_threshold
             },
+            in_memory: false,
             fail_after: spill.fail_after,
             written: AtomicU64::new(0),
             in_use: AtomicU64::new(0),
@@ -556,10 +592,19 @@ impl Disk {
         self.threshold
     }
 
+    /// Whether every run stays in memory ([`Spill::in_memory`]): there is
+    /// no directory.
+    pub(crate) fn in_memory(&self) -> bool {
+        self.in_memory
+    }
+
     /// Keeps runs in memory only under `bytes` (at most): the caller's
-    /// share of a memory budget for the runs it may hold at once.
+    /// share of a memory budget for the runs it may hold at once (unless
+    /// every run stays in memory).
     pub(crate) fn cap_memory_runs(&mut self, bytes: usize) {
-        self.threshold = self.threshold.min(bytes);
+        if !self.in_memory {
+            self.threshold = self.threshold.min(bytes);
+        }
     }
 
     /// Accounts for `n` bytes about to be written; fails as a full disk

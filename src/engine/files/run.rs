@@ -4,7 +4,8 @@
 //! Layout, little-endian:
 //!
 //! ```text
-//! header   magic "REACHRUN", format u32, kind u32 (the key's words less
+//! header   magic "REACHRUN", format u32 (1 for keys of one word, 2 for
+//!          wider ones), kind u32 (the key's words less
 //!          one in its high 16 bits), puzzle digest u64,
 //!          depth u32, partitions u32, first partition u32, partition count u32
 //! blocks   each partition's keys in order, in blocks (codec.rs), each with its crc32
@@ -30,8 +31,16 @@ use super::{Disk, SpillError};
 
 const MAGIC: &[u8; 8] = b"REACHRUN";
 const END: &[u8; 4] = b"REND";
-/// The run-file format this build writes and reads.
-pub(crate) const FORMAT: u32 = 1;
+/// The newest run-file format this build writes and reads: 1 for keys of
+/// one word; 2 for keys of several, whose blocks are coded word by word
+/// (see [`codec`](super::codec)); their files of format 1, coded as one
+/// number, are refused.
+pub(crate) const FORMAT: u32 = 2;
+
+/// The format of a file of keys of `words` words.
+fn format_of(words: usize) -> u32 {
+    if words == 1 { 1 } else { FORMAT }
+}
 const HEADER: usize = 8 + 4 + 4 + 8 + 4 * 4;
 const TRAILER: usize = 8 + 8 + 8 + 4 + 4;
 const PART_ENTRY: usize = 8 + 4;
@@ -76,7 +85,7 @@ impl Header {
     fn bytes(&self, words: usize) -> [u8; HEADER] {
         let mut b = [0u8; HEADER];
         b[0..8].copy_from_slice(MAGIC);
-        b[8..12].copy_from_slice(&FORMAT.to_le_bytes());
+        b[8..12].copy_from_slice(&format_of(words).to_le_bytes());
         // One-word keys write the kind alone, as before keys had widths.
         let kind = self.kind as u32 | (words as u32 - 1) << 16;
         b[12..16].copy_from_slice(&kind.to_le_bytes());
@@ -227,6 +236,11 @@ impl<K: Coded> RunFile<K> {
             });
         }
         let words = (kind >> 16) as usize + 1;
+        if words > 1 && format < format_of(words) {
+            return Err(damaged(&format!(
+                "its keys of {words} words are coded as format {format} coded them, which this build no longer reads: run the search again"
+            )));
+        }
         if words != K::WORDS {
             return Err(SpillError::Foreign {
                 path: path.to_path_buf(),
@@ -571,8 +585,9 @@ impl<'d, K: Coded> RunWriter<'d, K> {
             keys: 0,
             sync: disk.durable(),
         };
-        // Candidates are written because memory is full: never kept in it.
-        if disk.durable() || header.kind == Kind::Candidates {
+        // Candidates are written because memory is full: never kept in it
+        // (unless every run is).
+        if disk.durable() || (header.kind == Kind::Candidates && !disk.in_memory()) {
             w.spill_to_file()?;
         }
         w.write(&header.bytes(K::WORDS))?;
@@ -803,6 +818,31 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("2 words wide"), "{e}");
+        // A file of wide keys in format 1 (coded as one number, before
+        // the blocks were coded word by word) is refused by name, not
+        // misread: its header and index made whole again, so that only
+        // its format tells.
+        let mut old = std::fs::read(&path).unwrap();
+        assert_eq!(u32_at(&old, 8), 2, "wide keys' files are format 2");
+        old[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let tail = old.len() - TRAILER;
+        let index = u64_at(&old, tail) as usize;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&old[..HEADER]);
+        crc.update(&old[index..tail]);
+        crc.update(&old[tail..tail + 24]);
+        let sum = crc.finalize();
+        old[tail + 24..tail + 28].copy_from_slice(&sum.to_le_bytes());
+        let old_path = dir.join("old.run");
+        std::fs::write(&old_path, &old).unwrap();
+        let e = RunFile::<Wide<2>>::open(&old_path, &header())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("format 1") && e.contains("run the search again"),
+            "{e}"
+        );
         // A flipped bit in a block's keys is caught by its checksum.
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[HEADER + 40] ^= 4;

@@ -566,24 +566,35 @@ mod tests {
             assert!(wide.is_goal(&state), "{what}: no goal at the end");
         };
         let scratch = Scratch::new("wide");
-        for (n, kind, on_disk) in [1, 2, 3]
+        // Where the levels are: on disk, in memory as coded runs (frontier
+        // search's default), or in memory as keys.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        enum Levels {
+            Disk,
+            Coded,
+            Plain,
+        }
+        for (n, kind, levels) in [1, 2, 3]
             .into_iter()
             .flat_map(|n| [VisitedKind::Frontier, VisitedKind::DashMap].map(|k| (n, k)))
-            .flat_map(|(n, k)| [false, true].map(|d| (n, k, d)))
-            // Levels on disk take frontier search (a hash set is the
-            // memory store's).
-            .filter(|&(_, k, d)| !d || k == VisitedKind::Frontier)
+            .flat_map(|(n, k)| [Levels::Disk, Levels::Coded, Levels::Plain].map(|d| (n, k, d)))
+            // Levels on disk or coded take frontier search (a hash set is
+            // the memory store's).
+            .filter(|&(_, k, d)| d == Levels::Plain || k == VisitedKind::Frontier)
         {
             {
-                let what = format!("{kind:?} on {n}, on disk {on_disk}");
+                let what = format!("{kind:?} on {n}, levels {levels:?}");
                 let dir = scratch.0.join(format!("{n}-{kind:?}"));
                 let all = on(n, |peers| {
                     let search = || {
                         let search = Search::new(&wide).threads(2).visited(kind).peers(peers);
-                        match on_disk {
+                        match levels {
                             // Level files of a few blocks each.
-                            true => search.spill(Spill::new(&dir).candidate_budget(Some(1 << 14))),
-                            false => search,
+                            Levels::Disk => {
+                                search.spill(Spill::new(&dir).candidate_budget(Some(1 << 14)))
+                            }
+                            Levels::Coded => search,
+                            Levels::Plain => search.coded_levels(false),
                         }
                     };
                     (
@@ -595,6 +606,23 @@ mod tests {
                 });
                 for (count, solve, hardest, shallow) in all {
                     assert_eq!(count.visited, kind, "{what}: the store asked for");
+                    // Coded levels say what a state cost in them; others
+                    // do not. (Widened keys are random in their high
+                    // word, and klotski's levels are thin: blocks of a
+                    // few keys, whose headers weigh. The 3x3x3's levels
+                    // cost 5.6 bytes a state: tests/integration/twisty.rs.)
+                    let coded = count.coded_bytes_per_state;
+                    match levels {
+                        Levels::Coded => assert!(coded.is_some_and(|b| b > 0.0), "{what}"),
+                        _ => assert_eq!(coded, None, "{what}"),
+                    }
+                    assert_eq!(count.disk.is_some(), levels == Levels::Disk, "{what}");
+                    assert_eq!(
+                        count.store.contains("coded runs"),
+                        levels == Levels::Coded,
+                        "{what}: {}",
+                        count.store
+                    );
                     assert_eq!(count.levels, truth, "{what}");
                     assert!(count.is_complete(), "{what}");
                     assert_eq!(shallow.levels, truth[..41], "{what}: to depth 40");

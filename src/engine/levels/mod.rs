@@ -163,6 +163,8 @@ pub(crate) struct Finished {
     pub(crate) visited: VisitedKind,
     pub(crate) partitions: usize,
     pub(crate) disk: Option<DiskUse>,
+    /// Bytes a key took in levels held in memory as coded runs.
+    pub(crate) coded: Option<f64>,
 }
 
 /// The newest complete level, as an observer sees it.
@@ -477,6 +479,7 @@ pub(crate) fn run<K: Key, S: Store<K>>(
         partitions: finished.partitions,
         disk: finished.disk,
         key_bytes: std::mem::size_of::<K>(),
+        coded_bytes_per_state: finished.coded,
     };
     (report, path)
 }

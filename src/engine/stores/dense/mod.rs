@@ -691,6 +691,7 @@ impl<M: Model<Key = u64>> Store for Dense<'_, M> {
                 (None, Some(segments)) => Some(segments.finish()),
                 (None, None) => None,
             },
+            coded: None,
         }
     }
 }

@@ -363,6 +363,7 @@ impl<M: Model> Store<M::Key> for InMemory<'_, M> {
             visited: self.visited.kind(),
             partitions: self.router.partitions(),
             disk: None,
+            coded: None,
         }
     }
 }

@@ -1418,6 +1418,32 @@ fn a_wide_puzzle_counts_on_disk_and_resumes_its_checkpoint() {
     assert_eq!(v["levels"], levels, "{v}");
     assert!(v["memory_bytes_per_state"].is_null(), "{v}");
     assert!(!v["store"].as_str().unwrap().contains("coded"), "{v}");
+    // Coded levels under a memory limit they cannot keep stop before the
+    // level that would pass it (exit 3), with the complete ones.
+    let out = reach()
+        .args(["count", &cube, "--memory-limit", "150M", "--json"])
+        .assert()
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["complete"], false, "{v}");
+    assert!(
+        v["stop_reason"]
+            .as_str()
+            .unwrap()
+            .contains("--memory-limit"),
+        "{v}"
+    );
+    let complete = v["levels"].as_array().unwrap().len();
+    assert!((4..=6).contains(&complete), "{v}");
+    assert_eq!(
+        v["levels"].as_array().unwrap()[..],
+        levels.as_array().unwrap()[..complete],
+        "{v}"
+    );
+    assert!(v["peak_rss_bytes"].as_u64().unwrap() < 150 << 20, "{v}");
     let cp = dir.0.join("cp");
     reach()
         .args([

@@ -562,12 +562,11 @@ impl<M: Model> Store<M::Key> for OnDisk<'_, M> {
     fn bytes_per_new_key(&self) -> u64 {
         // Levels on disk cost no memory a key. Held in memory, a key costs
         // its coded bytes in the level, and the candidates that settle
-        // into it their words in the workers' buffers, about one and a
-        // half a new state (the 3x3x3's level 7: 137 million successors
-        // for 101 million new states): there, 28.6 bytes a new state in
-        // all, where this says 30.
+        // into it (about one and a half a new state: the 3x3x3's level 7
+        // has 137 million successors for 101 million new states) their
+        // coded bytes once the workers' buffers pass their budget.
         if self.disk.in_memory() {
-            self.coded_bytes_per_key() + 12 * M::Key::WORDS as u64
+            self.coded_bytes_per_key() * 5 / 2
         } else {
             0
         }
@@ -600,10 +599,16 @@ impl<M: Model> Store<M::Key> for OnDisk<'_, M> {
         // The workers' buffers grow with the candidates (about two a new
         // state, doubled by a buffer's growth) up to what is left of the
         // plan.
-        if self.disk.in_memory() {
-            return next.saturating_mul(self.bytes_per_new_key());
-        }
+        // Levels held in memory add their coded keys and candidates, and
+        // the workers' buffers: the 3x3x3's level 7 added 1.45 GiB, where
+        // this says 1.9.
         let left = self.plan.ceiling.saturating_sub(rss);
+        if self.disk.in_memory() {
+            let buffers = next.saturating_mul(12 * M::Key::WORDS as u64).min(left);
+            return next
+                .saturating_mul(self.bytes_per_new_key())
+                .saturating_add(buffers);
+        }
         next.saturating_mul(CANDIDATE_BYTES).min(left)
     }
 

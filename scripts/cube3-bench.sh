@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The 3x3x3 counted to a depth, side by side in one run: reach with its
-# levels on disk, reach in memory (to depth 7), and `twsearch -g` when
-# TWSEARCH names its binary; wall time and peak RSS of each, and bytes a
-# state on disk. Every level must equal OEIS A080601.
+# levels on disk, reach in memory (to depth 7: coded levels, and
+# --plain-levels), and `twsearch -g` when TWSEARCH names its binary; wall
+# time and peak RSS of each, and bytes a state in the levels. Every level must equal OEIS A080601.
 #
 #   scripts/cube3-bench.sh                         depth 7, tests/data/cube3.tws
 #   scripts/cube3-bench.sh 8                       depth 8 (1,332,343,288; ~25 GiB of disk)

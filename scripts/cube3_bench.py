@@ -1,5 +1,5 @@
 """The body of scripts/cube3-bench.sh: the 3x3x3 counted to a depth by
-reach (levels on disk, and in memory) and by `twsearch -g`, side by side
+reach (levels on disk; in memory, coded and as keys) and by `twsearch -g`, side by side
 in one run, with wall time and peak RSS; the levels must agree with each
 other and with OEIS A080601."""
 import json
@@ -26,7 +26,8 @@ def reach(*extra):
     if p.returncode != 0:
         sys.exit(f"reach {' '.join(extra)} exited {p.returncode}: {p.stderr}")
     v = json.loads(p.stdout)
-    return wall, v["peak_rss_bytes"], v["levels"], v.get("disk_bytes_per_state")
+    per_state = v.get("disk_bytes_per_state") or v.get("memory_bytes_per_state")
+    return wall, v["peak_rss_bytes"], v["levels"], per_state
 
 
 def twsearch():
@@ -60,9 +61,12 @@ finally:
 rows.append((f"reach count --max-depth {DEPTH} --spill DIR", wall, rss, levels,
              f"{per_state:.2f} bytes a state on disk" if per_state else ""))
 if DEPTH <= 7:
-    wall, rss, levels, _ = reach()
-    rows.append((f"reach count --max-depth {DEPTH} (in memory)", wall, rss, levels,
-                 "16 bytes a state in memory"))
+    wall, rss, levels, per_state = reach()
+    rows.append((f"reach count --max-depth {DEPTH} (in memory, coded levels)", wall, rss,
+                 levels, f"{per_state:.2f} bytes a state in the levels"))
+    wall, rss, levels, _ = reach("--plain-levels")
+    rows.append((f"reach count --max-depth {DEPTH} --plain-levels", wall, rss, levels,
+                 "16 bytes a state in the levels"))
 if TWSEARCH:
     wall, rss, levels = twsearch()
     rows.append((f"twsearch -g -t {THREADS} (depth {DEPTH} printed at)", wall, rss, levels,

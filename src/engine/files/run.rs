@@ -147,6 +147,29 @@ pub(crate) fn covered(path: &Path) -> Result<(usize, usize), SpillError> {
     Ok((u32_at(&head, 32) as usize, u32_at(&head, 36) as usize))
 }
 
+/// Refuses a file at `path`, of `format`, whose keys of `words` words are
+/// not this search's, or are coded as this build no longer reads them.
+fn check_width<K: Coded>(path: &Path, format: u32, words: usize) -> Result<(), SpillError> {
+    if words > 1 && format < format_of(words) {
+        return Err(SpillError::Damaged {
+            path: path.to_path_buf(),
+            what: format!(
+                "its keys of {words} words are coded as format {format} coded them, which this build no longer reads: run the search again"
+            ),
+        });
+    }
+    if words != K::WORDS {
+        return Err(SpillError::Foreign {
+            path: path.to_path_buf(),
+            what: format!(
+                "its keys are {words} words wide, where this search's are {}",
+                K::WORDS
+            ),
+        });
+    }
+    Ok(())
+}
+
 impl<K: Coded> RunFile<K> {
     /// Opens and checks the file at `path`, which must carry `expect`.
     pub(crate) fn open(path: &Path, expect: &Header) -> Result<RunFile<K>, SpillError> {
@@ -235,21 +258,7 @@ impl<K: Coded> RunFile<K> {
                 what: "it belongs to another puzzle or metric".into(),
             });
         }
-        let words = (kind >> 16) as usize + 1;
-        if words > 1 && format < format_of(words) {
-            return Err(damaged(&format!(
-                "its keys of {words} words are coded as format {format} coded them, which this build no longer reads: run the search again"
-            )));
-        }
-        if words != K::WORDS {
-            return Err(SpillError::Foreign {
-                path: path.to_path_buf(),
-                what: format!(
-                    "its keys are {words} words wide, where this search's are {}",
-                    K::WORDS
-                ),
-            });
-        }
+        check_width::<K>(path, format, (kind >> 16) as usize + 1)?;
         if found != *expect {
             return Err(SpillError::Foreign {
                 path: path.to_path_buf(),

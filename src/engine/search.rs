@@ -119,7 +119,7 @@ impl<'a, M: Model> Search<'a, M> {
     /// space passes 2^64) with no [`Search::spill`] directory holds its
     /// levels in memory as coded runs (the default): each key coded by its
     /// gap to the one before, as in the run files, so that a key costs
-    /// what its information costs (the 3x3x3's 16-byte keys about 9
+    /// what its information costs (the 3x3x3's 16-byte keys about 5.6
     /// bytes). `false` keeps them as sorted keys of whole words. Only
     /// frontier search codes its levels.
     pub fn coded_levels(mut self, on: bool) -> Self {
@@ -570,8 +570,6 @@ impl<'a, M: Model> Search<'a, M> {
         Ok(())
     }
 
-    /// The store a search of wide keys takes (the one asked for, where it
-    /// serves), and why.
     /// Whether a search of sorted levels with `kind` of visited set and no
     /// spill directory holds them as coded runs in memory (see
     /// [`Search::coded_levels`]).
@@ -579,6 +577,8 @@ impl<'a, M: Model> Search<'a, M> {
         self.coded_levels && M::Key::WORDS > 1 && kind == VisitedKind::Frontier
     }
 
+    /// The store a search of wide keys takes (the one asked for, where it
+    /// serves), and why.
     pub(crate) fn wide_store(&self) -> (VisitedKind, String) {
         let words = M::Key::WORDS;
         let kind = resolve(self.visited, u64::MAX, self.model.reversible());

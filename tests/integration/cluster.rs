@@ -99,6 +99,8 @@ mod mpi {
             "workers_per_process",
             "partitions",
             "disk",
+            // What a state cost in process 0's coded levels: its share's.
+            "memory_bytes_per_state",
             // Where the states lived, and why (the memory left, a rank's
             // share), may differ between a run and another's.
             "visited",

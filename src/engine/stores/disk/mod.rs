@@ -598,10 +598,8 @@ impl<M: Model> Store<M::Key> for OnDisk<'_, M> {
     fn next_level_bytes(&self, next: u64, rss: u64) -> u64 {
         // The workers' buffers grow with the candidates (about two a new
         // state, doubled by a buffer's growth) up to what is left of the
-        // plan.
-        // Levels held in memory add their coded keys and candidates, and
-        // the workers' buffers: the 3x3x3's level 7 added 1.45 GiB, where
-        // this says 1.9.
+        // plan. Levels held in memory add their coded keys and candidates
+        // too: the 3x3x3's level 7 added 1.45 GiB, where this says 1.9.
         let left = self.plan.ceiling.saturating_sub(rss);
         if self.disk.in_memory() {
             let buffers = next.saturating_mul(12 * M::Key::WORDS as u64).min(left);

@@ -196,6 +196,18 @@ impl BitReader<'_> {
         }
     }
 
+    /// A number in Rice code with parameter `k` (see
+    /// [`BitWriter::put_rice`]); malformed if it does not fit 64 bits.
+    #[inline]
+    fn get_rice(&mut self, k: u32) -> Result<u64, CodecError> {
+        let q = self.get_unary()?;
+        let low = self.get_wide(k)?;
+        Ok(q.checked_shl(k)
+            .filter(|g| g >> k == q)
+            .ok_or(CodecError::Malformed)?
+            | low)
+    }
+
     /// Zeros up to the next one, which is consumed.
     #[inline]
     fn get_unary(&mut self) -> Result<u64, CodecError> {
@@ -441,14 +453,7 @@ fn decode_wide<K: Coded>(bytes: &[u8], out: &mut Vec<K>) -> Result<usize, CodecE
         // is one more than it says).
         let mut w = 0;
         let gap = loop {
-            let k = params[w].0;
-            let q = r.get_unary()?;
-            let low = r.get_wide(k)?;
-            let gap = q
-                .checked_shl(k)
-                .filter(|g| g >> k == q)
-                .ok_or(CodecError::Malformed)?
-                | low;
+            let gap = r.get_rice(params[w].0)?;
             if gap != 0 || w == last {
                 break gap;
             }
@@ -516,13 +521,7 @@ pub(crate) fn decode_block(bytes: &[u8], out: &mut Vec<u64>) -> Result<usize, Co
         bits: 0,
     };
     for _ in 1..n {
-        let q = r.get_unary()?;
-        let low = r.get_wide(k)?;
-        let gap = q
-            .checked_shl(k)
-            .filter(|g| g >> k == q)
-            .ok_or(CodecError::Malformed)?
-            | low;
+        let gap = r.get_rice(k)?;
         key = key
             .checked_add(gap)
             .and_then(|x| x.checked_add(1))

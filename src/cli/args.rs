@@ -155,11 +155,13 @@ pub struct CountOptions {
     #[arg(long)]
     pub antipodes: bool,
 
-    /// Twisty puzzles: keep one position of each class that the file's
-    /// rotations map onto each other (on: wherever a rotation maps the
-    /// moves and the start onto themselves; auto: so, unless the dense
-    /// store of every position fits), or every position (none). The
-    /// levels printed are positions either way.
+    /// Keep one position of each class of symmetric positions: a twisty
+    /// puzzle's under the file's rotations, a sliding-block puzzle's under
+    /// the mirrors and turns of its board (on: wherever one maps the
+    /// moves, the walls, the pieces, the start and the goal onto
+    /// themselves; auto: so, unless the dense store of every position
+    /// fits), or every position (none). The levels printed are positions
+    /// either way.
     #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
     pub symmetry: SymmetryArg,
 
@@ -285,11 +287,13 @@ pub struct SolveArgs {
     #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
     pub scramble: Option<String>,
 
-    /// Twisty puzzles: keep one position of each class that the file's
-    /// rotations map onto each other (on: wherever a rotation maps the
-    /// moves and the start onto themselves; auto: so, unless the dense
-    /// store of every position fits), or every position (none). The
-    /// levels printed are positions either way.
+    /// Keep one position of each class of symmetric positions: a twisty
+    /// puzzle's under the file's rotations, a sliding-block puzzle's under
+    /// the mirrors and turns of its board (on: wherever one maps the
+    /// moves, the walls, the pieces, the start and the goal onto
+    /// themselves; auto: so, unless the dense store of every position
+    /// fits), or every position (none). The levels printed are positions
+    /// either way.
     #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
     pub symmetry: SymmetryArg,
 
@@ -513,16 +517,16 @@ impl MetricArg {
     }
 }
 
-/// Whether a twisty puzzle's search keeps one position a class of
-/// symmetric positions.
+/// Whether a search keeps one position a class of symmetric positions
+/// (a twisty puzzle's rotations, a sliding-block board's motions).
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SymmetryArg {
-    /// Wherever the file's rotations give a symmetry, unless the puzzle
-    /// takes the dense store position by position (two bits a key, which
-    /// is faster and smaller than classes where it fits).
+    /// Wherever the puzzle has a symmetry, unless it takes the dense
+    /// store position by position (two bits a key, which is faster and
+    /// smaller than classes where it fits).
     #[default]
     Auto,
-    /// Wherever the file's rotations give a symmetry.
+    /// Wherever the puzzle has a symmetry.
     On,
     /// Never: every position is searched.
     None,

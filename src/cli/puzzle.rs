@@ -8,12 +8,12 @@ use std::io::Read;
 
 use anyhow::{Context, Result, bail};
 
-use reach::puzzles::any::{self, AnyMetric, Visit};
+use reach::puzzles::any::{self, AnyMetric, Symmetries, Visit};
 use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::words::flagged;
 pub(super) use reach::puzzles::any::{Loaded, Prepared, Puzzle};
-use reach::puzzles::twisty::{Definition, Symmetry, Twisty};
+use reach::puzzles::twisty::{Definition, Twisty};
 
 use super::args::{MetricArg, SymmetryArg};
 use super::settings::Settings;
@@ -52,7 +52,7 @@ impl Shape<'_> {
 /// the commands that search one.
 pub(super) struct Resolved {
     prepared: Prepared,
-    symmetry: Option<Symmetry>,
+    symmetry: Option<Symmetries>,
     /// The text of the puzzle's file as it was read (`None`: a built-in).
     pub(super) file_text: Option<String>,
     /// The TOML of a sliding-block puzzle (its file's, or a built-in's).
@@ -80,11 +80,18 @@ impl Resolved {
     }
 
     /// The puzzle with the symmetries `--symmetry` asks for (a twisty
-    /// puzzle's; see [`twisty::symmetry_of`](super::twisty::symmetry_of)).
+    /// puzzle's rotations, see [`twisty::symmetry_of`](super::twisty::symmetry_of);
+    /// a sliding-block board's motions, see
+    /// [`sliding::symmetry_of`](super::sliding::symmetry_of)).
     pub(super) fn with_symmetry(mut self, arg: SymmetryArg, s: &Settings, solve: bool) -> Self {
-        if let Prepared::Twisty(t) = &self.prepared {
-            self.symmetry = super::twisty::symmetry_of(t, arg, Some(s), solve);
-        }
+        self.symmetry = match &self.prepared {
+            Prepared::Twisty(t) => super::twisty::symmetry_of(t, arg, Some(s), solve)
+                .map(|sym| Symmetries::Twisty(Box::new(sym))),
+            Prepared::Sliding(p) => {
+                super::sliding::symmetry_of(p, arg, Some(s), solve).map(Symmetries::Sliding)
+            }
+            _ => None,
+        };
         self
     }
 
@@ -107,10 +114,18 @@ impl Resolved {
         self.prepared.metric()
     }
 
-    /// What `--json` says of the symmetries used (twisty puzzles).
+    /// What `--json` says of the symmetries used (twisty and
+    /// sliding-block puzzles).
     pub(super) fn symmetry_json(&self) -> Option<serde_json::Value> {
-        match &self.prepared {
-            Prepared::Twisty(t) => Some(super::twisty::symmetry_json(t, self.symmetry.as_ref())),
+        match (&self.prepared, &self.symmetry) {
+            (Prepared::Twisty(t), Some(Symmetries::Twisty(sym))) => {
+                Some(super::twisty::symmetry_json(t, Some(sym)))
+            }
+            (Prepared::Twisty(t), _) => Some(super::twisty::symmetry_json(t, None)),
+            (Prepared::Sliding(p), Some(Symmetries::Sliding(sym))) => {
+                Some(super::sliding::symmetry_json(p, Some(sym)))
+            }
+            (Prepared::Sliding(p), _) => Some(super::sliding::symmetry_json(p, None)),
             _ => None,
         }
     }

@@ -8,6 +8,7 @@ use serde_json::json;
 
 use reach::engine::{Model, Search};
 use reach::puzzles::clocks;
+use reach::puzzles::sliding::{BoardSymmetry, SlidingPuzzle, SymmetricSliding};
 use reach::puzzles::twisty::Symmetry;
 
 use super::args::{MetricArg, SymmetryArg};
@@ -77,12 +78,33 @@ pub(super) fn show(
                 "key_space": (p.words() == 1).then(|| p.key_space()),
                 "key_words": p.words(),
                 "goal": p.goal_board(),
+                "symmetry": sliding_symmetry_json(&p),
             });
             stdout(&format!("{v}\n"))?;
         }
         Loaded::Sliding(p) => {
-            let stores = sliding::by_width!(&p, |m| stores(m));
-            stdout(&format!("{}{}", p.describe(), stores))?;
+            // What a count would use (`--symmetry auto`), and the store it
+            // takes: over classes, where a symmetry is used.
+            let used = sliding::symmetry_of(&p, SymmetryArg::Auto, None, false);
+            let stores = match used.as_ref().and_then(|sym| SymmetricSliding::new(&p, sym)) {
+                Some(m) => stores(&m),
+                None => sliding::by_width!(&p, |m| stores(m)),
+            };
+            let in_use = used.is_some();
+            let sym = used.unwrap_or_else(|| BoardSymmetry::of(&p));
+            // Found, and left out by `auto` for the dense store.
+            let unused = match in_use || sym.is_trivial() {
+                false => {
+                    "  not used by default: every position takes the dense store, faster and smaller (--symmetry on uses it)\n"
+                }
+                true => "",
+            };
+            stdout(&format!(
+                "{}{}{unused}{}",
+                p.describe(),
+                sym.describe(),
+                stores
+            ))?;
         }
         Loaded::Twisty(def) => {
             let shape = Shape {
@@ -168,4 +190,16 @@ pub(super) fn show(
         )?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `show --json` says of a sliding-block puzzle's symmetries: those
+/// found, and whether a count uses them by default.
+fn sliding_symmetry_json(p: &SlidingPuzzle) -> serde_json::Value {
+    let used = sliding::symmetry_of(p, SymmetryArg::Auto, None, false);
+    let mut v = sliding::symmetry_json(
+        p,
+        Some(&used.clone().unwrap_or_else(|| BoardSymmetry::of(p))),
+    );
+    v["used"] = json!(used.is_some());
+    v
 }

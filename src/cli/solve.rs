@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use reach::puzzles::builtin;
-use reach::puzzles::sliding::SlidingPuzzle;
+use reach::puzzles::sliding::{SlidingPuzzle, SymmetricSliding};
 
 use super::args::SolveArgs;
 use super::output::{check_output, stdout, write_output};
@@ -80,17 +80,35 @@ fn sliding(
     }
     let spill = s.spill_until_printed(file_text)?;
     let metric = puzzle.metric().name();
-    // The solution's moves and start board, from keys of any width.
-    let (steps, start_board, report) = sliding::by_width!(puzzle, |m| {
-        match solve_search(m, puzzle.raw_name(), metric, "the goal", &spill, s)? {
-            Solved::Path(path, report) => (
-                puzzle.steps(&path),
-                puzzle.render(path[0]),
-                narrowed(*report).0,
-            ),
+    // The solution's moves and start board, from keys of any width, or
+    // from classes of mirror images walked from the real start.
+    let symmetry = sliding::symmetry_of(puzzle, a.symmetry, Some(s), true);
+    let symmetric = symmetry
+        .as_ref()
+        .and_then(|sym| SymmetricSliding::new(puzzle, sym));
+    let (steps, start_board, report) = match &symmetric {
+        Some(m) => match solve_search(m, puzzle.raw_name(), metric, "the goal", &spill, s)? {
+            Solved::Path(path, report) => {
+                let real = m.real_path(&path);
+                (
+                    puzzle.steps(&real),
+                    puzzle.render(real[0]),
+                    narrowed(*report).0,
+                )
+            }
             Solved::Exit(code) => return Ok(code),
-        }
-    });
+        },
+        None => sliding::by_width!(puzzle, |m| {
+            match solve_search(m, puzzle.raw_name(), metric, "the goal", &spill, s)? {
+                Solved::Path(path, report) => (
+                    puzzle.steps(&path),
+                    puzzle.render(path[0]),
+                    narrowed(*report).0,
+                ),
+                Solved::Exit(code) => return Ok(code),
+            }
+        }),
+    };
     let write =
         |file: &Path, text: String| -> Result<()> { Ok(write_output(file, text.as_bytes())?) };
     say_solved(puzzle.name(), steps.len(), metric, &report);
@@ -118,6 +136,7 @@ fn sliding(
             "seconds": report.seconds,
             "visited": report.visited.name(),
             "store": super::words::flags(&report.store),
+            "symmetry": sliding::symmetry_json(puzzle, symmetry.as_ref()),
             "run": super::provenance::run_json(report.threads),
         });
         stdout(&format!("{v}\n"))?;

@@ -474,30 +474,22 @@ impl Prepared {
         }
     }
 
-    /// As [`Prepared::visit`], with a twisty puzzle's keys standing for
-    /// classes of the positions `symmetry` maps onto each other (a
-    /// [`Symmetric`](tw::Symmetric) model, whose levels still count
-    /// positions; see [`Symmetry::of`](tw::Symmetry::of)). `None`, or a
-    /// puzzle that is not twisty: every position its own key.
-    pub fn visit_classes<V: Visit>(&self, symmetry: Option<&tw::Symmetry>, v: V) -> V::Output {
-        let (Prepared::Twisty(t), Some(sym)) = (self, symmetry) else {
-            return self.visit(v);
-        };
-        let view = TwistyView(t);
-        macro_rules! classes_of {
-            ($k:ty) => {{
-                let m = tw::Symmetric::<$k>::new(t, sym).expect("the width class holds the key");
-                v.visit(&m, &view)
-            }};
-        }
-        match sym.key_words() {
-            1 => classes_of!(u64),
-            2 => classes_of!(crate::engine::Wide<2>),
-            3 | 4 => classes_of!(crate::engine::Wide<4>),
-            5..=8 => classes_of!(crate::engine::Wide<8>),
-            9..=32 => classes_of!(crate::engine::Wide<32>),
-            33..=128 => classes_of!(crate::engine::Wide<128>),
-            words => unreachable!("no width class holds a key of {words} words"),
+    /// As [`Prepared::visit`], with the keys standing for classes of the
+    /// positions `symmetry` maps onto each other (a twisty puzzle's
+    /// [`Symmetric`](tw::Symmetric) model, a sliding-block puzzle's
+    /// [`SymmetricSliding`](sliding::SymmetricSliding), whose levels still
+    /// count positions). `None`, or symmetries of another kind of puzzle
+    /// than this one: every position its own key.
+    pub fn visit_classes<V: Visit>(&self, symmetry: Option<&Symmetries>, v: V) -> V::Output {
+        match (self, symmetry) {
+            (Prepared::Twisty(t), Some(Symmetries::Twisty(sym))) => twisty_classes(t, sym, v),
+            (Prepared::Sliding(p), Some(Symmetries::Sliding(sym))) => {
+                match sliding::SymmetricSliding::new(p, sym) {
+                    Some(m) => v.visit(&m, &SlidingView(p)),
+                    None => self.visit(v),
+                }
+            }
+            _ => self.visit(v),
         }
     }
 
@@ -519,6 +511,37 @@ impl Prepared {
             Prepared::Twisty(t) => Some(t.metric().name()),
             _ => None,
         }
+    }
+}
+
+/// The symmetries a search of a puzzle keeps one position a class of
+/// ([`Prepared::visit_classes`]).
+#[derive(Clone, Debug)]
+pub enum Symmetries {
+    /// A twisty puzzle's rotations (and inverse).
+    Twisty(Box<tw::Symmetry>),
+    /// A sliding-block puzzle's motions of its board.
+    Sliding(sliding::BoardSymmetry),
+}
+
+/// [`Prepared::visit_classes`] of twisty puzzle `t` under `sym`, with
+/// keys as wide as its classes need.
+fn twisty_classes<V: Visit>(t: &Twisty, sym: &tw::Symmetry, v: V) -> V::Output {
+    let view = TwistyView(t);
+    macro_rules! classes_of {
+        ($k:ty) => {{
+            let m = tw::Symmetric::<$k>::new(t, sym).expect("the width class holds the key");
+            v.visit(&m, &view)
+        }};
+    }
+    match sym.key_words() {
+        1 => classes_of!(u64),
+        2 => classes_of!(crate::engine::Wide<2>),
+        3 | 4 => classes_of!(crate::engine::Wide<4>),
+        5..=8 => classes_of!(crate::engine::Wide<8>),
+        9..=32 => classes_of!(crate::engine::Wide<32>),
+        33..=128 => classes_of!(crate::engine::Wide<128>),
+        words => unreachable!("no width class holds a key of {words} words"),
     }
 }
 

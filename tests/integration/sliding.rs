@@ -74,7 +74,7 @@ fn as_moves(steps: &[Step]) -> Vec<(char, Vec<String>)> {
         .collect()
 }
 
-const KLOTSKI: Rules = Rules {
+pub(crate) const KLOTSKI: Rules = Rules {
     board: "ABBC\nABBC\nDEEF\nDGHF\nI..J",
     horizontal: "",
     vertical: "",

@@ -3,11 +3,15 @@
 //! position does, in three metrics; its classes are the orbits of its
 //! conjugations; a symmetry that does not map the moves, the start or the
 //! Illegal lines onto themselves is never used; solutions walk the real
-//! start; the command line, checkpoints and the disk store take it.
+//! start; the command line, checkpoints and the disk store take it. The
+//! same for Klotski under its board's mirror (the sliding-block model's
+//! own tests check every motion and random mirrored boards).
 
 use std::collections::{BTreeSet, HashSet};
 
 use reach::engine::{Key, Model, Search, Spill, VisitedKind, Wide, reference};
+use reach::puzzles::builtin;
+use reach::puzzles::sliding::{BoardSymmetry, SymmetricSliding};
 use reach::puzzles::twisty::{
     MoveDef, Options, Symmetric, Symmetry, Transform, Twisty, TwistyMetric, inverse,
 };
@@ -16,7 +20,7 @@ use crate::spill::TempDir;
 use crate::twisty::{
     Rng, build, data, legal_scramble, load, pattern_levels, random_definition, replay,
 };
-use crate::{json_out, reach};
+use crate::{json_out, reach, replay};
 
 const METRICS: [TwistyMetric; 3] = [TwistyMetric::Htm, TwistyMetric::Qtm, TwistyMetric::Moves];
 
@@ -460,4 +464,134 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
     .unwrap();
     let start = t.pattern(t.start_key::<Wide<2>>());
     assert_eq!(replay(&t, &start, &names).unwrap(), def.solved);
+}
+
+/// Klotski's levels in the step metric, by a search of every position.
+fn klotski_levels() -> Vec<u64> {
+    let k = builtin::sliding("klotski").unwrap();
+    Search::new(&k).threads(2).count().unwrap().levels
+}
+
+#[test]
+fn klotski_keeps_one_of_each_mirror_pair_on_disk_and_across_a_resume() {
+    let k = builtin::sliding("klotski").unwrap();
+    let sym = BoardSymmetry::of(&k);
+    let m = SymmetricSliding::new(&k, &sym).unwrap();
+    let plain = klotski_levels();
+    let memory = Search::new(&m).threads(2).count().unwrap();
+    assert_eq!(memory.levels, plain);
+    let dir = TempDir::new("klotski-symmetry");
+    let disk = Search::new(&m)
+        .threads(2)
+        .spill(Spill::new(dir.0.join("levels")).candidate_budget(Some(1 << 8)))
+        .count()
+        .unwrap();
+    assert!(disk.disk.is_some());
+    assert_eq!(disk.levels, plain);
+    assert_eq!(disk.class_levels, memory.class_levels);
+    // The reference search of the classes, level by level.
+    assert_eq!(
+        reference::level_sizes(&m),
+        memory.class_levels.clone().unwrap()
+    );
+    // The command line: stopped at depth 60, resumed to the end.
+    let cp = dir.0.join("cp");
+    reach()
+        .args(["count", "klotski", "--max-depth", "60", "--checkpoint"])
+        .arg(&cp)
+        .assert()
+        .code(0);
+    let v = json_out(
+        reach()
+            .arg("resume")
+            .arg(&cp)
+            .args(["--max-depth", "200", "--json"]),
+    );
+    assert_eq!(v["levels"], serde_json::json!(plain));
+    assert_eq!(v["class_levels"], serde_json::json!(memory.class_levels));
+    assert_eq!(v["symmetry"]["order"], 2);
+}
+
+#[test]
+fn klotski_on_the_command_line_counts_shows_and_solves_with_its_mirror() {
+    let plain = klotski_levels();
+    let v = json_out(reach().args(["count", "klotski", "--json"]));
+    assert_eq!(v["levels"], serde_json::json!(plain));
+    assert_eq!(v["symmetry"]["order"], 2);
+    assert_eq!(
+        v["symmetry"]["motions"],
+        serde_json::json!(["identity", "left-right mirror"])
+    );
+    let classes: u64 = v["class_levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert_eq!(classes, 13_011);
+    let none = json_out(reach().args(["count", "klotski", "--symmetry", "none", "--json"]));
+    assert_eq!(none["levels"], serde_json::json!(plain));
+    assert!(none["class_levels"].is_null());
+    assert_eq!(none["symmetry"]["used"], false);
+    // The antipodes are positions: both of each mirror pair.
+    let boards = |args: &[&str]| {
+        let v = json_out(
+            reach()
+                .args(["count", "klotski", "--antipodes", "--json"])
+                .args(args),
+        );
+        let mut b: Vec<String> = v["antipode_boards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_str().unwrap().to_string())
+            .collect();
+        b.sort();
+        b
+    };
+    assert_eq!(boards(&[]), boards(&["--symmetry", "none"]));
+    assert_eq!(boards(&[]).len(), 4);
+    reach()
+        .args(["show", "klotski"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "symmetry: a group of order 2 (identity, left-right mirror)",
+        ))
+        .stdout(predicates::str::contains("not the top-bottom mirror"));
+    // Solutions from the real start, replayed by the independent checker,
+    // as short as without the mirror, in three metrics.
+    for (metric, rmetric, length) in [
+        ("step", replay::Metric::Step, 116),
+        ("slide", replay::Metric::Slide, 90),
+        ("piece", replay::Metric::Piece, 81),
+    ] {
+        for symmetry in ["auto", "none"] {
+            let v = json_out(reach().args([
+                "solve",
+                "klotski",
+                "--metric",
+                metric,
+                "--symmetry",
+                symmetry,
+                "--json",
+            ]));
+            assert_eq!(v["symmetry"]["used"], symmetry == "auto");
+            let moves: Vec<(char, Vec<String>)> = v["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    let piece = m["piece"].as_str().unwrap().chars().next().unwrap();
+                    let path = m["path"].as_array().unwrap().iter();
+                    (
+                        piece,
+                        path.map(|d| d.as_str().unwrap().to_string()).collect(),
+                    )
+                })
+                .collect();
+            assert_eq!(moves.len(), length, "{metric} {symmetry}");
+            replay::check(&crate::sliding::KLOTSKI, rmetric, &moves).unwrap();
+        }
+    }
 }

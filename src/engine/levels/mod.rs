@@ -555,6 +555,17 @@ impl Turns<'_> {
             (true, _) => 1,
         };
         let (width, stopped) = agree::width(peers, share, signal)?;
+        // A level of classes is weighed in positions, which --max-states
+        // counts (every process weighs it or none: `stopped` and `width`
+        // are agreed).
+        let weighed = match (&levels.positions, stopped, width) {
+            (Some(_), 0, 1..) => Some(agree::sum(peers, store.positions(true, threads)?)?),
+            _ => None,
+        };
+        let (states, before) = match weighed {
+            Some(n) => (n, levels.states().iter().sum()),
+            None => (width, *total),
+        };
         let end = if stopped > 0 {
             // The level may be cut short by the signal's timing (even to
             // nothing, which must not pass for the end of the search).
@@ -568,16 +579,15 @@ impl Turns<'_> {
         } else {
             limits
                 .max_states
-                .filter(|&max| *total + width > max)
+                .filter(|&max| before + states > max)
                 .map(|max| Outcome::Stopped(StopReason::MaxStates(max)))
         };
         if end.is_some() {
             store.discard();
             return Ok(end);
         }
-        if let Some(positions) = levels.positions.as_mut() {
-            let mine = store.positions(true, threads)?;
-            positions.push(agree::sum(peers, mine)?);
+        if let (Some(positions), Some(n)) = (levels.positions.as_mut(), weighed) {
+            positions.push(n);
         }
         levels.keys.push(width);
         *total += width;

@@ -38,7 +38,7 @@ impl SlidingPuzzle {
     /// The generic key of anchor indices `pos`, with `cells` (a word per
     /// class) as scratch: [`SlidingPuzzle::encode_generic`] without its
     /// allocation.
-    fn encode_with(&self, pos: &[u16], cells: &mut [u64]) -> u64 {
+    pub(super) fn encode_with(&self, pos: &[u16], cells: &mut [u64]) -> u64 {
         let mut key = 0u64;
         let mut free = self.floor;
         for (ci, class) in self.classes.iter().enumerate() {

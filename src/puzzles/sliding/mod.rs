@@ -27,6 +27,7 @@ mod census;
 mod lone;
 mod parse;
 mod solution;
+mod symmetry;
 mod tiled;
 mod wide;
 
@@ -37,6 +38,7 @@ use crate::puzzles::combinadic;
 
 pub use parse::{PuzzleError, printable, read_puzzle_text};
 pub use solution::{Move, Step};
+pub use symmetry::{BoardSymmetry, SymmetricSliding, SymmetricSlidingState};
 pub use wide::{MAX_WORDS, WideSliding, WideState};
 
 /// The four unit moves, in the order the engine tries them.

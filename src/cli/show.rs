@@ -82,30 +82,7 @@ pub(super) fn show(
             });
             stdout(&format!("{v}\n"))?;
         }
-        Loaded::Sliding(p) => {
-            // What a count would use (`--symmetry auto`), and the store it
-            // takes: over classes, where a symmetry is used.
-            let used = sliding::symmetry_of(&p, SymmetryArg::Auto, None, false);
-            let stores = match used.as_ref().and_then(|sym| SymmetricSliding::new(&p, sym)) {
-                Some(m) => stores(&m),
-                None => sliding::by_width!(&p, |m| stores(m)),
-            };
-            let in_use = used.is_some();
-            let sym = used.unwrap_or_else(|| BoardSymmetry::of(&p));
-            // Found, and left out by `auto` for the dense store.
-            let unused = match in_use || sym.is_trivial() {
-                false => {
-                    "  not used by default: every position takes the dense store, faster and smaller (--symmetry on uses it)\n"
-                }
-                true => "",
-            };
-            stdout(&format!(
-                "{}{}{unused}{}",
-                p.describe(),
-                sym.describe(),
-                stores
-            ))?;
-        }
+        Loaded::Sliding(p) => stdout(&sliding_text(&p))?,
         Loaded::Twisty(def) => {
             let shape = Shape {
                 metric,
@@ -202,4 +179,25 @@ fn sliding_symmetry_json(p: &SlidingPuzzle) -> serde_json::Value {
     );
     v["used"] = json!(used.is_some());
     v
+}
+
+/// What `show` prints of a sliding-block puzzle: its description, the
+/// symmetries of its board, and the stores a count and a solve take
+/// (over classes, where a count uses the symmetries).
+fn sliding_text(p: &SlidingPuzzle) -> String {
+    let used = sliding::symmetry_of(p, SymmetryArg::Auto, None, false);
+    let stores = match used.as_ref().and_then(|sym| SymmetricSliding::new(p, sym)) {
+        Some(m) => stores(&m),
+        None => sliding::by_width!(p, |m| stores(m)),
+    };
+    let in_use = used.is_some();
+    let sym = used.unwrap_or_else(|| BoardSymmetry::of(p));
+    // Found, and left out by `auto` for the dense store.
+    let unused = match in_use || sym.is_trivial() {
+        false => {
+            "  not used by default: every position takes the dense store, faster and smaller (--symmetry on uses it)\n"
+        }
+        true => "",
+    };
+    format!("{}{}{unused}{}", p.describe(), sym.describe(), stores)
 }

@@ -595,3 +595,21 @@ fn klotski_on_the_command_line_counts_shows_and_solves_with_its_mirror() {
         }
     }
 }
+
+#[test]
+fn a_mirrored_board_of_eight_million_positions_counts_alike_with_its_mirror_and_without() {
+    let board = data("mirror-5x5.toml");
+    let none = json_out(reach().args(["count", &board, "--symmetry", "none", "--json"]));
+    assert_eq!(none["states"], 8_113_560);
+    for visited in ["auto", "frontier"] {
+        let on = json_out(reach().args(["count", &board, "--visited", visited, "--json"]));
+        assert_eq!(on["levels"], none["levels"], "{visited}");
+        let classes: u64 = on["class_levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .sum();
+        assert_eq!(classes, 4_058_232, "{visited}");
+    }
+}

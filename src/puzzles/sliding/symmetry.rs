@@ -637,6 +637,12 @@ mod tests {
             assert!(keys.iter().zip(&r.levels).all(|(k, n)| k <= n));
             assert_eq!(*classes.get_or_insert(keys.clone()), keys);
         }
+        // Every thread count alike.
+        for threads in [1, 3] {
+            let r = Search::new(&m).threads(threads).count().unwrap();
+            assert_eq!(r.levels, plain.levels, "{} at {threads} threads", p.name());
+            assert_eq!(r.class_levels, classes, "{} at {threads} threads", p.name());
+        }
         classes.unwrap()
     }
 

@@ -228,3 +228,26 @@ pub(super) fn read_stdin() -> Result<String> {
     }
     String::from_utf8(bytes).context("stdin is not UTF-8 text")
 }
+
+/// Whether a search of `model`, every position its own key, takes the
+/// dense store (`solve`: a solve's store) under the command line's
+/// settings (`None`: the defaults): there two bits a key are faster and
+/// smaller than classes of symmetric positions, which `--symmetry auto`
+/// then leaves out.
+pub(super) fn takes_dense<M: reach::engine::Model>(
+    model: &M,
+    s: Option<&Settings>,
+    solve: bool,
+) -> bool {
+    let plain = reach::engine::Search::new(model);
+    let plain = match s {
+        Some(s) => plain
+            .threads(s.threads)
+            .visited(s.visited)
+            .memory_limit(s.limits.memory_limit),
+        None => plain,
+    };
+    plain
+        .store(solve)
+        .is_ok_and(|(kind, _)| kind == reach::engine::VisitedKind::Dense)
+}

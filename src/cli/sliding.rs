@@ -3,7 +3,6 @@
 
 use serde_json::json;
 
-use reach::engine::{Search, VisitedKind};
 use reach::puzzles::sliding::{BoardSymmetry, SlidingPuzzle};
 
 use super::args::SymmetryArg;
@@ -33,21 +32,8 @@ pub(super) fn symmetry_of(
     if arg == SymmetryArg::None || p.words() > 1 {
         return None;
     }
-    if arg == SymmetryArg::Auto {
-        let plain = Search::new(p);
-        let plain = match s {
-            Some(s) => plain
-                .threads(s.threads)
-                .visited(s.visited)
-                .memory_limit(s.limits.memory_limit),
-            None => plain,
-        };
-        if plain
-            .store(solve)
-            .is_ok_and(|(kind, _)| kind == VisitedKind::Dense)
-        {
-            return None;
-        }
+    if arg == SymmetryArg::Auto && super::puzzle::takes_dense(p, s, solve) {
+        return None;
     }
     let sym = BoardSymmetry::of(p);
     (!sym.is_trivial()).then_some(sym)

@@ -73,21 +73,8 @@ pub(super) fn symmetry_of(
     if arg == SymmetryArg::None || t.definition().rotations.is_empty() {
         return None;
     }
-    if arg == SymmetryArg::Auto && t.words() == 1 {
-        let plain = reach::engine::Search::new(t);
-        let plain = match s {
-            Some(s) => plain
-                .threads(s.threads)
-                .visited(s.visited)
-                .memory_limit(s.limits.memory_limit),
-            None => plain,
-        };
-        if plain
-            .store(solve)
-            .is_ok_and(|(kind, _)| kind == reach::engine::VisitedKind::Dense)
-        {
-            return None;
-        }
+    if arg == SymmetryArg::Auto && t.words() == 1 && super::puzzle::takes_dense(t, s, solve) {
+        return None;
     }
     let sym = Symmetry::of(t);
     // A solve walks its path by moves: conjugations alone.

@@ -1051,21 +1051,7 @@ fn a_sliding_puzzle_past_64_bits_counts_solves_resumes_and_finds_its_hardest() {
     // independent checker.
     let v = json_of(&["solve", &data("24-puzzle.toml"), "--json"], 0);
     assert_eq!(v["length"], 14, "{v}");
-    let moves: Vec<(char, Vec<String>)> = v["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            let piece = m["piece"].as_str().unwrap().chars().next().unwrap();
-            let path = m["path"].as_array().unwrap();
-            (
-                piece,
-                path.iter()
-                    .map(|d| d.as_str().unwrap().to_string())
-                    .collect(),
-            )
-        })
-        .collect();
+    let moves = crate::replay::json_moves(&v);
     let rules = crate::replay::Rules {
         board: "ABCDE\nFHSIJ\nKG.RN\nPLQMO\nUVWXT",
         horizontal: "",

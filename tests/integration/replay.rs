@@ -114,3 +114,21 @@ pub fn check(rules: &Rules, metric: Metric, moves: &[(char, Vec<String>)]) -> Re
     }
     Ok(())
 }
+
+/// The moves of `solve --json`'s document, as [`check`] takes them: each
+/// piece's label and its path.
+pub fn json_moves(v: &serde_json::Value) -> Vec<(char, Vec<String>)> {
+    v["moves"]
+        .as_array()
+        .expect("a solution's moves")
+        .iter()
+        .map(|m| {
+            let piece = m["piece"].as_str().unwrap().chars().next().unwrap();
+            let path = m["path"].as_array().unwrap().iter();
+            (
+                piece,
+                path.map(|d| d.as_str().unwrap().to_string()).collect(),
+            )
+        })
+        .collect()
+}

@@ -20,7 +20,7 @@ use crate::spill::TempDir;
 use crate::twisty::{
     Rng, build, data, legal_scramble, load, pattern_levels, random_definition, replay,
 };
-use crate::{json_out, reach, replay};
+use crate::{checkpoint_at, json_out, reach, replay};
 
 const METRICS: [TwistyMetric; 3] = [TwistyMetric::Htm, TwistyMetric::Qtm, TwistyMetric::Moves];
 
@@ -466,6 +466,12 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
     assert_eq!(replay(&t, &start, &names).unwrap(), def.solved);
 }
 
+/// The classes a count's `--json` document says it kept.
+fn classes(v: &serde_json::Value) -> u64 {
+    let levels = v["class_levels"].as_array().expect("levels of classes");
+    levels.iter().map(|c| c.as_u64().unwrap()).sum()
+}
+
 /// Klotski's levels in the step metric, by a search of every position.
 fn klotski_levels() -> Vec<u64> {
     let k = builtin::sliding("klotski").unwrap();
@@ -496,11 +502,7 @@ fn klotski_keeps_one_of_each_mirror_pair_on_disk_and_across_a_resume() {
     );
     // The command line: stopped at depth 60, resumed to the end.
     let cp = dir.0.join("cp");
-    reach()
-        .args(["count", "klotski", "--max-depth", "60", "--checkpoint"])
-        .arg(&cp)
-        .assert()
-        .code(0);
+    checkpoint_at("klotski", 60, &cp);
     let v = json_out(
         reach()
             .arg("resume")
@@ -522,13 +524,7 @@ fn klotski_on_the_command_line_counts_shows_and_solves_with_its_mirror() {
         v["symmetry"]["motions"],
         serde_json::json!(["identity", "left-right mirror"])
     );
-    let classes: u64 = v["class_levels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_u64().unwrap())
-        .sum();
-    assert_eq!(classes, 13_011);
+    assert_eq!(classes(&v), 13_011);
     let none = json_out(reach().args(["count", "klotski", "--symmetry", "none", "--json"]));
     assert_eq!(none["levels"], serde_json::json!(plain));
     assert!(none["class_levels"].is_null());
@@ -577,19 +573,7 @@ fn klotski_on_the_command_line_counts_shows_and_solves_with_its_mirror() {
                 "--json",
             ]));
             assert_eq!(v["symmetry"]["used"], symmetry == "auto");
-            let moves: Vec<(char, Vec<String>)> = v["moves"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| {
-                    let piece = m["piece"].as_str().unwrap().chars().next().unwrap();
-                    let path = m["path"].as_array().unwrap().iter();
-                    (
-                        piece,
-                        path.map(|d| d.as_str().unwrap().to_string()).collect(),
-                    )
-                })
-                .collect();
+            let moves = replay::json_moves(&v);
             assert_eq!(moves.len(), length, "{metric} {symmetry}");
             replay::check(&crate::sliding::KLOTSKI, rmetric, &moves).unwrap();
         }
@@ -604,12 +588,6 @@ fn a_mirrored_board_of_eight_million_positions_counts_alike_with_its_mirror_and_
     for visited in ["auto", "frontier"] {
         let on = json_out(reach().args(["count", &board, "--visited", visited, "--json"]));
         assert_eq!(on["levels"], none["levels"], "{visited}");
-        let classes: u64 = on["class_levels"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_u64().unwrap())
-            .sum();
-        assert_eq!(classes, 4_058_232, "{visited}");
+        assert_eq!(classes(&on), 4_058_232, "{visited}");
     }
 }

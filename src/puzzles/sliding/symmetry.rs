@@ -359,6 +359,10 @@ pub struct SymmetricSlidingState {
     key: u64,
     plain: SlidingState,
     images: Vec<SlidingState>,
+    /// By image, then by the representative's piece slot: the index,
+    /// within its class's pieces in the image, of that piece's image
+    /// (found once a decode, not once a move).
+    slots: Vec<u8>,
     /// Scratch: an image's anchors, and its classes' cells.
     pos: Vec<u16>,
     cells: Vec<u64>,
@@ -423,10 +427,22 @@ impl<'p> SymmetricSliding<'p> {
     fn decode_position(&self, key: u64, state: &mut SymmetricSlidingState) {
         let g = &self.generic;
         g.decode_full(key, &mut state.plain);
-        for (e, img) in self.sym.elements.iter().zip(&mut state.images) {
+        let pieces = g.pieces;
+        let slots = state.slots.chunks_exact_mut(pieces);
+        for ((e, img), slots) in self.sym.elements.iter().zip(&mut state.images).zip(slots) {
             self.image(e, &state.plain.pos, &mut state.pos);
             let k = g.encode_with(&state.pos, &mut state.cells);
             g.decode_full(k, img);
+            for (ci, c) in g.classes.iter().enumerate() {
+                let into = &g.classes[e.class[ci]];
+                let there = &img.pos[into.offset..into.offset + into.count()];
+                for i in 0..c.count() {
+                    let a = e.anchor[ci][usize::from(state.plain.pos[c.offset + i])];
+                    let j = there.iter().position(|&b| b == a);
+                    slots[c.offset + i] =
+                        j.expect("the image of a piece is a piece of the image") as u8;
+                }
+            }
         }
     }
 
@@ -438,23 +454,19 @@ impl<'p> SymmetricSliding<'p> {
         &self,
         plain: &SlidingState,
         images: &[SlidingState],
+        slots: &[u8],
         ci: usize,
         i: usize,
         to: u16,
     ) -> (u64, u64) {
         let g = &self.generic;
         let key = g.key_with(plain, ci, i, to);
-        let from = usize::from(plain.pos[g.classes[ci].offset + i]);
+        let slot = g.classes[ci].offset + i;
         let (mut least, mut fixing) = (key, 1);
-        for (e, img) in self.sym.elements.iter().zip(images) {
-            let into = &g.classes[e.class[ci]];
-            let map = &e.anchor[ci];
-            let there = map[from];
-            let j = img.pos[into.offset..into.offset + into.count()]
-                .iter()
-                .position(|&a| a == there)
-                .expect("the image of a piece is a piece of the image");
-            let k = g.key_with(img, e.class[ci], j, map[usize::from(to)]);
+        let slots = slots.chunks_exact(g.pieces);
+        for ((e, img), slots) in self.sym.elements.iter().zip(images).zip(slots) {
+            let j = usize::from(slots[slot]);
+            let k = g.key_with(img, e.class[ci], j, e.anchor[ci][usize::from(to)]);
             fixing += u64::from(k == key);
             least = least.min(k);
         }
@@ -484,10 +496,10 @@ impl<'p> SymmetricSliding<'p> {
         for &class in path.iter().skip(1) {
             self.decode_position(at, &mut state);
             pairs.clear();
-            let images = &state.images;
+            let (images, slots) = (&state.images, &state.slots);
             self.generic
                 .each_successor(&mut state.plain, &mut pairs, |p, ci, i, to| {
-                    self.class_key(p, images, ci, i, to)
+                    self.class_key(p, images, slots, ci, i, to)
                 });
             at = pairs
                 .iter()
@@ -532,6 +544,7 @@ impl Model for SymmetricSliding<'_> {
             key: 0,
             plain: g.new_state(),
             images: self.sym.elements.iter().map(|_| g.new_state()).collect(),
+            slots: vec![0; self.sym.elements.len() * g.pieces],
             pos: vec![0; g.pieces],
             cells: vec![0; g.classes.len()],
         }
@@ -543,10 +556,10 @@ impl Model for SymmetricSliding<'_> {
     }
 
     fn successors(&self, state: &mut SymmetricSlidingState, out: &mut Vec<u64>) {
-        let images = &state.images;
+        let (images, slots) = (&state.images, &state.slots);
         self.generic
             .each_successor(&mut state.plain, out, |p, ci, i, to| {
-                self.class_key(p, images, ci, i, to).0
+                self.class_key(p, images, slots, ci, i, to).0
             });
     }
 

@@ -8,6 +8,9 @@
 #   scripts/cube3-bench.sh 8                       depth 8 (1,332,343,288; ~25 GiB of disk)
 #   TWSEARCH=path/to/twsearch scripts/cube3-bench.sh 7 path/to/samples/main/3x3x3.tws
 #   THREADS=4 scripts/cube3-bench.sh
+#   TWSEARCH=path/to/twsearch scripts/cube3-bench.sh 8 tests/data/cube3-rotations.tws
+#       by classes of symmetric positions (the file declares the rotations):
+#       reach's default --symmetry auto against `twsearch -F -g`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 depth="${1:-7}"

@@ -1,7 +1,12 @@
 """The body of scripts/cube3-bench.sh: the 3x3x3 counted to a depth by
 reach (levels on disk; in memory, coded and as keys) and by `twsearch -g`, side by side
 in one run, with wall time and peak RSS; the levels must agree with each
-other and with OEIS A080601."""
+other and with OEIS A080601.
+
+A file that declares the cube's rotations (twsearch's samples/symm/3x3x3.tws,
+tests/data/cube3-rotations.tws) is searched by classes of symmetric
+positions: reach with its default `--symmetry auto`, twsearch with `-F`, and
+the classes a level must agree too."""
 import json
 import os
 import re
@@ -18,6 +23,16 @@ A080601 = [1, 18, 243, 3240, 43239, 574908, 7618438, 100803036, 1332343288,
            17596479795, 232248063316]
 
 
+def declares_rotations(path):
+    """Whether the file declares whole-cube rotations (moves named x, y, z
+    or ending in v), which reach and `twsearch -F` search by."""
+    with open(path) as f:
+        return any(re.match(r"^Move\s+(\S*v|[xyz])\s*$", line) for line in f)
+
+
+SYMMETRIC = declares_rotations(FILE)
+
+
 def reach(*extra):
     start = time.perf_counter()
     p = subprocess.run([REACH, "count", FILE, "--max-depth", str(DEPTH), "-j", THREADS,
@@ -27,20 +42,28 @@ def reach(*extra):
         sys.exit(f"reach {' '.join(extra)} exited {p.returncode}: {p.stderr}")
     v = json.loads(p.stdout)
     per_state = v.get("disk_bytes_per_state") or v.get("memory_bytes_per_state")
+    CLASSES.append(v.get("class_levels"))
     return wall, v["peak_rss_bytes"], v["levels"], per_state
+
+
+CLASSES = []
 
 
 def twsearch():
     """twsearch -g until it prints depth DEPTH's count: the seconds to
     that line, its peak RSS then (VmHWM), and the levels."""
     start = time.perf_counter()
-    p = subprocess.Popen([TWSEARCH, "-g", "-t", THREADS, FILE], stdout=subprocess.PIPE,
+    flags = ["-F", "-g"] if SYMMETRIC else ["-g"]
+    p = subprocess.Popen([TWSEARCH, *flags, "-t", THREADS, FILE], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
-    levels, wall, peak = [], None, 0
+    levels, classes, wall, peak = [], [], None, 0
     for line in p.stdout:
-        m = re.match(r"^Dist (\d+) cnt (\d+)", line)
+        # With -F: "Dist d cnt CLASSES tot T scnt POSITIONS ...".
+        m = re.match(r"^Dist (\d+) cnt (\d+)(?: tot \d+ scnt (\d+))?", line)
         if m:
-            levels.append(int(m.group(2)))
+            levels.append(int(m.group(3) or m.group(2)))
+            if m.group(3):
+                classes.append(int(m.group(2)))
             if int(m.group(1)) == DEPTH:
                 wall = time.perf_counter() - start
                 with open(f"/proc/{p.pid}/status") as f:
@@ -48,6 +71,8 @@ def twsearch():
                 break
     p.kill()
     p.wait()
+    if classes:
+        CLASSES.append(classes)
     return wall, peak, levels
 
 
@@ -60,18 +85,22 @@ finally:
     shutil.rmtree(spill, ignore_errors=True)
 rows.append((f"reach count --max-depth {DEPTH} --spill DIR", wall, rss, levels,
              f"{per_state:.2f} bytes a state on disk" if per_state else ""))
-if DEPTH <= 7:
+if DEPTH <= 7 or SYMMETRIC:
     wall, rss, levels, per_state = reach()
     rows.append((f"reach count --max-depth {DEPTH} (in memory, coded levels)", wall, rss,
-                 levels, f"{per_state:.2f} bytes a state in the levels"))
+                 levels, f"{per_state:.2f} bytes a class in the levels" if SYMMETRIC
+                 else f"{per_state:.2f} bytes a state in the levels"))
+if DEPTH <= 7:
     wall, rss, levels, _ = reach("--plain-levels")
     rows.append((f"reach count --max-depth {DEPTH} --plain-levels", wall, rss, levels,
                  "16 bytes a state in the levels"))
 if TWSEARCH:
     wall, rss, levels = twsearch()
-    rows.append((f"twsearch -g -t {THREADS} (depth {DEPTH} printed at)", wall, rss, levels,
+    flags = "-F -g" if SYMMETRIC else "-g"
+    rows.append((f"twsearch {flags} -t {THREADS} (depth {DEPTH} printed at)", wall, rss, levels,
                  "" if wall else "stopped before the depth"))
-print(f"The 3x3x3 ({os.path.basename(FILE)}) to depth {DEPTH}, {THREADS} threads each:\n")
+print(f"The 3x3x3 ({os.path.basename(FILE)}) to depth {DEPTH}, {THREADS} threads each"
+      + (", by classes of symmetric positions" if SYMMETRIC else "") + ":\n")
 print("| run | wall s | peak RSS | |")
 print("|---|---:|---:|---|")
 failed = False
@@ -80,5 +109,10 @@ for name, wall, rss, levels, note in rows:
     print(f"| {name} | {wall} | {rss / 2**30:.2f} GiB | {note} |")
     if levels[:DEPTH + 1] != A080601[:DEPTH + 1]:
         print(f"LEVELS DIFFER from A080601: {name}: {levels}")
+        failed = True
+if SYMMETRIC:
+    print(f"\nclasses a level: {CLASSES[0]}")
+    if any(c[:DEPTH + 1] != CLASSES[0][:DEPTH + 1] for c in CLASSES):
+        print(f"CLASSES DIFFER: {CLASSES}")
         failed = True
 sys.exit(1 if failed else 0)

@@ -71,6 +71,90 @@ struct Table {
     to: Vec<Dense>,
 }
 
+/// The symmetries' tables side by side, so that finding a representative
+/// reads one array and no pointer a conjugate: element `i`'s `src` at
+/// `i * places`, its `to` at `i * span` (each a [`Table`]'s).
+#[derive(Clone, Debug, Default)]
+struct Conjugates {
+    src: Vec<u16>,
+    to: Vec<Dense>,
+    places: usize,
+    span: usize,
+    count: usize,
+    /// The elements by the place whose piece they bring to place 0 (a
+    /// rotation group's elements that fix a place: two a place on a
+    /// cube's edges): a conjugate's place 0 is first compared a group at
+    /// a time, by the least code the group's elements make of that
+    /// place's code.
+    groups: Vec<FirstGroup>,
+}
+
+/// The elements that bring place `place`'s piece to place 0, and by a
+/// code at `place` the least code they make of it there.
+#[derive(Clone, Debug)]
+struct FirstGroup {
+    place: usize,
+    elements: Vec<usize>,
+    least: Vec<Dense>,
+}
+
+impl Conjugates {
+    /// The tables, each `span` entries of which place 0's are the first
+    /// `first_codes`.
+    fn new(tables: &[Table], places: usize, span: usize, first_codes: usize) -> Conjugates {
+        let mut groups: Vec<FirstGroup> = Vec::new();
+        for (i, t) in tables.iter().enumerate() {
+            let place = usize::from(t.src[0]);
+            let group = match groups.iter().position(|g| g.place == place) {
+                Some(at) => &mut groups[at],
+                None => {
+                    groups.push(FirstGroup {
+                        place,
+                        elements: Vec::new(),
+                        least: vec![Dense::MAX; first_codes],
+                    });
+                    groups.last_mut().expect("just pushed")
+                }
+            };
+            group.elements.push(i);
+            for (least, &to) in group.least.iter_mut().zip(&t.to[..first_codes]) {
+                *least = (*least).min(to);
+            }
+        }
+        Conjugates {
+            src: tables.iter().flat_map(|t| t.src.iter().copied()).collect(),
+            to: tables.iter().flat_map(|t| t.to.iter().copied()).collect(),
+            places,
+            span,
+            count: tables.len(),
+            groups,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.count
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Place 0 of element `i`'s conjugate of `q` (place 0's table entries
+    /// start at 0).
+    #[inline]
+    fn first(&self, i: usize, q: &[Dense]) -> Dense {
+        self.to[i * self.span + usize::from(q[usize::from(self.src[i * self.places])])]
+    }
+
+    /// Place `g` of element `i`'s conjugate of `q`; `base` is the place's
+    /// first table entry.
+    #[inline]
+    fn at(&self, i: usize, q: &[Dense], g: usize, base: u32) -> Dense {
+        let from = usize::from(self.src[i * self.places + g]);
+        self.to[i * self.span + base as usize + usize::from(q[from])]
+    }
+}
+
 /// One symmetry, as it acts on codes: the conjugate's place `g` holds the
 /// piece at place `src[g]`, relabelled, its orientation turned by the
 /// relabelling's twist and by `twist[g]`.
@@ -91,8 +175,9 @@ pub struct Symmetry {
     rotations: Vec<String>,
     /// The order of the group they generate.
     generated: usize,
-    /// The elements kept, the identity first, as tables.
-    elements: Vec<Table>,
+    /// The elements kept, the identity first, as tables side by side
+    /// (see [`Conjugates`]).
+    elements: Conjugates,
     /// The search's moves as tables, in the order of [`Twisty::moves`].
     moves: Vec<Table>,
     /// Each place's first entry in a table.
@@ -109,6 +194,9 @@ pub struct Symmetry {
     /// a wildcard), as a key's coordinates read them.
     kind_at: Vec<u8>,
     ori_at: Vec<u8>,
+    /// By a place's first table entry plus a code: its piece's label, and
+    /// its orientation negated (what [`Symmetry::invert`] reads).
+    invert_at: Vec<[Dense; 2]>,
     /// Why some (or all) were not kept, when some were not.
     dropped: Option<String>,
     /// Each place's number of orientations.
@@ -244,7 +332,7 @@ impl Symmetry {
         let mut sym = Symmetry {
             rotations: def.rotations.iter().map(|r| r.name.clone()).collect(),
             generated: 1,
-            elements: Vec::new(),
+            elements: Conjugates::default(),
             dropped: None,
             moves: Vec::new(),
             base: Vec::new(),
@@ -253,6 +341,7 @@ impl Symmetry {
             start: Vec::new(),
             kind_at: Vec::new(),
             ori_at: Vec::new(),
+            invert_at: Vec::new(),
             start_codes: codes(&twisty.start),
             illegal,
             kinds,
@@ -382,10 +471,10 @@ impl Symmetry {
     #[inline]
     fn invert(&self, q: &[Dense], out: &mut [Dense]) {
         for &(first, size, radix) in &self.sets {
+            let base = self.base[first] as usize;
             for j in 0..size {
-                let d = q[first + j];
-                let (label, ori) = (d / radix, d % radix);
-                out[first + usize::from(label)] = j as Dense * radix + (radix - ori) % radix;
+                let [label, negated] = self.invert_at[base + usize::from(q[first + j])];
+                out[first + usize::from(label)] = j as Dense * radix + negated;
             }
         }
     }
@@ -612,7 +701,9 @@ impl Symmetry {
                 to,
             }
         };
-        let elements = kept.iter().map(table).collect();
+        let elements: Vec<Table> = kept.iter().map(table).collect();
+        let first_codes = self.base.get(1).map_or(base, |&b| b as usize);
+        let elements = Conjugates::new(&elements, places, base, first_codes);
         let moves = moves.iter().map(table).collect();
         let start = (0..places)
             .map(|g| self.dense_of(self.start_codes[g], g))
@@ -634,6 +725,9 @@ impl Symmetry {
                 let kind = coord.map_or(0, |ci| self.kinds[ci][usize::from(label)]);
                 self.kind_at.push(kind);
                 self.ori_at.push(if ori == WILD { 0 } else { ori });
+                let radix = self.radix[g];
+                let negated = (radix - (d as Dense) % radix) % radix;
+                self.invert_at.push([label, negated]);
             }
         }
         Ok(())
@@ -697,50 +791,63 @@ impl Symmetry {
     /// The representative of `q`'s class into `best` (the conjugate, of
     /// `q` or of its inverse, that comes first, place by place); how many
     /// elements give it (the elements that fix `q`, counted once per
-    /// coset). `inv` is room for `q`'s inverse. The conjugates' first
-    /// places are compared first, all at once: most elements lose there,
-    /// and only those that tie are compared further.
+    /// coset). `inv` is room for `q`'s inverse, `firsts` for a code a
+    /// conjugate. The conjugates' first places are read first, all at
+    /// once: most conjugates lose there. Those that tie are compared with
+    /// the best so far place by place, each read from its tables, until
+    /// they differ; only the winner is written out.
     #[inline]
-    fn canonical(&self, q: &[Dense], inv: &mut [Dense], best: &mut [Dense]) -> u64 {
+    fn canonical(
+        &self,
+        q: &[Dense],
+        inv: &mut [Dense],
+        firsts: &mut [Dense],
+        best: &mut [Dense],
+    ) -> u64 {
         if self.inverse {
             self.invert(q, inv);
         }
         let both = [q, &*inv];
         let sources = &both[..1 + usize::from(self.inverse)];
-        // Place 0's table entries start at 0.
-        let first = |t: &Table, q: &[Dense]| t.to[usize::from(q[usize::from(t.src[0])])];
-        let low = sources
-            .iter()
-            .flat_map(|q| self.elements.iter().map(|t| first(t, q)))
-            .min()
-            .expect("the identity");
-        let mut ties = 0;
-        for &q in sources {
-            for t in self.elements.iter().filter(|t| first(t, q) == low) {
-                if ties == 0 {
-                    for (g, b) in best.iter_mut().enumerate() {
-                        *b = self.at(t, q, g);
-                    }
-                    ties = 1;
-                    continue;
-                }
-                let mut equal = true;
-                for g in 1..q.len() {
-                    let c = self.at(t, q, g);
-                    if c != best[g] {
-                        if c < best[g] {
-                            best[g] = c;
-                            for (h, b) in best.iter_mut().enumerate().skip(g + 1) {
-                                *b = self.at(t, q, h);
-                            }
-                            ties = 1;
-                        }
-                        equal = false;
-                        break;
-                    }
-                }
-                ties += u64::from(equal);
+        let e = &self.elements;
+        let n = e.groups.len();
+        let mut low = Dense::MAX;
+        for (s, p) in sources.iter().enumerate() {
+            for (g, first) in e.groups.iter().zip(&mut firsts[s * n..(s + 1) * n]) {
+                *first = g.least[usize::from(p[g.place])];
+                low = low.min(*first);
             }
+        }
+        let mut winner = None;
+        let mut ties = 0;
+        for (s, &p) in sources.iter().enumerate() {
+            let groups = e.groups.iter().zip(&firsts[s * n..(s + 1) * n]);
+            for (group, _) in groups.filter(|&(_, &f)| f == low) {
+                for &i in group.elements.iter().filter(|&&i| e.first(i, p) == low) {
+                    let Some((bp, bi)) = winner else {
+                        (winner, ties) = (Some((p, i)), 1);
+                        continue;
+                    };
+                    let mut order = std::cmp::Ordering::Equal;
+                    for g in 1..q.len() {
+                        let base = self.base[g];
+                        let (x, y) = (e.at(i, p, g, base), e.at(bi, bp, g, base));
+                        if x != y {
+                            order = x.cmp(&y);
+                            break;
+                        }
+                    }
+                    match order {
+                        std::cmp::Ordering::Less => (winner, ties) = (Some((p, i)), 1),
+                        std::cmp::Ordering::Equal => ties += 1,
+                        std::cmp::Ordering::Greater => {}
+                    }
+                }
+            }
+        }
+        let (p, i) = winner.expect("the identity");
+        for (g, b) in best.iter_mut().enumerate() {
+            *b = e.at(i, p, g, self.base[g]);
         }
         ties
     }
@@ -816,6 +923,8 @@ pub struct SymmetricState<K> {
     /// The decoded position's inverse, and a successor's.
     inverse: Vec<Dense>,
     scratch: Vec<Dense>,
+    /// A code a conjugate, while a representative is found.
+    firsts: Vec<Dense>,
     local: Vec<u8>,
     wide: Vec<u64>,
 }
@@ -908,18 +1017,28 @@ impl<'t, K: Key> Symmetric<'t, K> {
         let mut key = K::default();
         for (ci, c) in t.coords.iter().enumerate() {
             let base = self.sym.offsets[c.set];
-            let n = c.positions.len();
             let sym = self.sym;
-            for (a, &pos) in c.positions.iter().enumerate() {
+            let at = |pos: usize| {
                 let g = base + pos;
-                let at = sym.base[g] as usize + usize::from(codes[g]);
-                match &c.kind {
-                    Kind::Perm { .. } => local[a] = sym.kind_at[at],
-                    Kind::Ori { .. } => local[a] = sym.ori_at[at],
-                    Kind::Wild { wild, .. } => {
-                        let kind = sym.kind_at[at];
-                        local[a] = kind;
-                        local[n + a] = if wild[usize::from(kind)] {
+                sym.base[g] as usize + usize::from(codes[g])
+            };
+            let positions = c.positions.iter().map(|&pos| at(pos));
+            match &c.kind {
+                Kind::Perm { .. } => {
+                    for (l, at) in local.iter_mut().zip(positions) {
+                        *l = sym.kind_at[at];
+                    }
+                }
+                Kind::Ori { .. } => {
+                    for (l, at) in local.iter_mut().zip(positions) {
+                        *l = sym.ori_at[at];
+                    }
+                }
+                Kind::Wild { wild, .. } => {
+                    let (kinds, ori) = local.split_at_mut(c.positions.len());
+                    for ((k, o), at) in kinds.iter_mut().zip(ori).zip(positions) {
+                        *k = sym.kind_at[at];
+                        *o = if wild[usize::from(*k)] {
                             0
                         } else {
                             sym.ori_at[at]
@@ -951,6 +1070,7 @@ impl<'t, K: Key> Symmetric<'t, K> {
             best: vec![0; n],
             inverse: vec![0; n],
             scratch: vec![0; n],
+            firsts: vec![0; 2 * self.sym.elements.groups.len()],
             local: vec![0; 2 * MAX_ORBIT],
             wide: vec![0; WIDE_SCRATCH],
         }
@@ -959,9 +1079,12 @@ impl<'t, K: Key> Symmetric<'t, K> {
     /// The key of the class of the position whose codes are in
     /// `state.next`.
     fn class_key(&self, state: &mut SymmetricState<K>) -> K {
-        let fixing = self
-            .sym
-            .canonical(&state.next, &mut state.scratch, &mut state.best);
+        let fixing = self.sym.canonical(
+            &state.next,
+            &mut state.scratch,
+            &mut state.firsts,
+            &mut state.best,
+        );
         let mut key = self.key_of(&state.best, &mut state.local, &mut state.wide);
         let sizes = &self.sym.sizes;
         let digit = sizes.fixing.partition_point(|&d| d < fixing) as u64;
@@ -1019,9 +1142,9 @@ impl<'t, K: Key> Symmetric<'t, K> {
         let sources = [&state.codes, &state.inverse];
         let mut keys = Vec::new();
         for p in &sources[..1 + usize::from(self.sym.inverse)] {
-            for e in &self.sym.elements {
+            for i in 0..self.sym.elements.len() {
                 for g in 0..p.len() {
-                    state.next[g] = self.sym.at(e, p, g);
+                    state.next[g] = self.sym.elements.at(i, p, g, self.sym.base[g]);
                 }
                 keys.push(self.key_of(&state.next, &mut state.local, &mut state.wide));
             }

@@ -84,7 +84,8 @@ try:
 finally:
     shutil.rmtree(spill, ignore_errors=True)
 rows.append((f"reach count --max-depth {DEPTH} --spill DIR", wall, rss, levels,
-             f"{per_state:.2f} bytes a state on disk" if per_state else ""))
+             (f"{per_state:.2f} bytes a {'class' if SYMMETRIC else 'state'} on disk"
+              if per_state else "")))
 if DEPTH <= 7 or SYMMETRIC:
     wall, rss, levels, per_state = reach()
     rows.append((f"reach count --max-depth {DEPTH} (in memory, coded levels)", wall, rss,

@@ -9,8 +9,8 @@
 #   TWSEARCH=path/to/twsearch scripts/cube3-bench.sh 7 path/to/samples/main/3x3x3.tws
 #   THREADS=4 scripts/cube3-bench.sh
 #   TWSEARCH=path/to/twsearch scripts/cube3-bench.sh 8 tests/data/cube3-rotations.tws
-#       by classes of symmetric positions (the file declares the rotations):
-#       reach's default --symmetry auto against `twsearch -F -g`
+#       by classes of symmetric positions (the file declares the rotations;
+#       reach searches by them by default) against `twsearch -F -g`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 depth="${1:-7}"

@@ -3,10 +3,10 @@ reach (levels on disk; in memory, coded and as keys) and by `twsearch -g`, side 
 in one run, with wall time and peak RSS; the levels must agree with each
 other and with OEIS A080601.
 
-A file that declares the cube's rotations (twsearch's samples/symm/3x3x3.tws,
-tests/data/cube3-rotations.tws) is searched by classes of symmetric
-positions: reach with its default `--symmetry auto`, twsearch with `-F`, and
-the classes a level must agree too."""
+Where reach searches by classes of symmetric positions (its default
+`--symmetry auto`, on a file that declares the cube's rotations: twsearch's
+samples/symm/3x3x3.tws, tests/data/cube3-rotations.tws), twsearch gets `-F`,
+and the classes a level must agree too."""
 import json
 import os
 import re
@@ -23,16 +23,6 @@ A080601 = [1, 18, 243, 3240, 43239, 574908, 7618438, 100803036, 1332343288,
            17596479795, 232248063316]
 
 
-def declares_rotations(path):
-    """Whether the file declares whole-cube rotations (moves named x, y, z
-    or ending in v), which reach and `twsearch -F` search by."""
-    with open(path) as f:
-        return any(re.match(r"^Move\s+(\S*v|[xyz])\s*$", line) for line in f)
-
-
-SYMMETRIC = declares_rotations(FILE)
-
-
 def reach(*extra):
     start = time.perf_counter()
     p = subprocess.run([REACH, "count", FILE, "--max-depth", str(DEPTH), "-j", THREADS,
@@ -46,6 +36,7 @@ def reach(*extra):
     return wall, v["peak_rss_bytes"], v["levels"], per_state
 
 
+# Each run's classes a level (None where reach searched every position).
 CLASSES = []
 
 
@@ -53,8 +44,8 @@ def twsearch():
     """twsearch -g until it prints depth DEPTH's count: the seconds to
     that line, its peak RSS then (VmHWM), and the levels."""
     start = time.perf_counter()
-    flags = ["-F", "-g"] if SYMMETRIC else ["-g"]
-    p = subprocess.Popen([TWSEARCH, *flags, "-t", THREADS, FILE], stdout=subprocess.PIPE,
+    p = subprocess.Popen([TWSEARCH, *TWSEARCH_FLAGS, "-t", THREADS, FILE],
+                         stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     levels, classes, wall, peak = [], [], None, 0
     for line in p.stdout:
@@ -83,22 +74,24 @@ try:
     wall, rss, levels, per_state = reach("--spill", spill)
 finally:
     shutil.rmtree(spill, ignore_errors=True)
+# Whether reach searched by classes: twsearch then searches with -F.
+SYMMETRIC = CLASSES[0] is not None
+TWSEARCH_FLAGS = ["-F", "-g"] if SYMMETRIC else ["-g"]
+unit = "class" if SYMMETRIC else "state"
 rows.append((f"reach count --max-depth {DEPTH} --spill DIR", wall, rss, levels,
-             (f"{per_state:.2f} bytes a {'class' if SYMMETRIC else 'state'} on disk"
-              if per_state else "")))
+             f"{per_state:.2f} bytes a {unit} on disk" if per_state else ""))
 if DEPTH <= 7 or SYMMETRIC:
     wall, rss, levels, per_state = reach()
     rows.append((f"reach count --max-depth {DEPTH} (in memory, coded levels)", wall, rss,
-                 levels, f"{per_state:.2f} bytes a class in the levels" if SYMMETRIC
-                 else f"{per_state:.2f} bytes a state in the levels"))
+                 levels, f"{per_state:.2f} bytes a {unit} in the levels"))
 if DEPTH <= 7:
     wall, rss, levels, _ = reach("--plain-levels")
     rows.append((f"reach count --max-depth {DEPTH} --plain-levels", wall, rss, levels,
-                 "16 bytes a state in the levels"))
+                 f"16 bytes a {unit} in the levels"))
 if TWSEARCH:
     wall, rss, levels = twsearch()
-    flags = "-F -g" if SYMMETRIC else "-g"
-    rows.append((f"twsearch {flags} -t {THREADS} (depth {DEPTH} printed at)", wall, rss, levels,
+    rows.append((f"twsearch {' '.join(TWSEARCH_FLAGS)} -t {THREADS} (depth {DEPTH} printed at)",
+                 wall, rss, levels,
                  "" if wall else "stopped before the depth"))
 print(f"The 3x3x3 ({os.path.basename(FILE)}) to depth {DEPTH}, {THREADS} threads each"
       + (", by classes of symmetric positions" if SYMMETRIC else "") + ":\n")

@@ -63,34 +63,55 @@ type Dense = u16;
 /// The most table entries the symmetries and the moves may take: 128 MiB.
 const MAX_TABLE: usize = 1 << 26;
 
-/// A symmetry or a move as tables: the new code at place `g` is
-/// `to[base[g] + old[src[g]]]`.
-#[derive(Clone, Debug)]
-struct Table {
-    src: Vec<u16>,
-    to: Vec<Dense>,
-}
-
-/// The symmetries' tables side by side, so that finding a representative
-/// reads one array and no pointer a conjugate: element `i`'s `src` at
-/// `i * places`, its `to` at `i * span` (each a [`Table`]'s).
+/// Symmetries or moves as tables, side by side: the new code at place
+/// `g` of what table `i` makes of `q` is
+/// `to[i * span + base[g] + q[src[i * places + g]]]`. Side by side, a
+/// place of a conjugate or of a move is one index, and no pointer.
 #[derive(Clone, Debug, Default)]
-struct Conjugates {
+struct Tables {
     src: Vec<u16>,
     to: Vec<Dense>,
     places: usize,
     span: usize,
-    count: usize,
-    /// The elements by the place whose piece they bring to place 0 (a
-    /// rotation group's elements that fix a place: two a place on a
-    /// cube's edges): a conjugate's place 0 is first compared a group at
-    /// a time, by the least code the group's elements make of that
-    /// place's code.
-    groups: Vec<FirstGroup>,
 }
 
-/// The elements that bring place `place`'s piece to place 0, and by a
-/// code at `place` the least code they make of it there.
+impl Tables {
+    /// Room for tables of `places` places and `span` entries each.
+    fn new(places: usize, span: usize) -> Tables {
+        Tables {
+            places,
+            span,
+            ..Tables::default()
+        }
+    }
+
+    fn push(&mut self, src: &[u16], to: &[Dense]) {
+        debug_assert!(src.len() == self.places && to.len() == self.span);
+        self.src.extend_from_slice(src);
+        self.to.extend_from_slice(to);
+    }
+
+    fn len(&self) -> usize {
+        self.src.len().checked_div(self.places).unwrap_or(0)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.src.is_empty()
+    }
+
+    /// Place `g` of what table `i` makes of `q`; `base` is the place's
+    /// first table entry.
+    #[inline]
+    fn at(&self, i: usize, q: &[Dense], g: usize, base: u32) -> Dense {
+        let from = usize::from(self.src[i * self.places + g]);
+        self.to[i * self.span + base as usize + usize::from(q[from])]
+    }
+}
+
+/// The symmetries that bring place `place`'s piece to place 0, and by a
+/// code at `place` the least code they make of it there: a conjugate's
+/// place 0 is first compared a group at a time (a rotation group's
+/// elements that fix a place: two a place on a cube's edges).
 #[derive(Clone, Debug)]
 struct FirstGroup {
     place: usize,
@@ -98,13 +119,12 @@ struct FirstGroup {
     least: Vec<Dense>,
 }
 
-impl Conjugates {
-    /// The tables, each `span` entries of which place 0's are the first
-    /// `first_codes`.
-    fn new(tables: &[Table], places: usize, span: usize, first_codes: usize) -> Conjugates {
+impl FirstGroup {
+    /// The groups of `elements`, whose place 0 has `first_codes` codes.
+    fn of(elements: &Tables, first_codes: usize) -> Vec<FirstGroup> {
         let mut groups: Vec<FirstGroup> = Vec::new();
-        for (i, t) in tables.iter().enumerate() {
-            let place = usize::from(t.src[0]);
+        for i in 0..elements.len() {
+            let place = usize::from(elements.src[i * elements.places]);
             let group = match groups.iter().position(|g| g.place == place) {
                 Some(at) => &mut groups[at],
                 None => {
@@ -117,41 +137,12 @@ impl Conjugates {
                 }
             };
             group.elements.push(i);
-            for (least, &to) in group.least.iter_mut().zip(&t.to[..first_codes]) {
+            let to = &elements.to[i * elements.span..][..first_codes];
+            for (least, &to) in group.least.iter_mut().zip(to) {
                 *least = (*least).min(to);
             }
         }
-        Conjugates {
-            src: tables.iter().flat_map(|t| t.src.iter().copied()).collect(),
-            to: tables.iter().flat_map(|t| t.to.iter().copied()).collect(),
-            places,
-            span,
-            count: tables.len(),
-            groups,
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.count
-    }
-
-    fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
-    /// Place 0 of element `i`'s conjugate of `q` (place 0's table entries
-    /// start at 0).
-    #[inline]
-    fn first(&self, i: usize, q: &[Dense]) -> Dense {
-        self.to[i * self.span + usize::from(q[usize::from(self.src[i * self.places])])]
-    }
-
-    /// Place `g` of element `i`'s conjugate of `q`; `base` is the place's
-    /// first table entry.
-    #[inline]
-    fn at(&self, i: usize, q: &[Dense], g: usize, base: u32) -> Dense {
-        let from = usize::from(self.src[i * self.places + g]);
-        self.to[i * self.span + base as usize + usize::from(q[from])]
+        groups
     }
 }
 
@@ -175,11 +166,12 @@ pub struct Symmetry {
     rotations: Vec<String>,
     /// The order of the group they generate.
     generated: usize,
-    /// The elements kept, the identity first, as tables side by side
-    /// (see [`Conjugates`]).
-    elements: Conjugates,
+    /// The elements kept, the identity first, as tables.
+    elements: Tables,
+    /// The elements by the place whose piece they bring to place 0.
+    first_groups: Vec<FirstGroup>,
     /// The search's moves as tables, in the order of [`Twisty::moves`].
-    moves: Vec<Table>,
+    moves: Tables,
     /// Each place's first entry in a table.
     base: Vec<u32>,
     /// Each place's radix: its set's orientations, plus one where the set
@@ -332,9 +324,10 @@ impl Symmetry {
         let mut sym = Symmetry {
             rotations: def.rotations.iter().map(|r| r.name.clone()).collect(),
             generated: 1,
-            elements: Conjugates::default(),
+            elements: Tables::default(),
+            first_groups: Vec::new(),
             dropped: None,
-            moves: Vec::new(),
+            moves: Tables::default(),
             base: Vec::new(),
             radix: Vec::new(),
             wild: Vec::new(),
@@ -687,24 +680,25 @@ impl Symmetry {
                 base.saturating_mul(kept.len() + moves.len())
             ));
         }
-        let table = |e: &Element| {
+        let tables = |of: &[Element]| {
+            let mut tables = Tables::new(places, base);
             let mut to = Vec::with_capacity(base);
-            for g in 0..places {
-                let values = self.set_labels[self.set_of(g)] * usize::from(self.radix[g]);
-                for d in 0..values {
-                    let c = self.code_of(d as Dense, g);
-                    to.push(self.dense_of(self.conj_code(e, c, g), g));
+            for e in of {
+                to.clear();
+                for g in 0..places {
+                    let values = self.set_labels[self.set_of(g)] * usize::from(self.radix[g]);
+                    for d in 0..values {
+                        let c = self.code_of(d as Dense, g);
+                        to.push(self.dense_of(self.conj_code(e, c, g), g));
+                    }
                 }
+                tables.push(&e.src, &to);
             }
-            Table {
-                src: e.src.clone(),
-                to,
-            }
+            tables
         };
-        let elements: Vec<Table> = kept.iter().map(table).collect();
+        let (elements, moves) = (tables(kept), tables(moves));
         let first_codes = self.base.get(1).map_or(base, |&b| b as usize);
-        let elements = Conjugates::new(&elements, places, base, first_codes);
-        let moves = moves.iter().map(table).collect();
+        self.first_groups = FirstGroup::of(&elements, first_codes);
         let start = (0..places)
             .map(|g| self.dense_of(self.start_codes[g], g))
             .collect();
@@ -767,18 +761,17 @@ impl Symmetry {
         ((c >> 8) as u16, (c & 0xff) as u8)
     }
 
-    /// Place `g` of what `t` makes of `q`.
+    /// Place `g` of element `i`'s conjugate of `q`.
     #[inline]
-    fn at(&self, t: &Table, q: &[Dense], g: usize) -> Dense {
-        t.to[self.base[g] as usize + usize::from(q[usize::from(t.src[g])])]
+    fn conjugate_at(&self, i: usize, q: &[Dense], g: usize) -> Dense {
+        self.elements.at(i, q, g, self.base[g])
     }
 
     /// `p` after move `m`, into `q`.
     #[inline]
     fn apply(&self, m: usize, p: &[Dense], q: &mut [Dense]) {
-        let t = &self.moves[m];
         for (g, out) in q.iter_mut().enumerate() {
-            *out = self.at(t, p, g);
+            *out = self.moves.at(m, p, g, self.base[g]);
         }
     }
 
@@ -792,10 +785,11 @@ impl Symmetry {
     /// `q` or of its inverse, that comes first, place by place); how many
     /// elements give it (the elements that fix `q`, counted once per
     /// coset). `inv` is room for `q`'s inverse, `firsts` for a code a
-    /// conjugate. The conjugates' first places are read first, all at
-    /// once: most conjugates lose there. Those that tie are compared with
-    /// the best so far place by place, each read from its tables, until
-    /// they differ; only the winner is written out.
+    /// group of [`Symmetry::first_groups`] and a source. The conjugates'
+    /// first places are read first, a group at a time: most conjugates
+    /// lose there. Those that tie are compared with the best so far place
+    /// by place, each read from its tables, until they differ; only the
+    /// winner is written out.
     #[inline]
     fn canonical(
         &self,
@@ -809,11 +803,14 @@ impl Symmetry {
         }
         let both = [q, &*inv];
         let sources = &both[..1 + usize::from(self.inverse)];
-        let e = &self.elements;
-        let n = e.groups.len();
+        let n = self.first_groups.len();
         let mut low = Dense::MAX;
         for (s, p) in sources.iter().enumerate() {
-            for (g, first) in e.groups.iter().zip(&mut firsts[s * n..(s + 1) * n]) {
+            for (g, first) in self
+                .first_groups
+                .iter()
+                .zip(&mut firsts[s * n..(s + 1) * n])
+            {
                 *first = g.least[usize::from(p[g.place])];
                 low = low.min(*first);
             }
@@ -821,17 +818,20 @@ impl Symmetry {
         let mut winner = None;
         let mut ties = 0;
         for (s, &p) in sources.iter().enumerate() {
-            let groups = e.groups.iter().zip(&firsts[s * n..(s + 1) * n]);
+            let groups = self.first_groups.iter().zip(&firsts[s * n..(s + 1) * n]);
             for (group, _) in groups.filter(|&(_, &f)| f == low) {
-                for &i in group.elements.iter().filter(|&&i| e.first(i, p) == low) {
+                for &i in group
+                    .elements
+                    .iter()
+                    .filter(|&&i| self.conjugate_at(i, p, 0) == low)
+                {
                     let Some((bp, bi)) = winner else {
                         (winner, ties) = (Some((p, i)), 1);
                         continue;
                     };
                     let mut order = std::cmp::Ordering::Equal;
                     for g in 1..q.len() {
-                        let base = self.base[g];
-                        let (x, y) = (e.at(i, p, g, base), e.at(bi, bp, g, base));
+                        let (x, y) = (self.conjugate_at(i, p, g), self.conjugate_at(bi, bp, g));
                         if x != y {
                             order = x.cmp(&y);
                             break;
@@ -847,7 +847,7 @@ impl Symmetry {
         }
         let (p, i) = winner.expect("the identity");
         for (g, b) in best.iter_mut().enumerate() {
-            *b = e.at(i, p, g, self.base[g]);
+            *b = self.conjugate_at(i, p, g);
         }
         ties
     }
@@ -923,7 +923,8 @@ pub struct SymmetricState<K> {
     /// The decoded position's inverse, and a successor's.
     inverse: Vec<Dense>,
     scratch: Vec<Dense>,
-    /// A code a conjugate, while a representative is found.
+    /// A code a group of first places and a source, while a
+    /// representative is found ([`Symmetry::canonical`]).
     firsts: Vec<Dense>,
     local: Vec<u8>,
     wide: Vec<u64>,
@@ -1070,7 +1071,7 @@ impl<'t, K: Key> Symmetric<'t, K> {
             best: vec![0; n],
             inverse: vec![0; n],
             scratch: vec![0; n],
-            firsts: vec![0; 2 * self.sym.elements.groups.len()],
+            firsts: vec![0; 2 * self.sym.first_groups.len()],
             local: vec![0; 2 * MAX_ORBIT],
             wide: vec![0; WIDE_SCRATCH],
         }
@@ -1144,7 +1145,7 @@ impl<'t, K: Key> Symmetric<'t, K> {
         for p in &sources[..1 + usize::from(self.sym.inverse)] {
             for i in 0..self.sym.elements.len() {
                 for g in 0..p.len() {
-                    state.next[g] = self.sym.elements.at(i, p, g, self.sym.base[g]);
+                    state.next[g] = self.sym.conjugate_at(i, p, g);
                 }
                 keys.push(self.key_of(&state.next, &mut state.local, &mut state.wide));
             }

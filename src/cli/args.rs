@@ -338,13 +338,23 @@ pub struct HardestArgs {
     pub moves: Option<Vec<String>>,
 
     /// How many of the hardest positions to print (those with the
-    /// smallest keys, so the choice is the same on every run).
+    /// smallest keys, so the choice is the same on every run; by classes
+    /// of symmetric positions, unless over 4 million share the distance:
+    /// then the positions of the classes with the smallest keys).
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub top: usize,
 
     /// The visited set of both searches.
     #[arg(long, value_enum, default_value_t = VisitedArg::Auto)]
     pub visited: VisitedArg,
+
+    /// Keep one position of each class of symmetric positions in both
+    /// searches, as `count --symmetry` does (a symmetry kept maps the
+    /// goal onto itself, so a class's positions lie at one distance from
+    /// it). The figures and the positions printed are positions either
+    /// way.
+    #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
+    pub symmetry: SymmetryArg,
 
     /// Write the hardest position as a puzzle file, ready to count or
     /// solve: the same rails, colours, walls and goal, named "… (hardest)".

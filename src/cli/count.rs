@@ -131,4 +131,4 @@ impl Visit for Counting<'_> {
 
 /// The most antipodes a count of classes lists, every position of each
 /// class (a count of positions lists its last level if it holds it).
-const ANTIPODES_MAX: u64 = 1 << 22;
+pub(super) const ANTIPODES_MAX: u64 = 1 << 22;

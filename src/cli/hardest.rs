@@ -10,6 +10,7 @@ use reach::puzzles::any::{View, Visit};
 use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::args::HardestArgs;
+use super::count::ANTIPODES_MAX;
 use super::output::{ProgressLine, check_output, count_of, say, stdout, write_output};
 use super::puzzle::{self, FromGoal, Loaded, Resolved, Shape};
 use super::settings::{Settings, Signals, check_memory_limit, search, spilled};
@@ -36,7 +37,7 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
         moves: &a.moves,
         scramble: &None,
     };
-    let puzzle = Resolved::new(puzzle, shape)?;
+    let puzzle = Resolved::new(puzzle, shape)?.with_symmetry(a.symmetry, s, false);
     puzzle.has_goal_for(FromGoal::Hardest)?;
     let text = puzzle.file_text.as_deref();
     if let Some(p) = puzzle.sliding()
@@ -71,6 +72,7 @@ pub(super) fn hardest(a: &HardestArgs, s: &Settings) -> Result<ExitCode> {
         metric: puzzle.metric().unwrap_or_default(),
         impossible: puzzle.goal_impossible(),
         file_text: text,
+        symmetry: puzzle.symmetry_json(),
     };
     let (code, first) = puzzle.visit(Hardest {
         named: &named,
@@ -171,6 +173,9 @@ struct Named<'a> {
     impossible: Option<&'a str>,
     /// The puzzle file's text, for the spill's record.
     file_text: Option<&'a str>,
+    /// What `--json` says of the symmetries searched (twisty and
+    /// sliding-block puzzles).
+    symmetry: Option<serde_json::Value>,
 }
 
 /// `hardest` of any model with a goal and reversible moves, its positions
@@ -189,6 +194,7 @@ fn hardest_of<M: Model>(
         metric,
         impossible,
         file_text,
+        ..
     } = *named;
     if let Some(reason) = impossible {
         return Ok((
@@ -229,12 +235,8 @@ fn hardest_of<M: Model>(
             None,
         ));
     }
-    let examples: Vec<String> = found
-        .positions
-        .iter()
-        .take(a.top)
-        .map(|&k| render(k))
-        .collect();
+    let positions = positions_of(puzzle, &found.positions, report.last_level_states, a.top);
+    let examples: Vec<String> = positions.iter().take(a.top).map(|&k| render(k)).collect();
     say!(
         "{name}: {} in the start's component, {}; {} at the largest distance, {}; the start is {} from the goal",
         count_of(found.component, "state", "states"),
@@ -250,7 +252,7 @@ fn hardest_of<M: Model>(
             .map_or("?".to_string(), |d| count_of(u64::from(d), "move", "moves"))
     );
     if s.json {
-        let v = json!({
+        let mut v = json!({
             "puzzle": raw_name,
             "metric": metric,
             "component": found.component,
@@ -264,6 +266,10 @@ fn hardest_of<M: Model>(
             "store": super::words::flags(&report.store),
             "run": super::provenance::run_json(report.threads),
         });
+        if let Some(sym) = &named.symmetry {
+            v["symmetry"] = sym.clone();
+            v["class_levels"] = json!(report.class_levels);
+        }
         stdout(&format!("{v}\n"))?;
     } else {
         let mut out = format!("{}\n", found.distance);
@@ -273,5 +279,83 @@ fn hardest_of<M: Model>(
         }
         stdout(&out)?;
     }
-    Ok((ExitCode::SUCCESS, found.positions.first().copied()))
+    Ok((ExitCode::SUCCESS, positions.first().copied()))
+}
+
+/// The hardest positions, sorted by key, that `keys` (the last level's,
+/// sorted; `states` positions in all) stand for: `keys` themselves, or
+/// where `puzzle`'s keys stand for classes, every position of every class
+/// (as a search without symmetry finds them) when there are at most
+/// [`ANTIPODES_MAX`], else those of the classes with the least keys, at
+/// least `top` of them.
+fn positions_of<M: Model>(puzzle: &M, keys: &[M::Key], states: u64, top: usize) -> Vec<M::Key> {
+    positions_within(puzzle, keys, states, top, ANTIPODES_MAX)
+}
+
+/// [`positions_of`], every position listed when there are at most `max`.
+fn positions_within<M: Model>(
+    puzzle: &M,
+    keys: &[M::Key],
+    states: u64,
+    top: usize,
+    max: u64,
+) -> Vec<M::Key> {
+    if !puzzle.classes() {
+        return keys.to_vec();
+    }
+    let mut positions = Vec::new();
+    for &k in keys {
+        if states > max && positions.len() >= top.max(1) {
+            break;
+        }
+        positions.extend(puzzle.orbit(k));
+    }
+    positions.sort_unstable();
+    positions
+}
+
+#[cfg(test)]
+mod tests {
+    use reach::puzzles::builtin;
+    use reach::puzzles::sliding::{BoardSymmetry, SymmetricSliding};
+
+    use super::*;
+
+    #[test]
+    fn the_hardest_classes_list_their_positions() {
+        // Klotski in steps: its 4 hardest positions are 2 mirror pairs.
+        let k = builtin::sliding("klotski").unwrap();
+        let sym = BoardSymmetry::of(&k);
+        let m = SymmetricSliding::new(&k, &sym).unwrap();
+        let h = Search::new(&m).threads(2).hardest().unwrap();
+        let plain = Search::new(&k).threads(2).hardest().unwrap();
+        // The figures are positions: the goal's 964 are 484 classes.
+        let figures =
+            |h: &reach::engine::Hardest| (h.component, h.goal_states, h.distance, h.start_distance);
+        assert_eq!(figures(&h), figures(&plain));
+        assert_eq!(h.goal_states, 964);
+        assert_eq!(h.report.levels, plain.report.levels);
+        let states = h.report.last_level_states;
+        assert_eq!(states, plain.positions.len() as u64);
+        assert!(h.positions.len() > 1 && (h.positions.len() as u64) < states);
+        let boards = |keys: &[u64]| {
+            let mut b: Vec<String> = keys.iter().map(|&key| k.render(key)).collect();
+            b.sort();
+            b
+        };
+        // Few enough: every position, as many as without the mirror.
+        let all = positions_within(&m, &h.positions, states, 1, states);
+        assert_eq!(boards(&all), boards(&plain.positions));
+        assert!(all.is_sorted());
+        // Too many: the first class's, enough for `top`.
+        let first = positions_within(&m, &h.positions, states, 1, states - 1);
+        assert_eq!(first, m.orbit(h.positions[0]));
+        let more = positions_within(&m, &h.positions, states, first.len() + 1, states - 1);
+        assert!(more.len() > first.len() && more.len() <= all.len());
+        // Positions, keys of their own, where keys are positions.
+        assert_eq!(
+            positions_of(&k, &plain.positions, states, 1),
+            plain.positions
+        );
+    }
 }

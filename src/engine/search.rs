@@ -64,12 +64,17 @@ pub struct Search<'a, M: Model> {
 pub struct Hardest<K = u64> {
     /// States in the start's component.
     pub component: u64,
-    /// Goal states in the component (0: no goal can be reached).
+    /// Goal states in the component (0: no goal can be reached): positions,
+    /// each class weighed by [`Model::positions`] where keys stand for
+    /// classes.
     pub goal_states: u64,
     /// The largest distance from a position of the component to its
     /// nearest goal position.
     pub distance: u32,
-    /// The positions at that distance, sorted by key.
+    /// The keys at that distance, sorted: the positions, or where keys
+    /// stand for classes ([`Model::classes`]) one representative a class,
+    /// whose positions [`Model::orbit`] lists (as many in all as the
+    /// report's `last_level_states`).
     pub positions: Vec<K>,
     /// The start's distance to its nearest goal position.
     pub start_distance: Option<u32>,
@@ -300,7 +305,7 @@ impl<'a, M: Model> Search<'a, M> {
         )?;
         let mut hardest = Hardest {
             component: component.states(),
-            goal_states: goals.len() as u64,
+            goal_states: goals.iter().map(|&k| model.positions(k)).sum(),
             distance: 0,
             positions: Vec::new(),
             start_distance: None,

@@ -591,3 +591,48 @@ fn a_mirrored_board_of_eight_million_positions_counts_alike_with_its_mirror_and_
         assert_eq!(classes(&on), 4_058_232, "{visited}");
     }
 }
+
+#[test]
+fn hardest_by_classes_names_the_positions_a_search_without_symmetry_names() {
+    // The 2x2x2 in <U,F,R> (its three-fold turn about the UFR corner, and
+    // the inverse) and Klotski (its mirror; 964 goal positions, 484
+    // classes), with their symmetries and without: the same figures, the
+    // same positions, every class listed as its positions.
+    let cube2 = data("cube2-rotations.tws");
+    let cube2: [&str; 6] = [&cube2, "--moves", "U,F,R", "--metric", "qtm", "--symmetry"];
+    let klotski: [&str; 4] = ["klotski", "--metric", "piece", "--symmetry"];
+    for (args, on, order) in [(&cube2[..], "on", 6), (&klotski[..], "auto", 2)] {
+        let hardest = |symmetry: &str| {
+            json_out(
+                reach()
+                    .arg("hardest")
+                    .args(args)
+                    .args([symmetry, "--top", "40", "--json"]),
+            )
+        };
+        let (with, without) = (hardest(on), hardest("none"));
+        assert_eq!(with["symmetry"]["order"], order, "{args:?}");
+        assert_eq!(without["symmetry"]["used"], false, "{args:?}");
+        assert!(without["class_levels"].is_null());
+        let classes: u64 = serde_json::from_value::<Vec<u64>>(with["class_levels"].clone())
+            .unwrap()
+            .iter()
+            .sum();
+        let component = with["component"].as_u64().unwrap();
+        assert!(
+            classes < component && classes * order >= component,
+            "{args:?}"
+        );
+        for field in [
+            "component",
+            "goal_states",
+            "distance",
+            "count",
+            "start_distance",
+            "levels",
+            "examples",
+        ] {
+            assert_eq!(with[field], without[field], "{args:?} {field}");
+        }
+    }
+}

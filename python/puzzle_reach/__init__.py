@@ -72,6 +72,7 @@ def _options(
     spill: Optional[PuzzleName] = None,
     checkpoint: bool = False,
     top: int = 10,
+    symmetry: str = "auto",
     progress: Optional[Progress] = None,
 ) -> dict:
     if threads < 0:
@@ -88,6 +89,7 @@ def _options(
         "spill": os.fspath(spill) if spill is not None else None,
         "checkpoint": checkpoint,
         "top": top,
+        "symmetry": symmetry,
         "progress": progress,
     }
 
@@ -108,6 +110,7 @@ def count(
     memory_limit: Size = None,
     spill: Optional[PuzzleName] = None,
     checkpoint: bool = False,
+    symmetry: str = "auto",
     progress: Optional[Progress] = None,
 ) -> Report:
     """Counts the states reachable from the puzzle's start, level by level.
@@ -117,13 +120,18 @@ def count(
     puzzle's generators. max_depth, max_states, memory_limit (bytes, or
     "2G"): stop early, with what was found (``complete`` is then False and
     ``stop_reason`` says why). spill: a directory for the levels on disk;
-    checkpoint: keep them resumable there (see resume()).
+    checkpoint: keep them resumable there (see resume()). symmetry:
+    "auto" keeps one position of each class of symmetric positions (a
+    twisty file's rotations, a board's mirrors) unless every position
+    fits the dense store, "on" wherever the puzzle has a symmetry, "none"
+    never; the levels are positions either way, and ``class_levels`` the
+    classes kept.
     """
     return _run(
         "count", puzzle,
         text=text, threads=threads, metric=metric, moves=moves,
         max_depth=max_depth, max_states=max_states, memory_limit=memory_limit,
-        spill=spill, checkpoint=checkpoint, progress=progress,
+        spill=spill, checkpoint=checkpoint, symmetry=symmetry, progress=progress,
     )
 
 
@@ -140,18 +148,21 @@ def solve(
     memory_limit: Size = None,
     spill: Optional[PuzzleName] = None,
     checkpoint: bool = False,
+    symmetry: str = "auto",
     progress: Optional[Progress] = None,
 ) -> Solution:
     """A shortest solution from the start to the goal (a twisty puzzle:
     from ``scramble`` or its file's scramble to solved). ``length`` is None
     when there is none; ``moves`` are as ``reach solve`` prints them and
-    ``boards`` the positions from the start to the goal."""
+    ``boards`` the positions from the start to the goal, real moves from
+    the real start also where the search kept classes of symmetric
+    positions (``symmetry``, as count() takes it)."""
     return _run(
         "solve", puzzle,
         text=text, threads=threads, metric=metric, moves=moves,
         scramble=scramble, max_depth=max_depth, max_states=max_states,
         memory_limit=memory_limit, spill=spill, checkpoint=checkpoint,
-        progress=progress,
+        symmetry=symmetry, progress=progress,
     )
 
 
@@ -165,15 +176,18 @@ def hardest(
     max_depth: Optional[int] = None,
     max_states: Optional[int] = None,
     memory_limit: Size = None,
+    symmetry: str = "auto",
     progress: Optional[Progress] = None,
 ) -> Hardest:
     """The positions of the start's component farthest from every goal
-    position: their ``distance``, ``count`` and ``boards`` (at most 1000)."""
+    position: their ``distance``, ``count`` and ``boards`` (at most 1000),
+    positions also where the search kept classes of symmetric positions
+    (``symmetry``, as count() takes it)."""
     return _run(
         "hardest", puzzle,
         text=text, threads=threads, metric=metric, moves=moves,
         max_depth=max_depth, max_states=max_states, memory_limit=memory_limit,
-        progress=progress,
+        symmetry=symmetry, progress=progress,
     )
 
 

@@ -28,6 +28,7 @@ class Report:
     memory_bytes_per_state: Optional[float]
     peak_rss_bytes: Optional[int]
     farthest: Optional[list[str]]
+    class_levels: Optional[list[int]]
     def to_pandas(self) -> Any: ...
 
 class Solution:

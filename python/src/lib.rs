@@ -22,8 +22,12 @@ use pyo3::types::PyDict;
 
 use reach::engine::{
     Checkpoint, Key, Model, Outcome, Progress, Report as EngineReport, Search, Spill, memory,
+    positions_of,
 };
-use reach::puzzles::any::{AnyMetric, Prepared, Puzzle, Shape, View, Visit, Walk};
+use reach::puzzles::any::{
+    AnyMetric, Prepared, Puzzle, Shape, StoreSettings, Symmetries, SymmetryChoice, View, Visit,
+    Walk,
+};
 
 create_exception!(
     _native,
@@ -67,6 +71,7 @@ struct Options {
     spill: Option<PathBuf>,
     checkpoint: bool,
     top: usize,
+    symmetry: Option<String>,
     progress: Option<Py<PyAny>>,
 }
 
@@ -93,9 +98,29 @@ impl Options {
         puzzle.loaded.prepare(&shape).map_err(|e| e.to_string())
     }
 
+    /// The symmetries `command` of `prepared` keeps one position a class
+    /// of under the options (`symmetry`: auto, on or none; a census
+    /// searches every position).
+    fn symmetries(&self, prepared: &Prepared, command: &str) -> Result<Option<Symmetries>, String> {
+        let name = self.symmetry.as_deref().unwrap_or("auto");
+        let choice = SymmetryChoice::from_name(name).ok_or_else(|| {
+            format!("unknown symmetry {name:?}\n  help: give \"auto\", \"on\" or \"none\"")
+        })?;
+        if command == "census" {
+            return Ok(None);
+        }
+        let store = StoreSettings {
+            threads: self.threads,
+            memory_limit: self.memory_limit,
+            ..StoreSettings::default()
+        };
+        Ok(prepared.symmetries(choice, Some(&store), command == "solve"))
+    }
+
     /// The levels on disk the options ask for, recording what resumes
-    /// them.
-    fn spill(&self, command: &str, name: &str) -> Result<Option<Spill>, String> {
+    /// them (`classes`: whether the search keeps classes of symmetric
+    /// positions, which a resume must do again).
+    fn spill(&self, command: &str, name: &str, classes: bool) -> Result<Option<Spill>, String> {
         match &self.spill {
             None if self.checkpoint => Err(
                 "a checkpoint keeps the levels on disk, and no directory was given\n  help: give spill=\"DIR\" with checkpoint=True".into(),
@@ -105,6 +130,8 @@ impl Options {
                 let mut record = std::collections::BTreeMap::new();
                 record.insert("python.command".to_string(), command.to_string());
                 record.insert("python.puzzle".to_string(), name.to_string());
+                let classes = if classes { "on" } else { "none" };
+                record.insert("python.symmetry".to_string(), classes.to_string());
                 let put = |record: &mut std::collections::BTreeMap<_, _>, k: &str, v: &Option<String>| {
                     if let Some(v) = v {
                         record.insert(format!("python.{k}"), v.clone());
@@ -160,12 +187,22 @@ struct Report {
     /// The deepest level's positions, drawn (at most 1000; None when the
     /// search does not hold them).
     farthest: Option<Vec<String>>,
+    /// Classes of symmetric positions at each distance, where the search
+    /// kept one position a class (None: every position searched).
+    class_levels: Option<Vec<u64>>,
 }
 
 impl Report {
-    fn of<K: Key>(r: &EngineReport<K>, view: &dyn View<K>, metric: Option<&str>) -> Report {
-        let farthest = (!r.last_level.is_empty() && r.last_level.len() <= BOARDS_MAX)
-            .then(|| r.last_level.iter().map(|&k| view.board(k)).collect());
+    /// The report of `r`, its last level's positions `last` (keys of
+    /// positions, not classes).
+    fn of<K: Key>(
+        r: &EngineReport<K>,
+        last: &[K],
+        view: &dyn View<K>,
+        metric: Option<&str>,
+    ) -> Report {
+        let farthest = (!last.is_empty() && last.len() <= BOARDS_MAX)
+            .then(|| last.iter().map(|&k| view.board(k)).collect());
         Report {
             puzzle: view.name(),
             metric: metric.map(str::to_string),
@@ -185,6 +222,7 @@ impl Report {
             memory_bytes_per_state: r.coded_bytes_per_state,
             peak_rss_bytes: memory::peak_rss_bytes(),
             farthest,
+            class_levels: r.class_levels.clone(),
         }
     }
 }
@@ -409,7 +447,20 @@ impl Visit for Job<'_> {
             .memory_limit(o.memory_limit)
             .stop_flag(self.stop)
             .progress(self.progress);
-        let report = |r: &EngineReport<M::Key>| Report::of(r, view, self.metric);
+        // A level's positions, where few enough to list (every position
+        // of each class where keys stand for classes).
+        let listed = |keys: &[M::Key], states: u64| match states <= BOARDS_MAX as u64 {
+            true => positions_of(model, keys, states, BOARDS_MAX, BOARDS_MAX as u64),
+            false => Vec::new(),
+        };
+        let report = |r: &EngineReport<M::Key>| {
+            Report::of(
+                r,
+                &listed(&r.last_level, r.last_level_states),
+                view,
+                self.metric,
+            )
+        };
         let solved = |s: reach::engine::Solution<M::Key>| {
             let (length, walk) = match s.path.as_deref().map(|p| view.walk(p)) {
                 Some(walk) => (Some(walk.moves.len()), walk),
@@ -440,11 +491,12 @@ impl Visit for Job<'_> {
             "solve" => solved(search.solve().map_err(e)?),
             "hardest" => {
                 let h = search.hardest().map_err(e)?;
+                let states = h.report.last_level_states;
+                let positions = positions_of(model, &h.positions, states, BOARDS_MAX, states);
                 Found::Hardest(Hardest {
                     distance: h.distance,
-                    count: h.positions.len(),
-                    boards: h
-                        .positions
+                    count: states as usize,
+                    boards: positions
                         .iter()
                         .take(BOARDS_MAX)
                         .map(|&k| view.board(k))
@@ -585,18 +637,22 @@ fn search(
     begin: Begin<'_>,
 ) -> PyResult<Py<PyAny>> {
     let metric = prepared.metric();
+    let symmetry = o.symmetries(prepared, command).map_err(refused)?;
     let found = detached(py, o.progress.as_ref(), |stop, progress| {
         if command == "census" {
             return census(prepared, o, stop, progress);
         }
-        prepared.visit(Job {
-            command,
-            options: o,
-            metric,
-            begin,
-            stop,
-            progress,
-        })
+        prepared.visit_classes(
+            symmetry.as_ref(),
+            Job {
+                command,
+                options: o,
+                metric,
+                begin,
+                stop,
+                progress,
+            },
+        )
     })?
     .map_err(refused)?;
     found.into_python(py)
@@ -610,7 +666,10 @@ fn run(py: Python<'_>, command: &str, name: &str, options: Options) -> PyResult<
         return Err(refused(format!("no command {command:?}")));
     }
     let prepared = options.prepare(name).map_err(refused)?;
-    let spill = options.spill(command, name).map_err(refused)?;
+    let classes = options.symmetries(&prepared, command).map_err(refused)?;
+    let spill = options
+        .spill(command, name, classes.is_some())
+        .map_err(refused)?;
     search(py, command, &prepared, &options, Begin::Fresh(spill))
 }
 
@@ -633,6 +692,9 @@ fn resume(py: Python<'_>, dir: PathBuf, mut options: Options) -> PyResult<Py<PyA
     options.metric = get("metric");
     options.scramble = get("scramble");
     options.moves = get("moves").map(|m| m.lines().map(str::to_string).collect());
+    // Classes again where the run kept them (a checkpoint from before the
+    // record said so kept none).
+    options.symmetry = Some(get("symmetry").unwrap_or_else(|| "none".into()));
     let command = get("command").unwrap_or_else(|| "count".into());
     let prepared = options.prepare(name).map_err(refused)?;
     search(

@@ -542,6 +542,18 @@ pub enum SymmetryArg {
     None,
 }
 
+impl SymmetryArg {
+    /// The library's word for it.
+    pub fn choice(self) -> reach::puzzles::any::SymmetryChoice {
+        use reach::puzzles::any::SymmetryChoice;
+        match self {
+            SymmetryArg::Auto => SymmetryChoice::Auto,
+            SymmetryArg::On => SymmetryChoice::On,
+            SymmetryArg::None => SymmetryChoice::None,
+        }
+    }
+}
+
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum VisitedArg {
     /// A bitmap for small key spaces, frontier search for reversible

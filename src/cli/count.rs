@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use reach::engine::{Model, Outcome, Progress, Report, Spill};
+use reach::engine::{Model, Outcome, Progress, Report, Spill, positions_of};
 use reach::puzzles::any::{View, Visit};
 
 use super::args::CountArgs;
@@ -101,10 +101,9 @@ impl Visit for Counting<'_> {
         let mut report = run_count(spilled(search(m, s, signals, progress), spill), s)?;
         if m.classes() {
             // The antipodes are positions: every one of each class.
-            report.last_level = if report.last_level_states <= ANTIPODES_MAX {
-                let mut all: Vec<_> = report.last_level.iter().flat_map(|&k| m.orbit(k)).collect();
-                all.sort_unstable();
-                all
+            let states = report.last_level_states;
+            report.last_level = if states <= ANTIPODES_MAX {
+                positions_of(m, &report.last_level, states, 0, ANTIPODES_MAX)
             } else {
                 Vec::new()
             };

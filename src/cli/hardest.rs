@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::{Result, anyhow, bail};
 use serde_json::json;
 
-use reach::engine::{Model, Progress, Search};
+use reach::engine::{Model, Progress, Search, positions_of};
 use reach::puzzles::any::{View, Visit};
 use reach::puzzles::sliding::SlidingPuzzle;
 
@@ -235,7 +235,8 @@ fn hardest_of<M: Model>(
             None,
         ));
     }
-    let positions = positions_of(puzzle, &found.positions, report.last_level_states, a.top);
+    let (states, top) = (report.last_level_states, a.top);
+    let positions = positions_of(puzzle, &found.positions, states, top, ANTIPODES_MAX);
     let examples: Vec<String> = positions.iter().take(a.top).map(|&k| render(k)).collect();
     say!(
         "{name}: {} in the start's component, {}; {} at the largest distance, {}; the start is {} from the goal",
@@ -280,82 +281,4 @@ fn hardest_of<M: Model>(
         stdout(&out)?;
     }
     Ok((ExitCode::SUCCESS, positions.first().copied()))
-}
-
-/// The hardest positions, sorted by key, that `keys` (the last level's,
-/// sorted; `states` positions in all) stand for: `keys` themselves, or
-/// where `puzzle`'s keys stand for classes, every position of every class
-/// (as a search without symmetry finds them) when there are at most
-/// [`ANTIPODES_MAX`], else those of the classes with the least keys, at
-/// least `top` of them.
-fn positions_of<M: Model>(puzzle: &M, keys: &[M::Key], states: u64, top: usize) -> Vec<M::Key> {
-    positions_within(puzzle, keys, states, top, ANTIPODES_MAX)
-}
-
-/// [`positions_of`], every position listed when there are at most `max`.
-fn positions_within<M: Model>(
-    puzzle: &M,
-    keys: &[M::Key],
-    states: u64,
-    top: usize,
-    max: u64,
-) -> Vec<M::Key> {
-    if !puzzle.classes() {
-        return keys.to_vec();
-    }
-    let mut positions = Vec::new();
-    for &k in keys {
-        if states > max && positions.len() >= top.max(1) {
-            break;
-        }
-        positions.extend(puzzle.orbit(k));
-    }
-    positions.sort_unstable();
-    positions
-}
-
-#[cfg(test)]
-mod tests {
-    use reach::puzzles::builtin;
-    use reach::puzzles::sliding::{BoardSymmetry, SymmetricSliding};
-
-    use super::*;
-
-    #[test]
-    fn the_hardest_classes_list_their_positions() {
-        // Klotski in steps: its 4 hardest positions are 2 mirror pairs.
-        let k = builtin::sliding("klotski").unwrap();
-        let sym = BoardSymmetry::of(&k);
-        let m = SymmetricSliding::new(&k, &sym).unwrap();
-        let h = Search::new(&m).threads(2).hardest().unwrap();
-        let plain = Search::new(&k).threads(2).hardest().unwrap();
-        // The figures are positions: the goal's 964 are 484 classes.
-        let figures =
-            |h: &reach::engine::Hardest| (h.component, h.goal_states, h.distance, h.start_distance);
-        assert_eq!(figures(&h), figures(&plain));
-        assert_eq!(h.goal_states, 964);
-        assert_eq!(h.report.levels, plain.report.levels);
-        let states = h.report.last_level_states;
-        assert_eq!(states, plain.positions.len() as u64);
-        assert!(h.positions.len() > 1 && (h.positions.len() as u64) < states);
-        let boards = |keys: &[u64]| {
-            let mut b: Vec<String> = keys.iter().map(|&key| k.render(key)).collect();
-            b.sort();
-            b
-        };
-        // Few enough: every position, as many as without the mirror.
-        let all = positions_within(&m, &h.positions, states, 1, states);
-        assert_eq!(boards(&all), boards(&plain.positions));
-        assert!(all.is_sorted());
-        // Too many: the first class's, enough for `top`.
-        let first = positions_within(&m, &h.positions, states, 1, states - 1);
-        assert_eq!(first, m.orbit(h.positions[0]));
-        let more = positions_within(&m, &h.positions, states, first.len() + 1, states - 1);
-        assert!(more.len() > first.len() && more.len() <= all.len());
-        // Positions, keys of their own, where keys are positions.
-        assert_eq!(
-            positions_of(&k, &plain.positions, states, 1),
-            plain.positions
-        );
-    }
 }

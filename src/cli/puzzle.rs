@@ -84,14 +84,8 @@ impl Resolved {
     /// a sliding-block board's motions, see
     /// [`sliding::symmetry_of`](super::sliding::symmetry_of)).
     pub(super) fn with_symmetry(mut self, arg: SymmetryArg, s: &Settings, solve: bool) -> Self {
-        self.symmetry = match &self.prepared {
-            Prepared::Twisty(t) => super::twisty::symmetry_of(t, arg, Some(s), solve)
-                .map(|sym| Symmetries::Twisty(Box::new(sym))),
-            Prepared::Sliding(p) => {
-                super::sliding::symmetry_of(p, arg, Some(s), solve).map(Symmetries::Sliding)
-            }
-            _ => None,
-        };
+        let store = s.store_settings();
+        self.symmetry = self.prepared.symmetries(arg.choice(), Some(&store), solve);
         self
     }
 
@@ -227,27 +221,4 @@ pub(super) fn read_stdin() -> Result<String> {
         );
     }
     String::from_utf8(bytes).context("stdin is not UTF-8 text")
-}
-
-/// Whether a search of `model`, every position its own key, takes the
-/// dense store (`solve`: a solve's store) under the command line's
-/// settings (`None`: the defaults): there two bits a key are faster and
-/// smaller than classes of symmetric positions, which `--symmetry auto`
-/// then leaves out.
-pub(super) fn takes_dense<M: reach::engine::Model>(
-    model: &M,
-    s: Option<&Settings>,
-    solve: bool,
-) -> bool {
-    let plain = reach::engine::Search::new(model);
-    let plain = match s {
-        Some(s) => plain
-            .threads(s.threads)
-            .visited(s.visited)
-            .memory_limit(s.limits.memory_limit),
-        None => plain,
-    };
-    plain
-        .store(solve)
-        .is_ok_and(|(kind, _)| kind == reach::engine::VisitedKind::Dense)
 }

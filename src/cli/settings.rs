@@ -83,6 +83,16 @@ pub(super) struct Settings {
 }
 
 impl Settings {
+    /// What decides the store of a search position by position, for
+    /// `--symmetry auto`'s test.
+    pub(super) fn store_settings(&self) -> reach::puzzles::any::StoreSettings {
+        reach::puzzles::any::StoreSettings {
+            threads: self.threads,
+            visited: self.visited,
+            memory_limit: self.limits.memory_limit,
+        }
+    }
+
     /// This process's rank in the cluster (0 alone): only rank 0 prints a
     /// report, a plot or a page.
     pub(super) fn process(&self) -> usize {

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use reach::puzzles::any;
 use reach::puzzles::sliding::{BoardSymmetry, SlidingPuzzle};
 
 use super::args::SymmetryArg;
@@ -17,26 +18,17 @@ use super::settings::Settings;
 /// [`Prepared::visit`](reach::puzzles::any::Prepared::visit) uses too.
 pub(super) use reach::sliding_of_width as by_width;
 
-/// The symmetries a search of `p` uses: the motions of its board that
-/// map it, its start and its goal onto themselves (see
-/// [`BoardSymmetry`]), unless `--symmetry none` or there are none but
-/// the identity; with `auto`, not where the puzzle takes the dense store
-/// position by position (a tile puzzle: `solve`, a solve's store), which
-/// is faster and smaller than classes where it fits.
+/// The symmetries a search of `p` uses under `--symmetry` and the
+/// command line's settings (`None`: the defaults); `solve`: a solve's
+/// store (see [`any::sliding_symmetry`]).
 pub(super) fn symmetry_of(
     p: &SlidingPuzzle,
     arg: SymmetryArg,
     s: Option<&Settings>,
     solve: bool,
 ) -> Option<BoardSymmetry> {
-    if arg == SymmetryArg::None || p.words() > 1 {
-        return None;
-    }
-    if arg == SymmetryArg::Auto && super::puzzle::takes_dense(p, s, solve) {
-        return None;
-    }
-    let sym = BoardSymmetry::of(p);
-    (!sym.is_trivial()).then_some(sym)
+    let store = s.map(Settings::store_settings);
+    any::sliding_symmetry(p, arg.choice(), store.as_ref(), solve)
 }
 
 /// What `--json` says of the symmetries a search of `p` used (`None`:

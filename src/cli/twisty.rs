@@ -7,6 +7,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use reach::engine::Model;
+use reach::puzzles::any;
 use reach::puzzles::twisty::{Definition, Symmetry, Twisty};
 
 use super::args::{SolveArgs, SymmetryArg};
@@ -57,30 +58,17 @@ macro_rules! by_symmetric {
 }
 pub(super) use by_symmetric;
 
-/// The symmetries a search of `t` uses: those its file's rotations give
-/// (see [`Symmetry`]), unless `--symmetry none` or there are none but the
-/// identity; with `auto`, not where the puzzle takes the dense store
-/// position by position (`solve`: a solve's store), which is faster and
-/// smaller where it fits (the 2x2x2: 1.5 s and 35 MiB against 3.8 s and
-/// 336 MiB for its classes; the pyraminx: 16.4 s and 877 MiB against 28.0
-/// s and 1.1 GiB).
+/// The symmetries a search of `t` uses under `--symmetry` and the
+/// command line's settings (`None`: the defaults); `solve`: a solve's,
+/// without the inverse position (see [`any::twisty_symmetry`]).
 pub(super) fn symmetry_of(
     t: &Twisty,
     arg: SymmetryArg,
     s: Option<&Settings>,
     solve: bool,
 ) -> Option<Symmetry> {
-    if arg == SymmetryArg::None || t.definition().rotations.is_empty() {
-        return None;
-    }
-    if arg == SymmetryArg::Auto && t.words() == 1 && super::puzzle::takes_dense(t, s, solve) {
-        return None;
-    }
-    let sym = Symmetry::of(t);
-    // A solve walks its path by moves: conjugations alone.
-    let sym = if solve { sym.without_inverse(t) } else { sym };
-    // A class's size may take a word beyond the widest class compiled.
-    (!sym.is_trivial() && sym.key_words() <= 128).then_some(sym)
+    let store = s.map(Settings::store_settings);
+    any::twisty_symmetry(t, arg.choice(), store.as_ref(), solve)
 }
 
 /// What `--json` says of the symmetries a search of `t` used (`None`:

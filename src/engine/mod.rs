@@ -24,7 +24,7 @@ pub use error::SearchError;
 pub use files::{Checkpoint, DiskUse, Spill, SpillError};
 pub use key::{Key, Wide};
 pub use levels::memory;
-pub use model::{AdjacentKeys, Model};
+pub use model::{AdjacentKeys, Model, positions_of};
 #[cfg(feature = "mpi")]
 pub use peers::mpi::{Mpi, MpiError};
 pub use peers::{Mismatch, PeerError, launcher_size};

@@ -188,6 +188,33 @@ pub trait Model: Sync {
     }
 }
 
+/// The positions, sorted by key, that `keys` (a level's keys, sorted;
+/// `states` positions in all) stand for: `keys` themselves, or where
+/// `model`'s keys stand for classes ([`Model::classes`]) every position of
+/// every class when there are at most `max`, else those of the classes
+/// with the least keys, at least `top` of them (each class listed by
+/// [`Model::orbit`]).
+pub fn positions_of<M: Model>(
+    model: &M,
+    keys: &[M::Key],
+    states: u64,
+    top: usize,
+    max: u64,
+) -> Vec<M::Key> {
+    if !model.classes() {
+        return keys.to_vec();
+    }
+    let mut positions = Vec::new();
+    for &k in keys {
+        if states > max && positions.len() >= top.max(1) {
+            break;
+        }
+        positions.extend(model.orbit(k));
+    }
+    positions.sort_unstable();
+    positions
+}
+
 /// Which keys have the key one above or one below as a successor, as a
 /// pattern of period `period`: key `k` has successor `k + 1` exactly when
 /// bit `k % period` of `up` is set, and `k - 1` exactly when that bit of

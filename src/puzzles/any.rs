@@ -485,7 +485,7 @@ impl Prepared {
             (Prepared::Twisty(t), Some(Symmetries::Twisty(sym))) => twisty_classes(t, sym, v),
             (Prepared::Sliding(p), Some(Symmetries::Sliding(sym))) => {
                 match sliding::SymmetricSliding::new(p, sym) {
-                    Some(m) => v.visit(&m, &SlidingView(p)),
+                    Some(m) => v.visit(&m, &SymmetricSlidingView(&m)),
                     None => self.visit(v),
                 }
             }
@@ -514,6 +514,138 @@ impl Prepared {
     }
 }
 
+/// Whether a search keeps one position a class of symmetric positions
+/// (the command line's `--symmetry`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SymmetryChoice {
+    /// Wherever the puzzle has a symmetry, unless a search of every
+    /// position takes the dense store (two bits a key, faster and smaller
+    /// than classes where it fits).
+    #[default]
+    Auto,
+    /// Wherever the puzzle has a symmetry.
+    On,
+    /// Never: every position is searched.
+    None,
+}
+
+impl SymmetryChoice {
+    /// The choice named `name` (`auto`, `on` or `none`).
+    pub fn from_name(name: &str) -> Option<SymmetryChoice> {
+        match name {
+            "auto" => Some(SymmetryChoice::Auto),
+            "on" => Some(SymmetryChoice::On),
+            "none" => Some(SymmetryChoice::None),
+            _ => None,
+        }
+    }
+}
+
+/// What decides the store of a search position by position, for
+/// [`SymmetryChoice::Auto`]'s test: the search's threads, visited set
+/// and memory limit as it will be made.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StoreSettings {
+    /// Worker threads (0: every core).
+    pub threads: usize,
+    /// The visited set asked for.
+    pub visited: crate::engine::VisitedKind,
+    /// The memory limit, in bytes.
+    pub memory_limit: Option<u64>,
+}
+
+/// Whether a search of `model`, every position its own key, made with
+/// `settings` (`None`: the defaults), takes the dense store (`solve`: a
+/// solve's store): there two bits a key are faster and smaller than
+/// classes of symmetric positions, which [`SymmetryChoice::Auto`] then
+/// leaves out.
+pub fn takes_dense<M: Model>(model: &M, settings: Option<&StoreSettings>, solve: bool) -> bool {
+    let plain = crate::engine::Search::new(model);
+    let plain = match settings {
+        Some(s) => plain
+            .threads(s.threads)
+            .visited(s.visited)
+            .memory_limit(s.memory_limit),
+        None => plain,
+    };
+    plain
+        .store(solve)
+        .is_ok_and(|(kind, _)| kind == crate::engine::VisitedKind::Dense)
+}
+
+/// The symmetries a search of sliding-block puzzle `p` keeps one position
+/// a class of under `choice`: the motions of its board that map it, its
+/// start and its goal onto themselves ([`sliding::BoardSymmetry`]), or
+/// `None` (every position its own key) where there are none but the
+/// identity, its keys take several words, or [`SymmetryChoice::Auto`]
+/// finds that it takes the dense store ([`takes_dense`]; `solve`: a
+/// solve's).
+pub fn sliding_symmetry(
+    p: &SlidingPuzzle,
+    choice: SymmetryChoice,
+    settings: Option<&StoreSettings>,
+    solve: bool,
+) -> Option<sliding::BoardSymmetry> {
+    if choice == SymmetryChoice::None || p.words() > 1 {
+        return None;
+    }
+    if choice == SymmetryChoice::Auto && takes_dense(p, settings, solve) {
+        return None;
+    }
+    let sym = sliding::BoardSymmetry::of(p);
+    (!sym.is_trivial()).then_some(sym)
+}
+
+/// The symmetries a search of twisty puzzle `t` keeps one position a
+/// class of under `choice`: the elements of the group its file's
+/// rotations generate that map it onto itself ([`tw::Symmetry::of`]),
+/// without the inverse position for a `solve` (a path of moves does not
+/// respect it); `None` where the file declares no rotations, no symmetry
+/// but the identity is left, or [`SymmetryChoice::Auto`] finds that its
+/// one-word keys take the dense store ([`takes_dense`]), faster and
+/// smaller where it fits (the 2x2x2: 1.5 s and 35 MiB against 3.8 s and
+/// 336 MiB for its classes; the pyraminx: 16.4 s and 877 MiB against
+/// 28.0 s and 1.1 GiB).
+pub fn twisty_symmetry(
+    t: &Twisty,
+    choice: SymmetryChoice,
+    settings: Option<&StoreSettings>,
+    solve: bool,
+) -> Option<tw::Symmetry> {
+    if choice == SymmetryChoice::None || t.definition().rotations.is_empty() {
+        return None;
+    }
+    if choice == SymmetryChoice::Auto && t.words() == 1 && takes_dense(t, settings, solve) {
+        return None;
+    }
+    let sym = tw::Symmetry::of(t);
+    let sym = if solve { sym.without_inverse(t) } else { sym };
+    // A class's size may take a word beyond the widest class compiled.
+    (!sym.is_trivial() && sym.key_words() <= 128).then_some(sym)
+}
+
+impl Prepared {
+    /// The symmetries a search of the puzzle keeps one position a class
+    /// of under `choice` (a twisty puzzle's, see [`twisty_symmetry`]; a
+    /// sliding-block puzzle's, see [`sliding_symmetry`]; none for the
+    /// others), for [`Prepared::visit_classes`].
+    pub fn symmetries(
+        &self,
+        choice: SymmetryChoice,
+        settings: Option<&StoreSettings>,
+        solve: bool,
+    ) -> Option<Symmetries> {
+        match self {
+            Prepared::Twisty(t) => twisty_symmetry(t, choice, settings, solve)
+                .map(|sym| Symmetries::Twisty(Box::new(sym))),
+            Prepared::Sliding(p) => {
+                sliding_symmetry(p, choice, settings, solve).map(Symmetries::Sliding)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// The symmetries a search of a puzzle keeps one position a class of
 /// ([`Prepared::visit_classes`]).
 #[derive(Clone, Debug)]
@@ -527,11 +659,10 @@ pub enum Symmetries {
 /// [`Prepared::visit_classes`] of twisty puzzle `t` under `sym`, with
 /// keys as wide as its classes need.
 fn twisty_classes<V: Visit>(t: &Twisty, sym: &tw::Symmetry, v: V) -> V::Output {
-    let view = TwistyView(t);
     macro_rules! classes_of {
         ($k:ty) => {{
             let m = tw::Symmetric::<$k>::new(t, sym).expect("the width class holds the key");
-            v.visit(&m, &view)
+            v.visit(&m, &SymmetricTwistyView(&m))
         }};
     }
     match sym.key_words() {
@@ -584,6 +715,53 @@ impl<K: crate::engine::Key> View<K> for TwistyView<'_> {
     }
     fn moves(&self, path: &[K]) -> Vec<String> {
         self.0.path_moves(path)
+    }
+}
+
+/// A view of the classes of a sliding-block puzzle's mirror images: the
+/// positions a level lists (through [`Model::orbit`]) drawn as the
+/// puzzle draws them, and a path of classes walked from the real start
+/// ([`SymmetricSliding::real_path`](sliding::SymmetricSliding::real_path)).
+struct SymmetricSlidingView<'a, 'p>(&'a sliding::SymmetricSliding<'p>);
+
+impl View<u64> for SymmetricSlidingView<'_, '_> {
+    fn name(&self) -> String {
+        self.0.puzzle().name().to_string()
+    }
+    fn board(&self, key: u64) -> String {
+        self.0.puzzle().render(key)
+    }
+    fn moves(&self, path: &[u64]) -> Vec<String> {
+        self.walk(path).moves
+    }
+    fn walk(&self, path: &[u64]) -> Walk {
+        SlidingView(self.0.puzzle()).walk(&self.0.real_path(path))
+    }
+}
+
+/// A view of the classes of a twisty puzzle's symmetric positions: the
+/// positions a level lists drawn as the puzzle draws them, and a path of
+/// classes walked from the real start
+/// ([`Symmetric::real_path`](tw::Symmetric::real_path)).
+struct SymmetricTwistyView<'a, 't, K>(&'a tw::Symmetric<'t, K>);
+
+impl<K: crate::engine::Key> View<K> for SymmetricTwistyView<'_, '_, K> {
+    fn name(&self) -> String {
+        self.0.twisty().name().to_string()
+    }
+    fn board(&self, key: K) -> String {
+        self.0.twisty().render(key)
+    }
+    fn moves(&self, path: &[K]) -> Vec<String> {
+        self.walk(path).moves
+    }
+    fn walk(&self, path: &[K]) -> Walk {
+        let t = self.0.twisty();
+        let real = self.0.real_path(path);
+        Walk {
+            moves: t.path_moves(&real),
+            boards: real.iter().map(|&k| t.render(k)).collect(),
+        }
     }
 }
 

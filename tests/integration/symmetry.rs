@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use reach::engine::{Key, Model, Search, Spill, VisitedKind, Wide, reference};
+use reach::engine::{Key, Model, Search, Spill, VisitedKind, Wide, positions_of, reference};
 use reach::puzzles::builtin;
 use reach::puzzles::sliding::{BoardSymmetry, SymmetricSliding};
 use reach::puzzles::twisty::{
@@ -635,4 +635,42 @@ fn hardest_by_classes_names_the_positions_a_search_without_symmetry_names() {
             assert_eq!(with[field], without[field], "{args:?} {field}");
         }
     }
+}
+
+#[test]
+fn hardest_by_classes_weighs_its_goals_and_lists_its_classes_as_positions() {
+    // Klotski in steps: its 4 hardest positions are 2 mirror pairs.
+    let k = builtin::sliding("klotski").unwrap();
+    let sym = BoardSymmetry::of(&k);
+    let m = SymmetricSliding::new(&k, &sym).unwrap();
+    let h = Search::new(&m).threads(2).hardest().unwrap();
+    let plain = Search::new(&k).threads(2).hardest().unwrap();
+    // The figures are positions: the goal's 964 are 484 classes.
+    let figures =
+        |h: &reach::engine::Hardest| (h.component, h.goal_states, h.distance, h.start_distance);
+    assert_eq!(figures(&h), figures(&plain));
+    assert_eq!(h.goal_states, 964);
+    assert_eq!(h.report.levels, plain.report.levels);
+    let states = h.report.last_level_states;
+    assert_eq!(states, plain.positions.len() as u64);
+    assert!(h.positions.len() > 1 && (h.positions.len() as u64) < states);
+    let boards = |keys: &[u64]| {
+        let mut b: Vec<String> = keys.iter().map(|&key| k.render(key)).collect();
+        b.sort();
+        b
+    };
+    // Few enough: every position, as many as without the mirror.
+    let all = positions_of(&m, &h.positions, states, 1, states);
+    assert_eq!(boards(&all), boards(&plain.positions));
+    assert!(all.is_sorted());
+    // Too many: the first class's, enough for `top`.
+    let first = positions_of(&m, &h.positions, states, 1, states - 1);
+    assert_eq!(first, m.orbit(h.positions[0]));
+    let more = positions_of(&m, &h.positions, states, first.len() + 1, states - 1);
+    assert!(more.len() > first.len() && more.len() <= all.len());
+    // Positions, keys of their own, where keys are positions.
+    assert_eq!(
+        positions_of(&k, &plain.positions, states, 1, 1),
+        plain.positions
+    );
 }

@@ -40,6 +40,13 @@ create_exception!(
 /// positions past this are counted, not drawn.
 const BOARDS_MAX: usize = 1000;
 
+/// The most hardest positions listed in full where a search kept classes
+/// of symmetric positions (every position of each class, so that the
+/// boards drawn are those a search of every position draws, as the
+/// command line lists them); past it, the positions of the classes with
+/// the least keys.
+const LISTED_MAX: u64 = 1 << 22;
+
 /// A refusal as a Python exception: the message and, apart, the help.
 fn refused(text: String) -> PyErr {
     let (message, help) = match text.split_once("\n  help: ") {
@@ -492,7 +499,7 @@ impl Visit for Job<'_> {
             "hardest" => {
                 let h = search.hardest().map_err(e)?;
                 let states = h.report.last_level_states;
-                let positions = positions_of(model, &h.positions, states, BOARDS_MAX, states);
+                let positions = positions_of(model, &h.positions, states, BOARDS_MAX, LISTED_MAX);
                 Found::Hardest(Hardest {
                     distance: h.distance,
                     count: states as usize,

@@ -457,7 +457,7 @@ impl Visit for Job<'_> {
         // A level's positions, where few enough to list (every position
         // of each class where keys stand for classes).
         let listed = |keys: &[M::Key], states: u64| match states <= BOARDS_MAX as u64 {
-            true => positions_of(model, keys, states, BOARDS_MAX, BOARDS_MAX as u64),
+            true => positions_of(model, keys.to_vec(), states, BOARDS_MAX, BOARDS_MAX as u64),
             false => Vec::new(),
         };
         let report = |r: &EngineReport<M::Key>| {
@@ -499,7 +499,7 @@ impl Visit for Job<'_> {
             "hardest" => {
                 let h = search.hardest().map_err(e)?;
                 let states = h.report.last_level_states;
-                let positions = positions_of(model, &h.positions, states, BOARDS_MAX, LISTED_MAX);
+                let positions = positions_of(model, h.positions, states, BOARDS_MAX, LISTED_MAX);
                 Found::Hardest(Hardest {
                     distance: h.distance,
                     count: states as usize,
@@ -635,22 +635,23 @@ fn detached<T: Send>(
     Ok(out)
 }
 
-/// `command` of the puzzle `prepared` under `o`, begun as `begin` says.
+/// `command` of the puzzle `prepared` under `o`, begun as `begin` says,
+/// one position a class of `symmetry`'s where it gives some.
 fn search(
     py: Python<'_>,
     command: &str,
     prepared: &Prepared,
     o: &Options,
+    symmetry: Option<&Symmetries>,
     begin: Begin<'_>,
 ) -> PyResult<Py<PyAny>> {
     let metric = prepared.metric();
-    let symmetry = o.symmetries(prepared, command).map_err(refused)?;
     let found = detached(py, o.progress.as_ref(), |stop, progress| {
         if command == "census" {
             return census(prepared, o, stop, progress);
         }
         prepared.visit_classes(
-            symmetry.as_ref(),
+            symmetry,
             Job {
                 command,
                 options: o,
@@ -677,7 +678,15 @@ fn run(py: Python<'_>, command: &str, name: &str, options: Options) -> PyResult<
     let spill = options
         .spill(command, name, classes.is_some())
         .map_err(refused)?;
-    search(py, command, &prepared, &options, Begin::Fresh(spill))
+    let symmetry = classes.as_ref();
+    search(
+        py,
+        command,
+        &prepared,
+        &options,
+        symmetry,
+        Begin::Fresh(spill),
+    )
 }
 
 /// Continues the checkpointed search in `dir` (written by this package
@@ -704,11 +713,13 @@ fn resume(py: Python<'_>, dir: PathBuf, mut options: Options) -> PyResult<Py<PyA
     options.symmetry = Some(get("symmetry").unwrap_or_else(|| "none".into()));
     let command = get("command").unwrap_or_else(|| "count".into());
     let prepared = options.prepare(name).map_err(refused)?;
+    let symmetry = options.symmetries(&prepared, &command).map_err(refused)?;
     search(
         py,
         &command,
         &prepared,
         &options,
+        symmetry.as_ref(),
         Begin::Resume(&checkpoint),
     )
 }

@@ -103,7 +103,13 @@ impl Visit for Counting<'_> {
             // The antipodes are positions: every one of each class.
             let states = report.last_level_states;
             report.last_level = if states <= ANTIPODES_MAX {
-                positions_of(m, &report.last_level, states, 0, ANTIPODES_MAX)
+                positions_of(
+                    m,
+                    std::mem::take(&mut report.last_level),
+                    states,
+                    0,
+                    ANTIPODES_MAX,
+                )
             } else {
                 Vec::new()
             };

@@ -236,7 +236,7 @@ fn hardest_of<M: Model>(
         ));
     }
     let (states, top) = (report.last_level_states, a.top);
-    let positions = positions_of(puzzle, &found.positions, states, top, ANTIPODES_MAX);
+    let positions = positions_of(puzzle, found.positions, states, top, ANTIPODES_MAX);
     let examples: Vec<String> = positions.iter().take(a.top).map(|&k| render(k)).collect();
     say!(
         "{name}: {} in the start's component, {}; {} at the largest distance, {}; the start is {} from the goal",

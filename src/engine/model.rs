@@ -189,23 +189,23 @@ pub trait Model: Sync {
 }
 
 /// The positions, sorted by key, that `keys` (a level's keys, sorted;
-/// `states` positions in all) stand for: `keys` themselves, or where
+/// `states` positions in all) stand for: `keys` themselves (not copied), or where
 /// `model`'s keys stand for classes ([`Model::classes`]) every position of
 /// every class when there are at most `max`, else those of the classes
 /// with the least keys, at least `top` of them (each class listed by
 /// [`Model::orbit`]).
 pub fn positions_of<M: Model>(
     model: &M,
-    keys: &[M::Key],
+    keys: Vec<M::Key>,
     states: u64,
     top: usize,
     max: u64,
 ) -> Vec<M::Key> {
     if !model.classes() {
-        return keys.to_vec();
+        return keys;
     }
     let mut positions = Vec::new();
-    for &k in keys {
+    for k in keys {
         if states > max && positions.len() >= top.max(1) {
             break;
         }

@@ -485,7 +485,14 @@ impl Prepared {
             (Prepared::Twisty(t), Some(Symmetries::Twisty(sym))) => twisty_classes(t, sym, v),
             (Prepared::Sliding(p), Some(Symmetries::Sliding(sym))) => {
                 match sliding::SymmetricSliding::new(p, sym) {
-                    Some(m) => v.visit(&m, &SymmetricSlidingView(&m)),
+                    Some(m) => {
+                        let real = |path: &[u64]| m.real_path(path);
+                        let view = ClassView {
+                            puzzle: &SlidingView(p),
+                            real: &real,
+                        };
+                        v.visit(&m, &view)
+                    }
                     None => self.visit(v),
                 }
             }
@@ -662,7 +669,12 @@ fn twisty_classes<V: Visit>(t: &Twisty, sym: &tw::Symmetry, v: V) -> V::Output {
     macro_rules! classes_of {
         ($k:ty) => {{
             let m = tw::Symmetric::<$k>::new(t, sym).expect("the width class holds the key");
-            v.visit(&m, &SymmetricTwistyView(&m))
+            let real = |path: &[$k]| m.real_path(path);
+            let view = ClassView {
+                puzzle: &TwistyView(t),
+                real: &real,
+            };
+            v.visit(&m, &view)
         }};
     }
     match sym.key_words() {
@@ -718,50 +730,27 @@ impl<K: crate::engine::Key> View<K> for TwistyView<'_> {
     }
 }
 
-/// A view of the classes of a sliding-block puzzle's mirror images: the
-/// positions a level lists (through [`Model::orbit`]) drawn as the
-/// puzzle draws them, and a path of classes walked from the real start
-/// ([`SymmetricSliding::real_path`](sliding::SymmetricSliding::real_path)).
-struct SymmetricSlidingView<'a, 'p>(&'a sliding::SymmetricSliding<'p>);
-
-impl View<u64> for SymmetricSlidingView<'_, '_> {
-    fn name(&self) -> String {
-        self.0.puzzle().name().to_string()
-    }
-    fn board(&self, key: u64) -> String {
-        self.0.puzzle().render(key)
-    }
-    fn moves(&self, path: &[u64]) -> Vec<String> {
-        self.walk(path).moves
-    }
-    fn walk(&self, path: &[u64]) -> Walk {
-        SlidingView(self.0.puzzle()).walk(&self.0.real_path(path))
-    }
+/// A view of the classes of symmetric positions: keys (the positions
+/// [`Model::orbit`] lists) drawn as the puzzle's own view draws them, and
+/// a path of classes walked as that view walks the real path `real`
+/// makes of it, from the real start (the models' `real_path`).
+struct ClassView<'a, K> {
+    puzzle: &'a dyn View<K>,
+    real: &'a dyn Fn(&[K]) -> Vec<K>,
 }
 
-/// A view of the classes of a twisty puzzle's symmetric positions: the
-/// positions a level lists drawn as the puzzle draws them, and a path of
-/// classes walked from the real start
-/// ([`Symmetric::real_path`](tw::Symmetric::real_path)).
-struct SymmetricTwistyView<'a, 't, K>(&'a tw::Symmetric<'t, K>);
-
-impl<K: crate::engine::Key> View<K> for SymmetricTwistyView<'_, '_, K> {
+impl<K: Copy> View<K> for ClassView<'_, K> {
     fn name(&self) -> String {
-        self.0.twisty().name().to_string()
+        self.puzzle.name()
     }
     fn board(&self, key: K) -> String {
-        self.0.twisty().render(key)
+        self.puzzle.board(key)
     }
     fn moves(&self, path: &[K]) -> Vec<String> {
-        self.walk(path).moves
+        self.puzzle.moves(&(self.real)(path))
     }
     fn walk(&self, path: &[K]) -> Walk {
-        let t = self.0.twisty();
-        let real = self.0.real_path(path);
-        Walk {
-            moves: t.path_moves(&real),
-            boards: real.iter().map(|&k| t.render(k)).collect(),
-        }
+        self.puzzle.walk(&(self.real)(path))
     }
 }
 

@@ -660,17 +660,17 @@ fn hardest_by_classes_weighs_its_goals_and_lists_its_classes_as_positions() {
         b
     };
     // Few enough: every position, as many as without the mirror.
-    let all = positions_of(&m, &h.positions, states, 1, states);
+    let all = positions_of(&m, h.positions.clone(), states, 1, states);
     assert_eq!(boards(&all), boards(&plain.positions));
     assert!(all.is_sorted());
     // Too many: the first class's, enough for `top`.
-    let first = positions_of(&m, &h.positions, states, 1, states - 1);
+    let first = positions_of(&m, h.positions.clone(), states, 1, states - 1);
     assert_eq!(first, m.orbit(h.positions[0]));
-    let more = positions_of(&m, &h.positions, states, first.len() + 1, states - 1);
+    let more = positions_of(&m, h.positions.clone(), states, first.len() + 1, states - 1);
     assert!(more.len() > first.len() && more.len() <= all.len());
     // Positions, keys of their own, where keys are positions.
     assert_eq!(
-        positions_of(&k, &plain.positions, states, 1, 1),
+        positions_of(&k, plain.positions.clone(), states, 1, 1),
         plain.positions
     );
 }

@@ -106,12 +106,12 @@ impl Options {
     }
 
     /// The symmetries `command` of `prepared` keeps one position a class
-    /// of under the options (`symmetry`: auto, on or none; a census
+    /// of under the options (`symmetry`: auto, on, rotations or none; a census
     /// searches every position).
     fn symmetries(&self, prepared: &Prepared, command: &str) -> Result<Option<Symmetries>, String> {
         let name = self.symmetry.as_deref().unwrap_or("auto");
         let choice = SymmetryChoice::from_name(name).ok_or_else(|| {
-            format!("unknown symmetry {name:?}\n  help: give \"auto\", \"on\" or \"none\"")
+            format!("unknown symmetry {name:?}\n  help: give \"auto\", \"on\", \"rotations\" or \"none\"")
         })?;
         if command == "census" {
             return Ok(None);

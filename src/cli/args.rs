@@ -538,6 +538,9 @@ pub enum SymmetryArg {
     Auto,
     /// Wherever the puzzle has a symmetry.
     On,
+    /// Wherever the puzzle has a symmetry, but no mirror image: a twisty
+    /// file's rotations alone (twsearch's reduction), a board's turns.
+    Rotations,
     /// Never: every position is searched.
     None,
 }
@@ -549,6 +552,7 @@ impl SymmetryArg {
         match self {
             SymmetryArg::Auto => SymmetryChoice::Auto,
             SymmetryArg::On => SymmetryChoice::On,
+            SymmetryArg::Rotations => SymmetryChoice::Rotations,
             SymmetryArg::None => SymmetryChoice::None,
         }
     }

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use reach::engine::Model;
 use reach::puzzles::any;
-use reach::puzzles::twisty::{Definition, Symmetry, Twisty};
+use reach::puzzles::twisty::{Definition, Mirrors, Symmetry, Twisty};
 
 use super::args::{SolveArgs, SymmetryArg};
 use super::output::stdout;
@@ -87,6 +87,18 @@ pub(super) fn symmetry_json(t: &Twisty, sym: Option<&Symmetry>) -> serde_json::V
             "rotations": sym.rotations(),
             "generated": sym.generated(),
             "dropped": sym.dropped(),
+            "mirrors": match sym.mirrors() {
+                Mirrors::Found { mirrors, .. } => *mirrors,
+                _ => 0,
+            },
+            "other_elements": match sym.mirrors() {
+                Mirrors::Found { others, .. } => *others,
+                _ => 0,
+            },
+            "mirrors_not_used": match sym.mirrors() {
+                Mirrors::NotFound(why) => Some(why.as_str()),
+                _ => None,
+            },
         }),
     }
 }

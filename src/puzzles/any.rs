@@ -532,16 +532,21 @@ pub enum SymmetryChoice {
     Auto,
     /// Wherever the puzzle has a symmetry.
     On,
+    /// Wherever the puzzle has a symmetry, but no mirror image: a twisty
+    /// file's rotations (twsearch's reduction), a board's half and
+    /// quarter turns.
+    Rotations,
     /// Never: every position is searched.
     None,
 }
 
 impl SymmetryChoice {
-    /// The choice named `name` (`auto`, `on` or `none`).
+    /// The choice named `name` (`auto`, `on`, `rotations` or `none`).
     pub fn from_name(name: &str) -> Option<SymmetryChoice> {
         match name {
             "auto" => Some(SymmetryChoice::Auto),
             "on" => Some(SymmetryChoice::On),
+            "rotations" => Some(SymmetryChoice::Rotations),
             "none" => Some(SymmetryChoice::None),
             _ => None,
         }
@@ -599,13 +604,18 @@ pub fn sliding_symmetry(
     if choice == SymmetryChoice::Auto && takes_dense(p, settings, solve) {
         return None;
     }
-    let sym = sliding::BoardSymmetry::of(p);
+    let sym = match choice {
+        SymmetryChoice::Rotations => sliding::BoardSymmetry::of_rotations(p),
+        _ => sliding::BoardSymmetry::of(p),
+    };
     (!sym.is_trivial()).then_some(sym)
 }
 
 /// The symmetries a search of twisty puzzle `t` keeps one position a
 /// class of under `choice`: the elements of the group its file's
-/// rotations generate that map it onto itself ([`tw::Symmetry::of`]),
+/// rotations generate that map it onto itself, with their mirror images
+/// where a mirror does too, unless `choice` is
+/// [`SymmetryChoice::Rotations`] ([`tw::Symmetry::of`]),
 /// without the inverse position for a `solve` (a path of moves does not
 /// respect it); `None` where the file declares no rotations, no symmetry
 /// but the identity is left, or [`SymmetryChoice::Auto`] finds that its
@@ -625,7 +635,10 @@ pub fn twisty_symmetry(
     if choice == SymmetryChoice::Auto && t.words() == 1 && takes_dense(t, settings, solve) {
         return None;
     }
-    let sym = tw::Symmetry::of(t);
+    let sym = match choice {
+        SymmetryChoice::Rotations => tw::Symmetry::of_rotations(t),
+        _ => tw::Symmetry::of(t),
+    };
     let sym = if solve { sym.without_inverse(t) } else { sym };
     // A class's size may take a word beyond the widest class compiled.
     (!sym.is_trivial() && sym.key_words() <= 128).then_some(sym)

@@ -13,7 +13,7 @@ use reach::engine::{Key, Model, Search, Spill, VisitedKind, Wide, positions_of, 
 use reach::puzzles::builtin;
 use reach::puzzles::sliding::{BoardSymmetry, SymmetricSliding};
 use reach::puzzles::twisty::{
-    MoveDef, Options, Symmetric, Symmetry, Transform, Twisty, TwistyMetric, inverse,
+    Mirrors, MoveDef, Options, Symmetric, Symmetry, Transform, Twisty, TwistyMetric, inverse,
 };
 
 use crate::spill::TempDir;
@@ -26,6 +26,10 @@ const METRICS: [TwistyMetric; 3] = [TwistyMetric::Htm, TwistyMetric::Qtm, Twisty
 
 /// OEIS A080601: the 3x3x3 in the half-turn metric, to depth 7.
 const CUBE3_HTM: [u64; 8] = [1, 18, 243, 3240, 43239, 574908, 7618438, 100803036];
+
+/// The same positions up to the cube's 48 symmetries (rotations and
+/// mirror images) and the inverse, as cube20.org tabulates them.
+const CUBE3_M_INV: [u64; 8] = [1, 2, 8, 48, 509, 6198, 80178, 1053077];
 
 /// The levels (positions) and classes of `t` under `sym` with keys `K`,
 /// to `depth`.
@@ -90,8 +94,17 @@ fn cubes_and_the_skewb_count_as_many_positions_with_their_rotations_in_three_met
                 metric != TwistyMetric::Moves,
                 "{file} {metric:?}"
             );
-            let order = order << u32::from(sym.inverse());
+            // Mirror images turn each move into an inverse one: where the
+            // inverses are moves, a class holds them too.
+            let mirrors = metric != TwistyMetric::Moves;
+            let order = order << u32::from(sym.inverse()) << u32::from(mirrors);
             assert_eq!(sym.order(), order, "{file} {metric:?}: {}", sym.describe());
+            assert_eq!(
+                matches!(sym.mirrors(), Mirrors::Found { .. }),
+                mirrors,
+                "{file} {metric:?}: {}",
+                sym.describe()
+            );
             let plain = plain_levels(&t, Some(depth));
             for (threads, kind) in [(1, VisitedKind::Auto), (2, VisitedKind::Auto)]
                 .into_iter()
@@ -123,16 +136,23 @@ fn cubes_and_the_skewb_count_as_many_positions_with_their_rotations_in_three_met
 #[test]
 fn the_3x3x3_counts_its_published_table_to_depth_6_with_its_rotations() {
     let t = build(&load("cube3-rotations.tws"), TwistyMetric::Htm, None);
+    // The rotations, their mirror images and the inverse: cube20.org's
+    // classes.
     let sym = Symmetry::of(&t);
+    assert_eq!(sym.order(), 96, "{}", sym.describe());
     let (levels, classes) = symmetric_levels::<Wide<2>>(&t, &sym, 2, VisitedKind::Auto, Some(6));
     assert_eq!(levels, CUBE3_HTM[..7]);
+    assert_eq!(classes, CUBE3_M_INV[..7]);
     // The classes of twsearch's -F (its 24 rotations and the inverse),
     // exactly: its `cnt` column on the same file.
+    let sym = Symmetry::of_rotations(&t);
+    let (levels, classes) = symmetric_levels::<Wide<2>>(&t, &sym, 2, VisitedKind::Auto, Some(6));
+    assert_eq!(levels, CUBE3_HTM[..7]);
     assert_eq!(classes, [1, 2, 10, 75, 954, 12097, 159473]);
     // Under the rotations alone, about twice as many.
     let (levels, classes) = symmetric_levels::<Wide<2>>(
         &t,
-        &Symmetry::of(&t).without_inverse(&t),
+        &Symmetry::of_rotations(&t).without_inverse(&t),
         2,
         VisitedKind::Auto,
         Some(6),
@@ -259,18 +279,180 @@ fn random_puzzles_with_a_rotation_count_their_positions_and_their_orbits() {
     );
 }
 
+/// `def` with a random mirror image (a map of places `pi` set by set, its
+/// orientations negated and shifted by `c`) and a random rotation, and
+/// its moves closed under conjugation by both, the solved pieces told
+/// apart and at home (so the mirror maps the solved position onto
+/// itself); `None` where the closed move set passes 24 moves.
+fn with_mirror(rng: &mut Rng) -> Option<reach::puzzles::twisty::Definition> {
+    let mut def = with_rotation(rng);
+    let sets = def.sets.clone();
+    for (s, set) in sets.iter().enumerate() {
+        def.solved.pieces[s] = (0..set.size as u16).collect();
+        def.solved.ori[s] = vec![0; set.size];
+    }
+    let mut pi: Vec<Vec<u16>> = Vec::new();
+    let mut c: Vec<Vec<u8>> = Vec::new();
+    for set in &sets {
+        let mut perm: Vec<u16> = (0..set.size as u16).collect();
+        for i in (1..set.size).rev() {
+            perm.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        pi.push(perm);
+        let o = u64::from(set.orientations);
+        c.push((0..set.size).map(|_| rng.below(o) as u8).collect());
+    }
+    // The move m' with Φ(x·m) = Φ(x)·m' (see src/puzzles/twisty/mirror.rs).
+    let conjugate = |m: &Transform| {
+        let mut out = Transform::identity(&sets);
+        for (s, set) in sets.iter().enumerate() {
+            let n = u16::from(set.orientations);
+            let mut inv = vec![0u16; set.size];
+            for (g, &h) in pi[s].iter().enumerate() {
+                inv[usize::from(h)] = g as u16;
+            }
+            for g in 0..set.size {
+                let h = usize::from(pi[s][g]);
+                let src = inv[usize::from(m.perm[s][h])];
+                out.perm[s][g] = src;
+                let t = u16::from(c[s][g]) + 2 * n
+                    - u16::from(m.ori[s][h]) % n
+                    - u16::from(c[s][usize::from(src)]) % n;
+                out.ori[s][g] = (t % n) as u8;
+            }
+        }
+        out
+    };
+    let r = def.rotations[0].transform.clone();
+    let r_inv = inverse(&r, &sets);
+    let mut moves: Vec<Transform> = def.moves.iter().map(|m| m.transform.clone()).collect();
+    let mut seen: HashSet<Transform> = moves.iter().cloned().collect();
+    let mut i = 0;
+    while i < moves.len() {
+        for next in [
+            conjugate(&moves[i]),
+            r_inv.then(&moves[i], &sets).then(&r, &sets),
+        ] {
+            if !next.is_identity() && seen.insert(next.clone()) {
+                moves.push(next);
+            }
+        }
+        if moves.len() > 24 {
+            return None;
+        }
+        i += 1;
+    }
+    def.move_at = vec![(1, 1); moves.len()];
+    def.moves = moves
+        .into_iter()
+        .enumerate()
+        .map(|(i, transform)| MoveDef {
+            // Not M1 and M12: M1's square would be called M12.
+            name: format!("M{i}x"),
+            transform,
+        })
+        .collect();
+    Some(def)
+}
+
+#[test]
+fn random_puzzles_with_a_mirror_count_their_positions_and_their_orbits_by_mirror_images() {
+    let mut rng = Rng(0x0d15_ea5e_5eed_a11c);
+    let (mut mirrored, mut cases, mut refused_start) = (0, 0, 0);
+    for case in 0..120 {
+        let Some(mut def) = with_mirror(&mut rng) else {
+            continue;
+        };
+        // A start other than solved in a quarter of the cases: a mirror
+        // that moves it must be dropped.
+        if case % 4 == 3 {
+            let (_, start) = legal_scramble(&def, &mut rng, 3);
+            def.scramble = Some(start);
+        }
+        cases += 1;
+        for metric in METRICS {
+            let t = Twisty::new(
+                def.clone(),
+                &Options {
+                    metric,
+                    moves: None,
+                    scramble: None,
+                },
+            )
+            .unwrap();
+            let start = def.scramble.clone().unwrap_or_else(|| def.solved.clone());
+            let (truth, patterns) = pattern_levels(&t, &start);
+            let sym = Symmetry::of(&t);
+            let rotations = Symmetry::of_rotations(&t);
+            let what = format!("case {case} {metric:?}: {}", sym.describe());
+            match sym.mirrors() {
+                Mirrors::Found { mirrors, others } => {
+                    mirrored += 1;
+                    // The group holds the rotations' maps, the mirror
+                    // images and their other products.
+                    let elements = sym.order() >> u32::from(sym.inverse());
+                    assert!(*mirrors > 0 && mirrors + others < elements, "{what}");
+                    assert!(sym.order() > rotations.order() / 2, "{what}");
+                }
+                Mirrors::NotFound(why) if why.contains("start") => refused_start += 1,
+                _ => {}
+            }
+            if sym.is_trivial() {
+                continue;
+            }
+            let m = Symmetric::<u64>::new(&t, &sym).unwrap();
+            let r = Search::new(&m).threads(2).count().unwrap();
+            assert_eq!(r.levels, truth, "{what}");
+            let classes = r.class_levels.unwrap();
+            assert_eq!(reference::level_sizes(&m), classes, "{what}");
+            // The orbits split the positions into the classes kept, each
+            // the union of rotation orbits.
+            let mut orbits = BTreeSet::new();
+            let mut covered = 0;
+            for p in &patterns {
+                let k = t.key_of::<u64>(p).unwrap();
+                let orbit = m.orbit(k);
+                assert!(orbit.contains(&k), "{what}");
+                if orbits.insert(orbit.clone()) {
+                    covered += orbit.len();
+                }
+            }
+            assert_eq!(covered, patterns.len(), "{what}: the orbits overlap");
+            assert_eq!(orbits.len() as u64, classes.iter().sum::<u64>(), "{what}");
+        }
+    }
+    assert!(
+        cases > 40 && mirrored > 40 && refused_start > 3,
+        "the random puzzles hardly exercise mirrors: {cases} cases, {mirrored} mirrored, {refused_start} refused for the start"
+    );
+}
+
 #[test]
 fn a_restricted_move_set_keeps_the_rotations_that_map_it_onto_itself() {
     let def = load("cube3-rotations.tws");
     let t = build(&def, TwistyMetric::Htm, Some("U,R"));
-    let sym = Symmetry::of(&t);
+    let sym = Symmetry::of_rotations(&t);
     // The half turn about the axis through the UR edge swaps U and R;
     // with the inverse position, 4.
     assert_eq!(sym.order(), 4, "{}", sym.describe());
     assert!(sym.inverse());
     assert!(sym.dropped().unwrap().contains("map a move onto no move"));
+    let plain = plain_levels(&t, Some(7));
     let (levels, _) = symmetric_levels::<u64>(&t, &sym, 2, VisitedKind::Auto, Some(7));
-    assert_eq!(levels, plain_levels(&t, Some(7)));
+    assert_eq!(levels, plain);
+    // Two mirrors keep {U, R} too (the plane of both axes, which turns
+    // each into its inverse, and the one between them, which swaps them).
+    let sym = Symmetry::of(&t);
+    assert_eq!(sym.order(), 8, "{}", sym.describe());
+    assert_eq!(
+        sym.mirrors(),
+        &Mirrors::Found {
+            mirrors: 2,
+            others: 0
+        }
+    );
+    let (levels, _) = symmetric_levels::<u64>(&t, &sym, 2, VisitedKind::Auto, Some(7));
+    assert_eq!(levels, plain);
 }
 
 #[test]
@@ -358,7 +540,7 @@ fn levels_on_disk_and_a_resumed_checkpoint_weigh_their_classes_alike() {
     );
     assert_eq!(v["levels"], serde_json::json!(memory.levels));
     assert_eq!(v["class_levels"], serde_json::json!(memory.class_levels));
-    assert_eq!(v["symmetry"]["order"], 48);
+    assert_eq!(v["symmetry"]["order"], 96);
 }
 
 #[test]
@@ -366,13 +548,29 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
     let cube = data("cube3-rotations.tws");
     let v = json_out(reach().args(["count", &cube, "--max-depth", "5", "--json"]));
     assert_eq!(v["levels"], serde_json::json!(CUBE3_HTM[..6]));
+    assert_eq!(v["class_levels"], serde_json::json!(CUBE3_M_INV[..6]));
+    assert_eq!(v["symmetry"]["order"], 96);
+    assert_eq!(v["symmetry"]["mirrors"], 24);
+    assert_eq!(v["symmetry"]["other_elements"], 0);
+    assert_eq!(v["symmetry"]["inverse"], true);
+    assert_eq!(v["symmetry"]["rotations"].as_array().unwrap().len(), 13);
+    // The rotations alone: twsearch's -F classes.
+    let v = json_out(reach().args([
+        "count",
+        &cube,
+        "--max-depth",
+        "5",
+        "--symmetry",
+        "rotations",
+        "--json",
+    ]));
+    assert_eq!(v["levels"], serde_json::json!(CUBE3_HTM[..6]));
     assert_eq!(
         v["class_levels"],
         serde_json::json!([1, 2, 10, 75, 954, 12097])
     );
     assert_eq!(v["symmetry"]["order"], 48);
-    assert_eq!(v["symmetry"]["inverse"], true);
-    assert_eq!(v["symmetry"]["rotations"].as_array().unwrap().len(), 13);
+    assert_eq!(v["symmetry"]["mirrors"], 0);
     let v = json_out(reach().args([
         "count",
         &cube,
@@ -391,7 +589,7 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
         .assert()
         .success()
         .stderr(predicates::str::contains(
-            "classes     88 of symmetric positions under 48 symmetries",
+            "classes     59 of symmetric positions under 96 symmetries",
         ));
     // The antipodes are positions, every one of each class.
     let v = json_out(reach().args(["count", &cube, "--max-depth", "2", "--antipodes", "--json"]));
@@ -405,10 +603,10 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
             "symmetry: 24 of the 24 elements that the rotations",
         ))
         .stdout(predicates::str::contains(
-            "each with the inverse position: 48 in all",
+            ", and 24 mirror images: 48, each with the inverse position: 96 in all",
         ));
     let v = json_out(reach().args(["show", &cube, "--moves", "U,R", "--json"]));
-    assert_eq!(v["symmetry"]["order"], 4);
+    assert_eq!(v["symmetry"]["order"], 8);
     // The dense store keeps no level as keys to weigh; `auto` takes it
     // over classes where it fits (faster and smaller), `on` does not.
     let cube2 = data("cube2-rotations.tws");
@@ -424,7 +622,7 @@ fn the_command_line_counts_shows_and_solves_with_symmetry_and_without() {
         "on",
         "--json",
     ]));
-    assert_eq!(v["symmetry"]["order"], 48);
+    assert_eq!(v["symmetry"]["order"], 96);
     assert_eq!(v["levels"], serde_json::json!([1, 18, 243, 2874, 28000]));
     reach()
         .args(["count", &cube2, "--visited", "dense", "--symmetry", "on"])
@@ -601,7 +799,7 @@ fn hardest_by_classes_names_the_positions_a_search_without_symmetry_names() {
     let cube2 = data("cube2-rotations.tws");
     let cube2: [&str; 6] = [&cube2, "--moves", "U,F,R", "--metric", "qtm", "--symmetry"];
     let klotski: [&str; 4] = ["klotski", "--metric", "piece", "--symmetry"];
-    for (args, on, order) in [(&cube2[..], "on", 6), (&klotski[..], "auto", 2)] {
+    for (args, on, order) in [(&cube2[..], "on", 12), (&klotski[..], "auto", 2)] {
         let hardest = |symmetry: &str| {
             json_out(
                 reach()

@@ -85,6 +85,17 @@ impl Motion {
         }
     }
 
+    /// Whether it is a mirror image (not a turn of the board).
+    fn mirrors(self) -> bool {
+        matches!(
+            self,
+            Motion::MirrorLeftRight
+                | Motion::MirrorTopBottom
+                | Motion::Transpose
+                | Motion::AntiTranspose
+        )
+    }
+
     /// Whether it turns rows into columns (a square board's only).
     fn swaps_axes(self) -> bool {
         matches!(
@@ -155,6 +166,16 @@ pub struct BoardSymmetry {
 impl BoardSymmetry {
     /// The symmetries of `puzzle`, each checked (see the module's notes).
     pub fn of(puzzle: &SlidingPuzzle) -> BoardSymmetry {
+        BoardSymmetry::with(puzzle, true)
+    }
+
+    /// The symmetries of `puzzle` that turn the board without mirroring
+    /// it (the half and quarter turns), each checked.
+    pub fn of_rotations(puzzle: &SlidingPuzzle) -> BoardSymmetry {
+        BoardSymmetry::with(puzzle, false)
+    }
+
+    fn with(puzzle: &SlidingPuzzle, mirrors: bool) -> BoardSymmetry {
         let mut sym = BoardSymmetry {
             considered: Vec::new(),
             refused: None,
@@ -173,7 +194,7 @@ impl BoardSymmetry {
         let mut start = generic.new_state();
         generic.decode_full(generic.start, &mut start);
         for motion in Motion::ALL.into_iter().skip(1) {
-            if motion.swaps_axes() && puzzle.rows != puzzle.cols {
+            if motion.swaps_axes() && puzzle.rows != puzzle.cols || !mirrors && motion.mirrors() {
                 continue;
             }
             match element(&generic, &start.pos, motion) {

@@ -25,6 +25,7 @@ pub mod def;
 pub mod group;
 mod illegal;
 mod kpuzzle;
+mod mirror;
 pub mod symmetry;
 mod tws;
 
@@ -35,7 +36,7 @@ use crate::engine::{Key, Model, Wide};
 use crate::puzzles::sliding::PuzzleError;
 use coord::{Coord, Kind};
 pub use def::{Definition, Format, MoveDef, Pattern, Set, Transform, WILD};
-pub use symmetry::{Symmetric, Symmetry};
+pub use symmetry::{Mirrors, Symmetric, Symmetry};
 
 /// What counts as one move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

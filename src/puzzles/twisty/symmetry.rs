@@ -41,6 +41,7 @@ use std::collections::HashSet;
 use std::marker::PhantomData;
 
 use super::coord::Kind;
+use super::mirror::{self, Flat};
 use super::{MAX_ORBIT, Transform, Twisty, WIDE_SCRATCH, WILD, inverse, key_from};
 use crate::engine::{Key, Model};
 
@@ -156,7 +157,35 @@ struct Element {
     /// By the set's first label plus the label: the label a piece takes
     /// and the orientation it gains.
     relabel: Vec<(u16, u8)>,
+    /// Whether it negates every orientation first (a mirror image: it
+    /// turns a clockwise twist anticlockwise).
+    negate: bool,
 }
+
+/// Whether a twisty puzzle's symmetries take mirror images too, and what
+/// the search for one found ([`Symmetry::mirrors`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mirrors {
+    /// Not looked for: the rotations alone were asked for
+    /// ([`Symmetry::of_rotations`]), or there are none to pair with.
+    NotSought,
+    /// Found: the group that the rotations kept and a mirror image
+    /// generate.
+    Found {
+        /// Its mirror images (half of it).
+        mirrors: usize,
+        /// Its elements that are neither those rotations nor mirror
+        /// images: products that map the puzzle onto itself as a
+        /// rotation does, but that the file's rotations do not generate.
+        others: usize,
+    },
+    /// Looked for and not used, with why.
+    NotFound(String),
+}
+
+/// The most steps a search for a mirror takes (see [`super::mirror`]):
+/// the cubes, the megaminx and the skewb need a few thousand.
+const MIRROR_BUDGET: u64 = 10_000_000;
 
 /// The symmetries of a twisty puzzle under its search's moves, from its
 /// start (see the module's notes).
@@ -213,6 +242,12 @@ pub struct Symmetry {
     /// for inverting.
     inverse: bool,
     sets: Vec<(usize, usize, u16)>,
+    /// Whether mirror images were looked for, and what was found.
+    mirrors: Mirrors,
+    /// How many elements of the rotations' group are symmetries.
+    kept_rotations: usize,
+    /// The solved position's codes, as the checks read them.
+    solved_codes: Vec<Code>,
 }
 
 /// Where a key says its class's size: which of the group order's divisors
@@ -259,8 +294,21 @@ impl Sizes {
 }
 
 impl Symmetry {
-    /// The symmetries of `twisty` that its file's rotations generate.
+    /// The symmetries of `twisty` that its file's rotations generate, and
+    /// their mirror images where a mirror maps the puzzle onto itself
+    /// (see [`super::mirror`]; a file declares none, so one is searched
+    /// for and checked as the rotations are).
     pub fn of(twisty: &Twisty) -> Symmetry {
+        Symmetry::with(twisty, true)
+    }
+
+    /// The symmetries of `twisty` that its file's rotations generate,
+    /// without mirror images (twsearch's reduction).
+    pub fn of_rotations(twisty: &Twisty) -> Symmetry {
+        Symmetry::with(twisty, false)
+    }
+
+    fn with(twisty: &Twisty, mirrors: bool) -> Symmetry {
         let def = &twisty.def;
         let sets = &def.sets;
         let mut offsets = Vec::with_capacity(sets.len());
@@ -350,6 +398,9 @@ impl Symmetry {
             },
             inverse: false,
             sets: Vec::new(),
+            mirrors: Mirrors::NotSought,
+            kept_rotations: 0,
+            solved_codes: codes(&def.solved),
         };
         if places > usize::from(u16::MAX) {
             // Places are numbered in 16 bits.
@@ -393,14 +444,29 @@ impl Symmetry {
             .iter()
             .map(|m| sym.move_element(&m.transform, first_label))
             .collect();
-        if let Err(why) = sym.tabulate(twisty, &kept, &moves) {
+        sym.kept_rotations = kept.len();
+        // Mirror images pair with the rotations a file declares: a file
+        // without them searches every position.
+        let with_mirrors = if mirrors && !kept.is_empty() && !def.rotations.is_empty() {
+            sym.add_mirrors(twisty, &kept, first_label as usize)
+        } else {
+            None
+        };
+        if let Some(all) = with_mirrors
+            && let Err(why) = sym.tabulate(twisty, &all, &moves)
+        {
+            sym.mirrors = Mirrors::NotFound(format!("mirror images not used: {why}"));
+        }
+        if !matches!(sym.mirrors, Mirrors::Found { .. })
+            && let Err(why) = sym.tabulate(twisty, &kept, &moves)
+        {
             sym.dropped = Some(why);
             return sym;
         }
         sym.inverse = sym.invertible(twisty);
         sym.sizes = Sizes::new(sym.order(), twisty);
-        if sym.elements.len() < group.len() {
-            let text = not_kept(&why, group.len(), sym.elements.len());
+        if sym.kept_rotations < group.len() {
+            let text = not_kept(&why, group.len(), sym.kept_rotations);
             sym.dropped = Some(match sym.dropped.take() {
                 Some(before) => format!("{before}; {text}"),
                 None => text,
@@ -487,6 +553,7 @@ impl Symmetry {
             src,
             twist,
             relabel,
+            negate: false,
         }
     }
 
@@ -547,9 +614,17 @@ impl Symmetry {
             src,
             twist,
             relabel,
+            negate: false,
         };
+        self.keeps(&e)?;
+        Ok(e)
+    }
+
+    /// Whether `e` fixes the start (else `Err(2)`) and maps the file's
+    /// `Illegal` lines onto themselves (else `Err(3)`).
+    fn keeps(&self, e: &Element) -> Result<(), usize> {
         let start = &self.start_codes;
-        if (0..start.len()).any(|g| self.conj_code(&e, start[usize::from(e.src[g])], g) != start[g])
+        if (0..start.len()).any(|g| self.conj_code(e, start[usize::from(e.src[g])], g) != start[g])
         {
             return Err(2);
         }
@@ -562,7 +637,276 @@ impl Symmetry {
                 return Err(3);
             }
         }
-        Ok(e)
+        Ok(())
+    }
+
+    /// The rotations kept (`kept`, the identity first) with their mirror
+    /// images, where a mirror that maps the puzzle onto itself is found
+    /// ([`super::mirror::find`], each candidate checked as a rotation is,
+    /// and kept only where it turns the rotations into rotations); `None`
+    /// where none is, with why in [`Symmetry::mirrors`]. The group they
+    /// generate is closed table by table, each element checked again.
+    fn add_mirrors(
+        &mut self,
+        twisty: &Twisty,
+        kept: &[Element],
+        labels: usize,
+    ) -> Option<Vec<Element>> {
+        let moves: Vec<Flat> = twisty
+            .moves
+            .iter()
+            .map(|m| {
+                let (src, twist) = flat(&m.transform, &self.offsets);
+                Flat { src, twist }
+            })
+            .collect();
+        let set_of: Vec<usize> = (0..self.modulus.len()).map(|g| self.set_of(g)).collect();
+        // The rotations as distinct maps: a group of tables.
+        let mut seen = HashSet::new();
+        let group: Vec<Element> = kept
+            .iter()
+            .filter(|e| seen.insert(self.signature(e)))
+            .cloned()
+            .collect();
+        let mut found = None;
+        // How each rotation maps the moves and the places: a mirror times
+        // a rotation is a mirror, so the search starts from one image of
+        // the first move in each orbit of the rotations, and from one
+        // image of its first place in each orbit of the rotations that
+        // map the first move onto itself.
+        let images: Vec<Vec<usize>> = group
+            .iter()
+            .filter_map(|k| self.move_images(k, &moves))
+            .collect();
+        let m0 = mirror::first_move(&moves).unwrap_or(0);
+        let fixing_first: Vec<&Element> = group
+            .iter()
+            .zip(&images)
+            .filter(|(_, im)| im[m0] == m0)
+            .map(|(k, _)| k)
+            .collect();
+        let first = |m2: usize| images.iter().all(|im| im[m2] >= m2);
+        let seed = |_: usize, h: usize| fixing_first.iter().all(|k| usize::from(k.src[h]) >= h);
+        let starts = mirror::Starts {
+            first: &first,
+            seed: &seed,
+        };
+        let outcome = mirror::find(
+            &moves,
+            &set_of,
+            &self.modulus,
+            MIRROR_BUDGET,
+            &starts,
+            &mut |c| {
+                let Some(e) = self.mirror_element(c, labels, &moves) else {
+                    return false;
+                };
+                if seen.contains(&self.signature(&e)) || !self.normalizes(&e, &group) {
+                    return false;
+                }
+                found = Some(e);
+                true
+            },
+        );
+        let Some(mirror) = found else {
+            self.mirrors = Mirrors::NotFound(match outcome {
+                mirror::Outcome::OutOfBudget => format!(
+                    "no mirror image found within the search's {MIRROR_BUDGET} steps"
+                ),
+                _ => "no mirror image maps the moves, the solved position and the start onto themselves".into(),
+            });
+            return None;
+        };
+        match self.close(&group, mirror, &moves) {
+            Ok(all) => {
+                let mirrors = all.iter().filter(|e| e.negate).count();
+                self.mirrors = Mirrors::Found {
+                    mirrors,
+                    others: all.len() - group.len() - mirrors,
+                };
+                Some(all)
+            }
+            Err(why) => {
+                self.mirrors = Mirrors::NotFound(why);
+                None
+            }
+        }
+    }
+
+    /// Candidate `c` (a place map and its twists, orientations negated)
+    /// as an element, its relabelling read from the solved position, if
+    /// it maps the solved position onto itself, fixes the start, keeps
+    /// the `Illegal` lines and maps every move onto a move.
+    fn mirror_element(&self, c: &Flat, labels: usize, moves: &[Flat]) -> Option<Element> {
+        let solved = &self.solved_codes;
+        let mut relabel: Vec<Option<(u16, u8)>> = vec![None; labels];
+        let mut images = HashSet::new();
+        for g in 0..solved.len() {
+            let (from, to) = (solved[usize::from(c.src[g])], solved[g]);
+            let (lf, of) = ((from >> 8) as u16, (from & 0xff) as u8);
+            let (lt, ot) = ((to >> 8) as u16, (to & 0xff) as u8);
+            let n = u16::from(self.modulus[g]);
+            let gain = match (of, ot) {
+                (WILD, WILD) => 0,
+                (WILD, _) | (_, WILD) => return None,
+                (of, ot) => ((u16::from(ot) + u16::from(of) + n - u16::from(c.twist[g])) % n) as u8,
+            };
+            let slot = &mut relabel[self.label_base[g] as usize + usize::from(lf)];
+            match *slot {
+                None => {
+                    if !images.insert((self.set_of(g), lt)) {
+                        return None;
+                    }
+                    *slot = Some((lt, gain));
+                }
+                Some((t, gn)) if t == lt && (gn == gain || of == WILD) => {}
+                Some(_) => return None,
+            }
+        }
+        for (s, &first) in self.offsets.iter().enumerate() {
+            let base = self.label_base.get(first).map_or(0, |&b| b as usize);
+            for l in 0..self.set_labels[s] {
+                relabel[base + l].get_or_insert((l as u16, 0));
+            }
+        }
+        let e = Element {
+            src: c.src.clone(),
+            twist: c.twist.clone(),
+            relabel: relabel.into_iter().map(Option::unwrap_or_default).collect(),
+            negate: true,
+        };
+        (self.keeps(&e).is_ok() && self.maps_moves(&e, moves)).then_some(e)
+    }
+
+    /// Whether element `e` maps every move onto a move.
+    fn maps_moves(&self, e: &Element, moves: &[Flat]) -> bool {
+        self.move_images(e, moves).is_some()
+    }
+
+    /// For each move `m`, the move `m2` with `e(x·m) = e(x)·m2` for every
+    /// position `x` (the equations of [`super::mirror`], where the
+    /// relabelling cancels), or `None` where a move has none.
+    fn move_images(&self, e: &Element, moves: &[Flat]) -> Option<Vec<usize>> {
+        moves
+            .iter()
+            .map(|input| {
+                moves.iter().position(|output| {
+                    (0..e.src.len()).all(|g| {
+                        let h = usize::from(e.src[g]);
+                        let g2 = usize::from(output.src[g]);
+                        if usize::from(e.src[g2]) != usize::from(input.src[h]) {
+                            return false;
+                        }
+                        let n = u16::from(self.modulus[g]);
+                        let t = u16::from(input.twist[h]) % n;
+                        let t = if e.negate { (n - t) % n } else { t };
+                        let want =
+                            (u16::from(e.twist[g]) + t + n - u16::from(output.twist[g]) % n) % n;
+                        u16::from(e.twist[g2]) % n == want
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// What `e` does to every code at every place, with where it takes it
+    /// from: equal for two elements exactly when they are one map.
+    fn signature(&self, e: &Element) -> Vec<Code> {
+        let mut out = Vec::new();
+        for g in 0..e.src.len() {
+            out.push(Code::from(e.src[g]));
+            for l in 0..self.set_labels[self.set_of(g)] {
+                for o in 0..self.modulus[g] {
+                    out.push(self.conj_code(e, ((l as Code) << 8) | Code::from(o), g));
+                }
+            }
+        }
+        out
+    }
+
+    /// `b`, then `a`: what `a` makes of what `b` makes of a position.
+    fn compose(&self, a: &Element, b: &Element) -> Element {
+        let neg = |negate: bool, t: u8, n: u16| {
+            let t = u16::from(t) % n;
+            if negate { (n - t) % n } else { t }
+        };
+        let (mut src, mut twist) = (Vec::with_capacity(a.src.len()), Vec::new());
+        for g in 0..a.src.len() {
+            let h = usize::from(a.src[g]);
+            let n = u16::from(self.modulus[g]);
+            src.push(b.src[h]);
+            twist.push(((neg(a.negate, b.twist[h], n) + u16::from(a.twist[g])) % n) as u8);
+        }
+        // Each label's set: the last whose first label is at most it.
+        let firsts: Vec<usize> = self
+            .offsets
+            .iter()
+            .map(|&o| self.label_base.get(o).map_or(usize::MAX, |&b| b as usize))
+            .collect();
+        let relabel = (0..b.relabel.len())
+            .map(|i| {
+                let s = firsts.partition_point(|&f| f <= i) - 1;
+                let n = u16::from(self.modulus[self.offsets[s]]);
+                let (rho, gb) = b.relabel[i];
+                let (mu, ga) = a.relabel[firsts[s] + usize::from(rho)];
+                (mu, ((neg(a.negate, gb, n) + u16::from(ga)) % n) as u8)
+            })
+            .collect();
+        Element {
+            src,
+            twist,
+            relabel,
+            negate: a.negate != b.negate,
+        }
+    }
+
+    /// Whether `e` turns the group `group` into itself: `e` times the
+    /// group is the group times `e`.
+    fn normalizes(&self, e: &Element, group: &[Element]) -> bool {
+        let left: HashSet<Vec<Code>> = group
+            .iter()
+            .map(|k| self.signature(&self.compose(e, k)))
+            .collect();
+        group
+            .iter()
+            .all(|k| left.contains(&self.signature(&self.compose(k, e))))
+    }
+
+    /// The group that `group` (a group of tables, the identity first) and
+    /// `mirror` generate, each new element checked as a symmetry; why not
+    /// where one fails or there are over [`MAX_ELEMENTS`].
+    fn close(
+        &self,
+        group: &[Element],
+        mirror: Element,
+        moves: &[Flat],
+    ) -> Result<Vec<Element>, String> {
+        let mut seen: HashSet<Vec<Code>> = group.iter().map(|e| self.signature(e)).collect();
+        let mut elements = group.to_vec();
+        let gens: Vec<Element> = std::iter::once(mirror)
+            .chain(group.iter().cloned())
+            .collect();
+        let mut i = 0;
+        while i < elements.len() {
+            for by in &gens {
+                let e = self.compose(&elements[i], by);
+                if seen.insert(self.signature(&e)) {
+                    if self.keeps(&e).is_err() || !self.maps_moves(&e, moves) {
+                        return Err(
+                            "a product of a mirror image and a rotation is not a symmetry".into(),
+                        );
+                    }
+                    elements.push(e);
+                    if elements.len() > MAX_ELEMENTS {
+                        return Err(format!(
+                            "the rotations and a mirror image generate over {MAX_ELEMENTS} elements"
+                        ));
+                    }
+                }
+            }
+            i += 1;
+        }
+        Ok(elements)
     }
 
     /// The 64-bit words of a key of a class: the position's, and where
@@ -590,10 +934,19 @@ impl Symmetry {
         }
         let mut out = format!(
             "symmetry: {} of the {} elements that the rotations {} generate",
-            self.elements.len(),
+            self.kept_rotations,
             self.generated,
             self.rotations.join(" ")
         );
+        if let Mirrors::Found { mirrors, others } = self.mirrors {
+            out.push_str(&format!(", and {mirrors} mirror images"));
+            if others > 0 {
+                out.push_str(&format!(
+                    " and {others} more of their products that are no rotation of the file's"
+                ));
+            }
+            out.push_str(&format!(": {}", self.elements.len()));
+        }
         if self.inverse {
             out.push_str(&format!(
                 ", each with the inverse position: {} in all",
@@ -603,10 +956,18 @@ impl Symmetry {
         if let Some(why) = &self.dropped {
             out.push_str(&format!("\n  ({why})"));
         }
+        if let Mirrors::NotFound(why) = &self.mirrors {
+            out.push_str(&format!("\n  (no mirror images: {why})"));
+        }
         if self.is_trivial() {
             out.push_str("\n  no symmetry is used: every position is searched");
         }
         out
+    }
+
+    /// Whether mirror images were looked for, and what was found.
+    pub fn mirrors(&self) -> &Mirrors {
+        &self.mirrors
     }
 
     /// The rotations the file declares.
@@ -633,8 +994,13 @@ impl Symmetry {
         let ori = if ori == WILD {
             WILD
         } else {
-            ((u16::from(ori) + u16::from(gain) + u16::from(e.twist[g]))
-                % u16::from(self.modulus[g])) as u8
+            let n = u16::from(self.modulus[g]);
+            let ori = if e.negate {
+                (n - u16::from(ori) % n) % n
+            } else {
+                u16::from(ori)
+            };
+            ((ori + u16::from(gain) + u16::from(e.twist[g])) % n) as u8
         };
         (Code::from(to) << 8) | Code::from(ori)
     }
@@ -650,6 +1016,13 @@ impl Symmetry {
     ) -> Result<(), String> {
         let def = &twisty.def;
         let places = self.modulus.len();
+        for v in [&mut self.kind_at, &mut self.ori_at] {
+            v.clear();
+        }
+        self.radix.clear();
+        self.wild.clear();
+        self.base.clear();
+        self.invert_at.clear();
         // Each set's radix: a wildcard anywhere in it takes a value of
         // its own.
         for (s, set) in def.sets.iter().enumerate() {
@@ -1249,13 +1622,14 @@ impl<K: Key> Model for Symmetric<'_, K> {
 
     fn identity(&self) -> String {
         format!(
-            "{}; key words {}; symmetry {} of {} elements generated by {}; inverse {}",
+            "{}; key words {}; symmetry {} of {} elements generated by {}; inverse {}; mirrors {:?}",
             self.twisty.identity(),
             K::WORDS,
             self.sym.elements.len(),
             self.sym.generated,
             self.sym.rotations.join(" "),
-            self.sym.inverse
+            self.sym.inverse,
+            self.sym.mirrors
         )
     }
 }

@@ -123,8 +123,8 @@ def count(
     checkpoint: keep them resumable there (see resume()). symmetry:
     "auto" keeps one position of each class of symmetric positions (a
     twisty file's rotations, a board's mirrors) unless every position
-    fits the dense store, "on" wherever the puzzle has a symmetry, "none"
-    never; the levels are positions either way, and ``class_levels`` the
+    fits the dense store, "on" wherever the puzzle has a symmetry,
+    "rotations" the same without mirror images, "none" never; the levels are positions either way, and ``class_levels`` the
     classes kept.
     """
     return _run(

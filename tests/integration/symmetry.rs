@@ -495,6 +495,46 @@ fn t_wide(t: &Twisty) -> reach::puzzles::twisty::Wider<'_, 2> {
 }
 
 #[test]
+fn rotations_alone_leave_every_mirror_image_out() {
+    // Klotski's one symmetry is its left-right mirror: under the
+    // rotations alone, every position is searched.
+    let v = json_out(reach().args(["count", "klotski", "--symmetry", "rotations", "--json"]));
+    assert_eq!(v["states"], 25955);
+    assert_eq!(v["symmetry"]["used"], false);
+    assert!(v["class_levels"].is_null());
+    // The 2x2x2 in qtm: its 24 rotations and their 24 mirror images, or
+    // the rotations alone, each with the inverse; every level the same.
+    let cube2 = data("cube2-rotations.tws");
+    let count = |symmetry: &str| {
+        json_out(reach().args([
+            "count",
+            &cube2,
+            "--metric",
+            "qtm",
+            "--max-depth",
+            "6",
+            "--symmetry",
+            symmetry,
+            "--json",
+        ]))
+    };
+    let none = count("none");
+    let mut classes = Vec::new();
+    for (symmetry, order, mirrors) in [("on", 96, 24), ("rotations", 48, 0)] {
+        let v = count(symmetry);
+        assert_eq!(v["symmetry"]["order"], order, "{symmetry}");
+        assert_eq!(v["symmetry"]["mirrors"], mirrors, "{symmetry}");
+        assert_eq!(v["levels"], none["levels"], "{symmetry}");
+        classes.push(v["class_levels"][6].as_u64().unwrap());
+    }
+    // Far from solved, about half as many classes with the mirrors.
+    assert!(
+        classes[0] * 2 >= classes[1] && classes[0] * 3 < 2 * classes[1],
+        "{classes:?}"
+    );
+}
+
+#[test]
 fn levels_on_disk_and_a_resumed_checkpoint_weigh_their_classes_alike() {
     let dir = TempDir::new("symmetry-disk");
     let t = build(&load("cube2-rotations.tws"), TwistyMetric::Qtm, None);

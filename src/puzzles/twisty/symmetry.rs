@@ -184,7 +184,9 @@ pub enum Mirrors {
 }
 
 /// The most steps a search for a mirror takes (see [`super::mirror`]):
-/// the cubes, the megaminx and the skewb need a few thousand.
+/// twsearch's samples/symm that have one take at most a few million
+/// (the 3x3x3 about 40 thousand, the megaminx a million); the 5x5x5 and
+/// larger cubes find none within it.
 const MIRROR_BUDGET: u64 = 10_000_000;
 
 /// The symmetries of a twisty puzzle under its search's moves, from its
@@ -349,19 +351,7 @@ impl Symmetry {
                 })
                 .collect()
         };
-        let kinds = twisty
-            .coords
-            .iter()
-            .map(|c| {
-                let mut kind = vec![0u8; labels[c.set]];
-                if let Some((values, _)) = c.pieces() {
-                    for (k, &v) in values.iter().enumerate() {
-                        kind[usize::from(v)] = k as u8;
-                    }
-                }
-                kind
-            })
-            .collect();
+        let kinds = kinds(twisty, &labels);
         let mut illegal: Vec<(usize, u16)> = def
             .illegal
             .iter()
@@ -445,21 +435,7 @@ impl Symmetry {
             .map(|m| sym.move_element(&m.transform, first_label))
             .collect();
         sym.kept_rotations = kept.len();
-        // Mirror images pair with the rotations a file declares: a file
-        // without them searches every position.
-        let with_mirrors = if mirrors && !kept.is_empty() && !def.rotations.is_empty() {
-            sym.add_mirrors(twisty, &kept, first_label as usize)
-        } else {
-            None
-        };
-        if let Some(all) = with_mirrors
-            && let Err(why) = sym.tabulate(twisty, &all, &moves)
-        {
-            sym.mirrors = Mirrors::NotFound(format!("mirror images not used: {why}"));
-        }
-        if !matches!(sym.mirrors, Mirrors::Found { .. })
-            && let Err(why) = sym.tabulate(twisty, &kept, &moves)
-        {
+        if let Err(why) = sym.tables(twisty, &kept, &moves, mirrors, first_label as usize) {
             sym.dropped = Some(why);
             return sym;
         }
@@ -640,6 +616,34 @@ impl Symmetry {
         Ok(())
     }
 
+    /// The elements kept as tables ([`Symmetry::tabulate`]): the rotations
+    /// `kept`, with their mirror images where `mirrors` asks for them, a
+    /// file declares rotations to pair them with, one is found and the
+    /// tables fit; why not, where even the rotations' do not.
+    fn tables(
+        &mut self,
+        twisty: &Twisty,
+        kept: &[Element],
+        moves: &[Element],
+        mirrors: bool,
+        labels: usize,
+    ) -> Result<(), String> {
+        let with_mirrors = if mirrors && !kept.is_empty() && !twisty.def.rotations.is_empty() {
+            self.add_mirrors(twisty, kept, labels)
+        } else {
+            None
+        };
+        if let Some(all) = with_mirrors {
+            match self.tabulate(twisty, &all, moves) {
+                Ok(()) => return Ok(()),
+                Err(why) => {
+                    self.mirrors = Mirrors::NotFound(format!("mirror images not used: {why}"));
+                }
+            }
+        }
+        self.tabulate(twisty, kept, moves)
+    }
+
     /// The rotations kept (`kept`, the identity first) with their mirror
     /// images, where a mirror that maps the puzzle onto itself is found
     /// ([`super::mirror::find`], each candidate checked as a rotation is,
@@ -674,18 +678,19 @@ impl Symmetry {
         // the first move in each orbit of the rotations, and from one
         // image of its first place in each orbit of the rotations that
         // map the first move onto itself.
-        let images: Vec<Vec<usize>> = group
+        // (Fewer rotations would only keep more starts: a rotation whose
+        // tables map no move, if one could, is left out.)
+        let acting: Vec<(&Element, Vec<usize>)> = group
             .iter()
-            .filter_map(|k| self.move_images(k, &moves))
+            .filter_map(|k| Some((k, self.move_images(k, &moves)?)))
             .collect();
         let m0 = mirror::first_move(&moves).unwrap_or(0);
-        let fixing_first: Vec<&Element> = group
+        let fixing_first: Vec<&Element> = acting
             .iter()
-            .zip(&images)
             .filter(|(_, im)| im[m0] == m0)
-            .map(|(k, _)| k)
+            .map(|&(k, _)| k)
             .collect();
-        let first = |m2: usize| images.iter().all(|im| im[m2] >= m2);
+        let first = |m2: usize| acting.iter().all(|(_, im)| im[m2] >= m2);
         let seed = |_: usize, h: usize| fixing_first.iter().all(|k| usize::from(k.src[h]) >= h);
         let starts = mirror::Starts {
             first: &first,
@@ -1224,6 +1229,24 @@ impl Symmetry {
         }
         ties
     }
+}
+
+/// For each of `twisty`'s coordinates, the kind of each label (its index
+/// among the coordinate's pieces), with `labels` labels a set.
+fn kinds(twisty: &Twisty, labels: &[usize]) -> Vec<Vec<u8>> {
+    twisty
+        .coords
+        .iter()
+        .map(|c| {
+            let mut kind = vec![0u8; labels[c.set]];
+            if let Some((values, _)) = c.pieces() {
+                for (k, &v) in values.iter().enumerate() {
+                    kind[usize::from(v)] = k as u8;
+                }
+            }
+            kind
+        })
+        .collect()
 }
 
 /// Why `group - kept` of a group's `group` elements are not symmetries:

@@ -156,12 +156,13 @@ pub struct CountOptions {
     pub antipodes: bool,
 
     /// Keep one position of each class of symmetric positions: a twisty
-    /// puzzle's under the file's rotations, a sliding-block puzzle's under
-    /// the mirrors and turns of its board (on: wherever one maps the
-    /// moves, the walls, the pieces, the start and the goal onto
-    /// themselves; auto: so, unless the dense store of every position
-    /// fits), or every position (none). The levels printed are positions
-    /// either way.
+    /// puzzle's under the file's rotations and the mirror images found
+    /// from its moves, a sliding-block puzzle's under the mirrors and
+    /// turns of its board (on: wherever one maps the moves, the walls,
+    /// the pieces, the start and the goal onto themselves; auto: so,
+    /// unless the dense store of every position fits; rotations: so, but
+    /// no mirror image), or every position (none). The levels printed
+    /// are positions either way.
     #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
     pub symmetry: SymmetryArg,
 
@@ -288,12 +289,13 @@ pub struct SolveArgs {
     pub scramble: Option<String>,
 
     /// Keep one position of each class of symmetric positions: a twisty
-    /// puzzle's under the file's rotations, a sliding-block puzzle's under
-    /// the mirrors and turns of its board (on: wherever one maps the
-    /// moves, the walls, the pieces, the start and the goal onto
-    /// themselves; auto: so, unless the dense store of every position
-    /// fits), or every position (none). The levels printed are positions
-    /// either way.
+    /// puzzle's under the file's rotations and the mirror images found
+    /// from its moves, a sliding-block puzzle's under the mirrors and
+    /// turns of its board (on: wherever one maps the moves, the walls,
+    /// the pieces, the start and the goal onto themselves; auto: so,
+    /// unless the dense store of every position fits; rotations: so, but
+    /// no mirror image), or every position (none). The levels printed
+    /// are positions either way.
     #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
     pub symmetry: SymmetryArg,
 

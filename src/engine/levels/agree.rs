@@ -488,8 +488,9 @@ mod tests {
             .count()
             .unwrap();
         let sym = Symmetry::of(&cube);
-        // 24 rotations, each with the inverse position.
-        assert_eq!(sym.order(), 48);
+        // 24 rotations and their 24 mirror images, each with the inverse
+        // position.
+        assert_eq!(sym.order(), 96);
         let model = Symmetric::<u64>::new(&cube, &sym).unwrap();
         let one = Search::new(&model)
             .threads(2)

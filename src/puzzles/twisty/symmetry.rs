@@ -31,6 +31,13 @@
 //! level by its keys alone and every level it reports is a number of
 //! positions.
 //!
+//! A file declares no mirror image (one is no move: it turns every
+//! clockwise twist anticlockwise), so one is searched for from the moves
+//! ([`super::mirror`]), checked as a rotation is, and kept where it turns
+//! the rotations into rotations; the group it generates with them is
+//! closed and checked element by element ([`Symmetry::of`];
+//! [`Symmetry::of_rotations`] leaves mirror images out).
+//!
 //! While the search runs, a place's contents are a dense code (its
 //! piece's label and orientation), and each symmetry and each move is a
 //! table from a place's code to a code: a conjugate's place is two
@@ -172,7 +179,8 @@ pub enum Mirrors {
     /// Found: the group that the rotations kept and a mirror image
     /// generate.
     Found {
-        /// Its mirror images (half of it).
+        /// Its mirror images: half of it, where some set's orientations
+        /// tell a mirror image from a rotation.
         mirrors: usize,
         /// Its elements that are neither those rotations nor mirror
         /// images: products that map the puzzle onto itself as a

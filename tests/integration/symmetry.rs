@@ -211,6 +211,30 @@ fn with_rotation(rng: &mut Rng) -> reach::puzzles::twisty::Definition {
     def
 }
 
+/// The classes a search of `m` kept (`classes` a level) are the orbits of
+/// its symmetries: every position of `patterns` (all of `t`'s) is in its
+/// own orbit, and the orbits split the positions into as many classes.
+fn assert_classes_are_orbits(
+    t: &Twisty,
+    m: &Symmetric<'_, u64>,
+    patterns: &[reach::puzzles::twisty::Pattern],
+    classes: &[u64],
+    what: &str,
+) {
+    let mut orbits = BTreeSet::new();
+    let mut covered = 0;
+    for p in patterns {
+        let k = t.key_of::<u64>(p).unwrap();
+        let orbit = m.orbit(k);
+        assert!(orbit.contains(&k), "{what}");
+        if orbits.insert(orbit.clone()) {
+            covered += orbit.len();
+        }
+    }
+    assert_eq!(covered, patterns.len(), "{what}: the orbits overlap");
+    assert_eq!(orbits.len() as u64, classes.iter().sum::<u64>(), "{what}");
+}
+
 #[test]
 fn random_puzzles_with_a_rotation_count_their_positions_and_their_orbits() {
     let mut rng = Rng(0x5eed_0f5e_9d2c_5681);
@@ -255,21 +279,7 @@ fn random_puzzles_with_a_rotation_count_their_positions_and_their_orbits() {
                 // The sequential oracle counts keys: the classes.
                 let classes = r.class_levels.unwrap();
                 assert_eq!(reference::level_sizes(&m), classes, "{what}");
-                // The classes are the orbits of the conjugations: every
-                // position's orbit holds it, and the orbits split the
-                // positions into as many classes as the search kept.
-                let mut orbits = BTreeSet::new();
-                let mut covered = 0;
-                for p in &patterns {
-                    let k = t.key_of::<u64>(p).unwrap();
-                    let orbit = m.orbit(k);
-                    assert!(orbit.contains(&k), "{what}");
-                    if orbits.insert(orbit.clone()) {
-                        covered += orbit.len();
-                    }
-                }
-                assert_eq!(covered, patterns.len(), "{what}: the orbits overlap");
-                assert_eq!(orbits.len() as u64, classes.iter().sum::<u64>(), "{what}");
+                assert_classes_are_orbits(&t, &m, &patterns, &classes, &what);
             }
         }
     }
@@ -405,20 +415,7 @@ fn random_puzzles_with_a_mirror_count_their_positions_and_their_orbits_by_mirror
             assert_eq!(r.levels, truth, "{what}");
             let classes = r.class_levels.unwrap();
             assert_eq!(reference::level_sizes(&m), classes, "{what}");
-            // The orbits split the positions into the classes kept, each
-            // the union of rotation orbits.
-            let mut orbits = BTreeSet::new();
-            let mut covered = 0;
-            for p in &patterns {
-                let k = t.key_of::<u64>(p).unwrap();
-                let orbit = m.orbit(k);
-                assert!(orbit.contains(&k), "{what}");
-                if orbits.insert(orbit.clone()) {
-                    covered += orbit.len();
-                }
-            }
-            assert_eq!(covered, patterns.len(), "{what}: the orbits overlap");
-            assert_eq!(orbits.len() as u64, classes.iter().sum::<u64>(), "{what}");
+            assert_classes_are_orbits(&t, &m, &patterns, &classes, &what);
         }
     }
     assert!(

@@ -473,6 +473,20 @@ impl Search<'_> {
 mod tests {
     use super::*;
 
+    fn every_first(_: usize) -> bool {
+        true
+    }
+
+    fn every_seed(_: usize, _: usize) -> bool {
+        true
+    }
+
+    /// Every start: no symmetry known to narrow them.
+    const EVERY: Starts<'static> = Starts {
+        first: &every_first,
+        seed: &every_seed,
+    };
+
     /// A square's four corners, each with three orientations, turned by a
     /// quarter turn `Q` (each corner twisted by 1) and its inverse: the
     /// mirror in the square's diagonal maps `Q` to `Q'`.
@@ -488,11 +502,7 @@ mod tests {
         };
         let moves = [q, q_inv];
         let mut found = Vec::new();
-        let starts = Starts {
-            first: &|_| true,
-            seed: &|_, _| true,
-        };
-        let out = find(&moves, &[0; 4], &[3; 4], 1 << 20, &starts, &mut |c| {
+        let out = find(&moves, &[0; 4], &[3; 4], 1 << 20, &EVERY, &mut |c| {
             found.push(c.clone());
             false
         });
@@ -516,11 +526,7 @@ mod tests {
             src: vec![1, 2, 3, 0],
             twist: vec![0; 4],
         };
-        let starts = Starts {
-            first: &|_| true,
-            seed: &|_, _| true,
-        };
-        let out = find(&[q], &[0; 4], &[1; 4], 3, &starts, &mut |_| false);
+        let out = find(&[q], &[0; 4], &[1; 4], 3, &EVERY, &mut |_| false);
         assert_eq!(out, Outcome::OutOfBudget);
     }
 }

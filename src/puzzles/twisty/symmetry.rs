@@ -850,21 +850,19 @@ impl Symmetry {
             src.push(b.src[h]);
             twist.push(((neg(a.negate, b.twist[h], n) + u16::from(a.twist[g])) % n) as u8);
         }
-        // Each label's set: the last whose first label is at most it.
-        let firsts: Vec<usize> = self
-            .offsets
-            .iter()
-            .map(|&o| self.label_base.get(o).map_or(usize::MAX, |&b| b as usize))
-            .collect();
-        let relabel = (0..b.relabel.len())
-            .map(|i| {
-                let s = firsts.partition_point(|&f| f <= i) - 1;
-                let n = u16::from(self.modulus[self.offsets[s]]);
-                let (rho, gb) = b.relabel[i];
-                let (mu, ga) = a.relabel[firsts[s] + usize::from(rho)];
-                (mu, ((neg(a.negate, gb, n) + u16::from(ga)) % n) as u8)
-            })
-            .collect();
+        // Label by label, set by set (each set's labels follow its first).
+        let mut relabel = Vec::with_capacity(b.relabel.len());
+        for (s, &first) in self.offsets.iter().enumerate() {
+            let (Some(&base), Some(&n)) = (self.label_base.get(first), self.modulus.get(first))
+            else {
+                continue;
+            };
+            let n = u16::from(n);
+            for &(rho, gb) in &b.relabel[base as usize..][..self.set_labels[s]] {
+                let (mu, ga) = a.relabel[base as usize + usize::from(rho)];
+                relabel.push((mu, ((neg(a.negate, gb, n) + u16::from(ga)) % n) as u8));
+            }
+        }
         Element {
             src,
             twist,

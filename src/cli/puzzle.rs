@@ -120,6 +120,17 @@ impl Resolved {
                 Some(super::sliding::symmetry_json(p, Some(sym)))
             }
             (Prepared::Sliding(p), _) => Some(super::sliding::symmetry_json(p, None)),
+            (Prepared::Tiles(_) | Prepared::LargeTiles(_), Some(Symmetries::Tiles(ts))) => {
+                Some(super::sliding::symmetry_json(&ts.puzzle, Some(&ts.sym)))
+            }
+            (Prepared::Tiles(t), _) => Some(super::sliding::symmetry_json(
+                &any::tile_board(t.rows(), t.cols()),
+                None,
+            )),
+            (Prepared::LargeTiles(t), _) => Some(super::sliding::symmetry_json(
+                &any::tile_board(t.rows(), t.cols()),
+                None,
+            )),
             _ => None,
         }
     }

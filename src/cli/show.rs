@@ -7,8 +7,9 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use reach::engine::{Model, Search};
+use reach::puzzles::any::{self, Prepared, Symmetries, TileSymmetry};
 use reach::puzzles::clocks;
-use reach::puzzles::sliding::{BoardSymmetry, SlidingPuzzle, SymmetricSliding};
+use reach::puzzles::sliding::{BoardSymmetry, SlidingPuzzle};
 use reach::puzzles::twisty::Symmetry;
 
 use super::args::{MetricArg, SymmetryArg};
@@ -131,7 +132,8 @@ pub(super) fn show(
         Loaded::Tiles(t) if json => stdout(&format!(
             "{}\n",
             json!({"puzzle": t.name(), "rows": t.rows(), "cols": t.cols(),
-                   "board": t.render(t.start()), "key_space": t.key_space()})
+                   "board": t.render(t.start()), "key_space": t.key_space(),
+                   "symmetry": tiles_symmetry_json(t.rows(), t.cols(), tiles_used(&Prepared::Tiles(t.clone())))})
         ))?,
         Loaded::Tiles(t) => stdout(&format!(
             "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}key space: {}!/2 = {} (dense ranks: the sequence of tiles and the blank's cell; every key is reachable)\n{}",
@@ -141,16 +143,22 @@ pub(super) fn show(
             t.render(t.start()),
             t.rows() * t.cols(),
             t.key_space(),
-            stores(&*t)
+            tiles_symmetry_text(
+                t.rows(),
+                t.cols(),
+                tiles_used(&Prepared::Tiles(t.clone())),
+                stores(&*t)
+            )
         ))?,
         Loaded::LargeTiles(t) if json => stdout(&format!(
             "{}\n",
             json!({"puzzle": t.name(), "rows": t.rows(), "cols": t.cols(),
                    "board": t.start_board(),
-                   "positions": t.positions_text(), "key_words": t.words()})
+                   "positions": t.positions_text(), "key_words": t.words(),
+                   "symmetry": tiles_symmetry_json(t.rows(), t.cols(), tiles_used(&Prepared::LargeTiles(t.clone())))})
         ))?,
         Loaded::LargeTiles(t) => stdout(&format!(
-            "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}positions: {}!/2 = {}\nkey: {} 64-bit words (the Lehmer code of the cells, its digits packed whole into words: half the keys are boards of the other parity, which no move reaches)\nstore (count): frontier: keys of {} words: the last levels as sorted keys, no visited set\n",
+            "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}positions: {}!/2 = {}\nkey: {} 64-bit words (the Lehmer code of the cells, its digits packed whole into words: half the keys are boards of the other parity, which no move reaches)\n{}",
             t.name(),
             t.rows(),
             t.cols(),
@@ -158,7 +166,15 @@ pub(super) fn show(
             t.rows() * t.cols(),
             t.positions_text(),
             t.words(),
-            t.words(),
+            tiles_symmetry_text(
+                t.rows(),
+                t.cols(),
+                tiles_used(&Prepared::LargeTiles(t.clone())),
+                format!(
+                    "store (count): frontier: keys of {} words: the last levels as sorted keys, no visited set\n",
+                    t.words()
+                )
+            ),
         ))?,
         Loaded::Clocks(_) => stdout(
             "puzzle: clocks\nnine clocks A-I in a 3x3 grid, each at 12, 3, 6 or 9 o'clock\n\
@@ -181,13 +197,67 @@ fn sliding_symmetry_json(p: &SlidingPuzzle) -> serde_json::Value {
     v
 }
 
+/// The symmetries a count of a tile puzzle uses by default.
+fn tiles_used(prepared: &Prepared) -> Option<Box<TileSymmetry>> {
+    match prepared.symmetries(SymmetryArg::Auto.choice(), None, false) {
+        Some(Symmetries::Tiles(ts)) => Some(ts),
+        _ => None,
+    }
+}
+
+/// What `show` prints of a tile puzzle's symmetries (found on the board
+/// of its tiles, [`any::tile_board`]) and the store a count takes: over
+/// classes where a count uses them (`used`), else `plain`.
+fn tiles_symmetry_text(
+    rows: usize,
+    cols: usize,
+    used: Option<Box<TileSymmetry>>,
+    plain: String,
+) -> String {
+    match used {
+        Some(ts) => format!(
+            "{}{}",
+            ts.sym.describe(),
+            sliding::by_symmetric!(&ts.puzzle, &ts.sym, |m| stores(m))
+        ),
+        None => {
+            let sym = BoardSymmetry::of(&any::tile_board(rows, cols));
+            let unused = match sym.is_trivial() {
+                false => {
+                    "  not used by default: every position takes the dense store, faster and smaller (--symmetry on uses it)\n"
+                }
+                true => "",
+            };
+            format!("{}{unused}{plain}", sym.describe())
+        }
+    }
+}
+
+/// What `show --json` says of a tile puzzle's symmetries.
+fn tiles_symmetry_json(
+    rows: usize,
+    cols: usize,
+    used: Option<Box<TileSymmetry>>,
+) -> serde_json::Value {
+    let mut v = match &used {
+        Some(ts) => sliding::symmetry_json(&ts.puzzle, Some(&ts.sym)),
+        None => {
+            let board = any::tile_board(rows, cols);
+            let sym = BoardSymmetry::of(&board);
+            sliding::symmetry_json(&board, Some(&sym))
+        }
+    };
+    v["used"] = json!(used.is_some());
+    v
+}
+
 /// What `show` prints of a sliding-block puzzle: its description, the
 /// symmetries of its board, and the stores a count and a solve take
 /// (over classes, where a count uses the symmetries).
 fn sliding_text(p: &SlidingPuzzle) -> String {
     let used = sliding::symmetry_of(p, SymmetryArg::Auto, None, false);
-    let stores = match used.as_ref().and_then(|sym| SymmetricSliding::new(p, sym)) {
-        Some(m) => stores(&m),
+    let stores = match used.as_ref() {
+        Some(sym) => sliding::by_symmetric!(p, sym, |m| stores(m)),
         None => sliding::by_width!(p, |m| stores(m)),
     };
     let in_use = used.is_some();

@@ -18,6 +18,12 @@ use super::settings::Settings;
 /// [`Prepared::visit`](reach::puzzles::any::Prepared::visit) uses too.
 pub(super) use reach::sliding_of_width as by_width;
 
+/// Evaluates `$body` with `$m` bound to the sliding-block puzzle `$p`
+/// searched by classes of the positions `$sym` (not trivial) maps onto
+/// each other, with keys as wide as the classes need (see the library's
+/// macro).
+pub(super) use reach::sliding_classes_of_width as by_symmetric;
+
 /// The symmetries a search of `p` uses under `--symmetry` and the
 /// command line's settings (`None`: the defaults); `solve`: a solve's
 /// store (see [`any::sliding_symmetry`]).
@@ -47,6 +53,5 @@ pub(super) fn symmetry_json(p: &SlidingPuzzle, sym: Option<&BoardSymmetry>) -> s
         "used": used,
         "motions": sym.kept(),
         "not_kept": sym.not_kept().iter().map(|(m, why)| json!({"motion": m, "why": why})).collect::<Vec<_>>(),
-        "refused": sym.refused(),
     })
 }

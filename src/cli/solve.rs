@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use reach::puzzles::builtin;
-use reach::puzzles::sliding::{SlidingPuzzle, SymmetricSliding};
+use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::args::SolveArgs;
 use super::output::{check_output, stdout, write_output};
@@ -83,21 +83,20 @@ fn sliding(
     // The solution's moves and start board, from keys of any width, or
     // from classes of mirror images walked from the real start.
     let symmetry = sliding::symmetry_of(puzzle, a.symmetry, Some(s), true);
-    let symmetric = symmetry
-        .as_ref()
-        .and_then(|sym| SymmetricSliding::new(puzzle, sym));
-    let (steps, start_board, report) = match &symmetric {
-        Some(m) => match solve_search(m, puzzle.raw_name(), metric, "the goal", &spill, s)? {
-            Solved::Path(path, report) => {
-                let real = m.real_path(&path);
-                (
-                    puzzle.steps(&real),
-                    puzzle.render(real[0]),
-                    narrowed(*report).0,
-                )
+    let (steps, start_board, report) = match &symmetry {
+        Some(sym) => sliding::by_symmetric!(puzzle, sym, |m| {
+            match solve_search(m, puzzle.raw_name(), metric, "the goal", &spill, s)? {
+                Solved::Path(path, report) => {
+                    let real = m.real_path(&path);
+                    (
+                        puzzle.steps(&real),
+                        puzzle.render(real[0]),
+                        narrowed(*report).0,
+                    )
+                }
+                Solved::Exit(code) => return Ok(code),
             }
-            Solved::Exit(code) => return Ok(code),
-        },
+        }),
         None => sliding::by_width!(puzzle, |m| {
             match solve_search(m, puzzle.raw_name(), metric, "the goal", &spill, s)? {
                 Solved::Path(path, report) => (

@@ -436,6 +436,38 @@ macro_rules! sliding_of_width {
     }};
 }
 
+/// Evaluates `$body` with `$m` bound to the sliding-block puzzle `$p`
+/// searched one class of the positions `$sym` maps onto each other at a
+/// time: a [`SymmetricSliding`](crate::puzzles::sliding::SymmetricSliding)
+/// with keys of one word, or of 2, 4 or 16 words, as its class keys need
+/// ([`BoardSymmetry::key_words`](crate::puzzles::sliding::BoardSymmetry::key_words)).
+/// `$sym` must keep a motion besides the identity. Each width is compiled
+/// once; `$m` is of a concrete type, so `$body` may call what the model
+/// adds (the real path, a class's positions).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! sliding_classes_of_width {
+    ($p:expr, $sym:expr, |$m:ident| $body:expr) => {{
+        use $crate::engine::Wide;
+        let (p, sym): (
+            &$crate::puzzles::sliding::SlidingPuzzle,
+            &$crate::puzzles::sliding::BoardSymmetry,
+        ) = ($p, $sym);
+        match sym.key_words() {
+            1 => $crate::sliding_classes_of_width!(@as u64, p, sym, |$m| $body),
+            2 => $crate::sliding_classes_of_width!(@as Wide<2>, p, sym, |$m| $body),
+            3 | 4 => $crate::sliding_classes_of_width!(@as Wide<4>, p, sym, |$m| $body),
+            _ => $crate::sliding_classes_of_width!(@as Wide<16>, p, sym, |$m| $body),
+        }
+    }};
+    (@as $k:ty, $p:ident, $sym:ident, |$m:ident| $body:expr) => {{
+        let w = $crate::puzzles::sliding::SymmetricSliding::<$k>::new($p, $sym)
+            .expect("a symmetry besides the identity, in a width class that holds its keys");
+        let $m = &w;
+        $body
+    }};
+}
+
 /// Evaluates `$body` with `$m` bound to the twisty puzzle `$t` as the
 /// model its keys need: the puzzle itself, or a
 /// [`Wider`](crate::puzzles::twisty::Wider) of 2, 3, 4, 6, 8, 16, 32 or
@@ -483,18 +515,26 @@ impl Prepared {
     pub fn visit_classes<V: Visit>(&self, symmetry: Option<&Symmetries>, v: V) -> V::Output {
         match (self, symmetry) {
             (Prepared::Twisty(t), Some(Symmetries::Twisty(sym))) => twisty_classes(t, sym, v),
-            (Prepared::Sliding(p), Some(Symmetries::Sliding(sym))) => {
-                match sliding::SymmetricSliding::new(p, sym) {
-                    Some(m) => {
-                        let real = |path: &[u64]| m.real_path(path);
-                        let view = ClassView {
-                            puzzle: &SlidingView(p),
-                            real: &real,
-                        };
-                        v.visit(&m, &view)
-                    }
-                    None => self.visit(v),
-                }
+            (Prepared::Sliding(p), Some(Symmetries::Sliding(sym))) if !sym.is_trivial() => {
+                crate::sliding_classes_of_width!(p, sym, |m| {
+                    let real = |path: &[_]| m.real_path(path);
+                    let view = ClassView {
+                        puzzle: &SlidingView(p),
+                        real: &real,
+                    };
+                    v.visit(m, &view)
+                })
+            }
+            (Prepared::Tiles(_) | Prepared::LargeTiles(_), Some(Symmetries::Tiles(ts))) => {
+                let p = &ts.puzzle;
+                crate::sliding_classes_of_width!(p, &ts.sym, |m| {
+                    let real = |path: &[_]| m.real_path(path);
+                    let view = ClassView {
+                        puzzle: &TileBoardView(p),
+                        real: &real,
+                    };
+                    v.visit(m, &view)
+                })
             }
             _ => self.visit(v),
         }
@@ -589,7 +629,7 @@ pub fn takes_dense<M: Model>(model: &M, settings: Option<&StoreSettings>, solve:
 /// a class of under `choice`: the motions of its board that map it, its
 /// start and its goal onto themselves ([`sliding::BoardSymmetry`]), or
 /// `None` (every position its own key) where there are none but the
-/// identity, its keys take several words, or [`SymmetryChoice::Auto`]
+/// identity, or [`SymmetryChoice::Auto`]
 /// finds that it takes the dense store ([`takes_dense`]; `solve`: a
 /// solve's).
 pub fn sliding_symmetry(
@@ -598,7 +638,7 @@ pub fn sliding_symmetry(
     settings: Option<&StoreSettings>,
     solve: bool,
 ) -> Option<sliding::BoardSymmetry> {
-    if choice == SymmetryChoice::None || p.words() > 1 {
+    if choice == SymmetryChoice::None {
         return None;
     }
     if choice == SymmetryChoice::Auto && takes_dense(p, settings, solve) {
@@ -661,9 +701,72 @@ impl Prepared {
             Prepared::Sliding(p) => {
                 sliding_symmetry(p, choice, settings, solve).map(Symmetries::Sliding)
             }
-            _ => None,
+            Prepared::Tiles(t) => tiles_symmetry(t.rows(), t.cols(), choice, || {
+                takes_dense(&**t, settings, solve)
+            }),
+            Prepared::LargeTiles(t) => tiles_symmetry(t.rows(), t.cols(), choice, || false),
+            Prepared::Clocks(_) => None,
         }
     }
+}
+
+/// The tile puzzle `tiles-RxC` as the sliding-block puzzle of its tiles:
+/// each a distinct piece of one cell, labelled 1-9 and then A-Z in reading
+/// order as the tile puzzle draws them, the blank in the last cell. Its
+/// keys are other than the tile puzzle's past 16 cells (each tile's cell
+/// in mixed radix), and its board's symmetries are found as any board's.
+pub fn tile_board(rows: usize, cols: usize) -> SlidingPuzzle {
+    let n = rows * cols;
+    let mut board = String::new();
+    for cell in 0..n {
+        board.push(match cell + 1 {
+            t if t == n => '.',
+            t => char::from_digit(t as u32, 36)
+                .expect("at most 36 cells")
+                .to_ascii_uppercase(),
+        });
+        if cell % cols == cols - 1 {
+            board.push('\n');
+        }
+    }
+    let text = format!(
+        "name = \"tiles-{rows}x{cols}\"\ndistinct = \"*\"\nboard = \"\"\"\n{board}\"\"\"\n"
+    );
+    SlidingPuzzle::from_toml(&text, "tiles").expect("a board of distinct tiles")
+}
+
+/// The symmetries a search of `tiles-RxC` keeps one position a class of
+/// under `choice`: its board's motions that fix the blank's start (the
+/// diagonal mirror of a square board, which relabels the tiles), found on
+/// its [`tile_board`] and searched as that puzzle's classes; `None` where
+/// there are none, or [`SymmetryChoice::Auto`] finds (`dense`) that the
+/// tile model takes the dense store.
+fn tiles_symmetry(
+    rows: usize,
+    cols: usize,
+    choice: SymmetryChoice,
+    dense: impl FnOnce() -> bool,
+) -> Option<Symmetries> {
+    if choice == SymmetryChoice::None || choice == SymmetryChoice::Auto && dense() {
+        return None;
+    }
+    let puzzle = tile_board(rows, cols);
+    let sym = match choice {
+        SymmetryChoice::Rotations => sliding::BoardSymmetry::of_rotations(&puzzle),
+        _ => sliding::BoardSymmetry::of(&puzzle),
+    };
+    (!sym.is_trivial()).then(|| Symmetries::Tiles(Box::new(TileSymmetry { puzzle, sym })))
+}
+
+/// A tile puzzle's symmetries ([`tiles_symmetry`]): the sliding-block
+/// puzzle of its tiles ([`tile_board`]), whose classes are searched, and
+/// the motions of its board kept.
+#[derive(Clone, Debug)]
+pub struct TileSymmetry {
+    /// The tile puzzle as a board of distinct tiles.
+    pub puzzle: SlidingPuzzle,
+    /// The motions of its board that fix the blank's start.
+    pub sym: sliding::BoardSymmetry,
 }
 
 /// The symmetries a search of a puzzle keeps one position a class of
@@ -674,6 +777,8 @@ pub enum Symmetries {
     Twisty(Box<tw::Symmetry>),
     /// A sliding-block puzzle's motions of its board.
     Sliding(sliding::BoardSymmetry),
+    /// A tile puzzle's, found and searched on the board of its tiles.
+    Tiles(Box<TileSymmetry>),
 }
 
 /// [`Prepared::visit_classes`] of twisty puzzle `t` under `sym`, with
@@ -706,6 +811,9 @@ struct TwistyView<'a>(&'a Twisty);
 struct ClocksView;
 struct TilesView<'a>(&'a Tiles);
 struct LargeTilesView<'a>(&'a LargeTiles);
+/// A tile puzzle drawn and its moves named from the board of its tiles
+/// ([`tile_board`]), as the tile puzzle draws and names them.
+struct TileBoardView<'a>(&'a SlidingPuzzle);
 
 impl<K: crate::engine::Key> View<K> for SlidingView<'_> {
     fn name(&self) -> String {
@@ -818,6 +926,18 @@ impl View<u64> for TilesView<'_> {
 impl<K: crate::engine::Key> View<K> for LargeTilesView<'_> {
     fn name(&self) -> String {
         self.0.name()
+    }
+    fn board(&self, key: K) -> String {
+        self.0.render(key)
+    }
+    fn moves(&self, path: &[K]) -> Vec<String> {
+        tiles_moved(path, |k| self.0.render(k))
+    }
+}
+
+impl<K: crate::engine::Key> View<K> for TileBoardView<'_> {
+    fn name(&self) -> String {
+        self.0.name().to_string()
     }
     fn board(&self, key: K) -> String {
         self.0.render(key)

@@ -195,6 +195,14 @@ mod mpi {
         let one = alone(&args, 0);
         let v = ranks(2, &[&args[..], &["-j", "1"]].concat(), 0);
         assert_eq!(v["levels"], one["levels"]);
+        // Classes of a tile puzzle's mirror images in keys of two words.
+        let args = ["count", "tiles-5x5", "--max-depth", "14"];
+        let one = alone(&args, 0);
+        assert_eq!(one["symmetry"]["order"], 2);
+        for n in [2, 3] {
+            let v = ranks(n, &[&args[..], &["-j", "1"]].concat(), 0);
+            assert_eq!(essentials(&v), essentials(&one), "tiles-5x5 on {n}");
+        }
         // Keys of two words: the 3x3x3 to depth 5 (OEIS A080601), its
         // levels in memory and on disk.
         let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube3.tws");
@@ -236,11 +244,17 @@ mod mpi {
             }
         }
         let wide = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/24-puzzle.toml");
+        let wide_mirror = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/mirror-6x6-distinct.toml"
+        );
         for args in [
             vec!["solve", "rush-hour", "--metric", "slide"],
             vec!["solve", "klotski"],
             // A sliding-block file past 2^64: keys of two words.
             vec!["solve", wide],
+            // And one searched by classes of its mirror images.
+            vec!["solve", wide_mirror],
             vec!["hardest", "klotski", "--top", "3"],
             // Each rank's share of the dense array answers for itself; the
             // level loop gathers the goals and the start's distance.

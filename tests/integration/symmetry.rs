@@ -717,7 +717,7 @@ fn klotski_levels() -> Vec<u64> {
 fn klotski_keeps_one_of_each_mirror_pair_on_disk_and_across_a_resume() {
     let k = builtin::sliding("klotski").unwrap();
     let sym = BoardSymmetry::of(&k);
-    let m = SymmetricSliding::new(&k, &sym).unwrap();
+    let m = SymmetricSliding::<u64>::new(&k, &sym).unwrap();
     let plain = klotski_levels();
     let memory = Search::new(&m).threads(2).count().unwrap();
     assert_eq!(memory.levels, plain);
@@ -877,7 +877,7 @@ fn hardest_by_classes_weighs_its_goals_and_lists_its_classes_as_positions() {
     // Klotski in steps: its 4 hardest positions are 2 mirror pairs.
     let k = builtin::sliding("klotski").unwrap();
     let sym = BoardSymmetry::of(&k);
-    let m = SymmetricSliding::new(&k, &sym).unwrap();
+    let m = SymmetricSliding::<u64>::new(&k, &sym).unwrap();
     let h = Search::new(&m).threads(2).hardest().unwrap();
     let plain = Search::new(&k).threads(2).hardest().unwrap();
     // The figures are positions: the goal's 964 are 484 classes.
@@ -908,4 +908,130 @@ fn hardest_by_classes_weighs_its_goals_and_lists_its_classes_as_positions() {
         positions_of(&k, plain.positions.clone(), states, 1, 1),
         plain.positions
     );
+}
+
+/// The boards a count's `--json` document lists as its antipodes, sorted.
+fn antipode_boards(v: &serde_json::Value) -> Vec<String> {
+    let mut b: Vec<String> = v["antipode_boards"]
+        .as_array()
+        .expect("antipode boards")
+        .iter()
+        .map(|b| b.as_str().unwrap().to_string())
+        .collect();
+    b.sort();
+    b
+}
+
+#[test]
+fn tile_puzzles_count_by_classes_of_their_diagonal_mirror_in_keys_of_every_width() {
+    // The 15-puzzle (its dense keys need more memory than there is), the
+    // 24- and 35-puzzles (keys of several words): the blank's start, a
+    // corner on the diagonal, is fixed by the mirror in that diagonal,
+    // which relabels the tiles.
+    for (name, depth) in [
+        ("tiles-4x4", "17"),
+        ("tiles-5x5", "15"),
+        ("tiles-6x6", "12"),
+    ] {
+        let args = ["count", name, "--max-depth", depth, "--antipodes", "--json"];
+        let on = json_out(reach().args(args));
+        let none = json_out(reach().args(args).args(["--symmetry", "none"]));
+        assert_eq!(on["levels"], none["levels"], "{name}");
+        assert_eq!(on["symmetry"]["order"], 2, "{name}");
+        assert_eq!(
+            on["symmetry"]["motions"],
+            serde_json::json!(["identity", "diagonal mirror"])
+        );
+        assert!(none["class_levels"].is_null());
+        let (c, n) = (classes(&on), on["states"].as_u64().unwrap());
+        assert!(2 * c > n && c < n, "{name}: {c} classes of {n}");
+        // The deepest level's positions, each drawn as the tile puzzle
+        // draws it, both of each mirror pair.
+        let boards = antipode_boards(&on);
+        assert_eq!(boards, antipode_boards(&none), "{name}");
+        assert!(boards.len() > 100, "{name}");
+    }
+    // Where the dense store fits, `auto` keeps it; `on` counts classes.
+    let on = json_out(reach().args(["count", "tiles-3x3", "--symmetry", "on", "--json"]));
+    assert_eq!(on["states"], 181_440);
+    assert_eq!(classes(&on), (181_440 + 144) / 2);
+    let auto = json_out(reach().args(["count", "tiles-3x3", "--json"]));
+    assert_eq!(auto["levels"], on["levels"]);
+    assert_eq!(auto["visited"], "dense");
+    assert_eq!(auto["symmetry"]["used"], false);
+    reach()
+        .args(["show", "tiles-5x5"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "symmetry: a group of order 2 (identity, diagonal mirror)",
+        ));
+    // A board that is not square has no motion that fixes the corner.
+    let v = json_out(reach().args(["show", "tiles-4x5", "--json"]));
+    assert_eq!(v["symmetry"]["order"], 1);
+    assert_eq!(v["symmetry"]["used"], false);
+    // A checkpoint of the classes, resumed deeper.
+    let dir = TempDir::new("tiles-5x5-symmetry");
+    let cp = dir.0.join("cp");
+    checkpoint_at("tiles-5x5", 10, &cp);
+    let v = json_out(
+        reach()
+            .arg("resume")
+            .arg(&cp)
+            .args(["--max-depth", "15", "--json"]),
+    );
+    let plain = json_out(reach().args([
+        "count",
+        "tiles-5x5",
+        "--max-depth",
+        "15",
+        "--symmetry",
+        "none",
+        "--json",
+    ]));
+    assert_eq!(v["levels"], plain["levels"]);
+    assert_eq!(v["symmetry"]["order"], 2);
+}
+
+/// tests/data/mirror-6x6-distinct.toml, for the independent checker.
+const MIRROR_6X6: replay::Rules = replay::Rules {
+    board: "AB..CD\nABEFCD\nGHEFIJ\nK....L\nMNOPQR\nSTUVWX",
+    horizontal: "",
+    vertical: "",
+    goal: "......\nA....D\nA.EF.D\n..EF..\n......\n......",
+    stand_ins: &[],
+};
+
+#[test]
+fn a_board_past_2_64_counts_and_solves_by_classes_of_its_mirror_images() {
+    // Every piece distinct on 6x6 and on 5x5 with the blank in the middle
+    // (all eight motions, each relabelling the tiles): keys of two words.
+    let six = data("mirror-6x6-distinct.toml");
+    let centre = data("24-centre.toml");
+    for (board, depth, order) in [(&six, "9", 2), (&centre, "16", 8)] {
+        let args = ["count", board, "--max-depth", depth, "--json"];
+        let on = json_out(reach().args(args));
+        let none = json_out(reach().args(args).args(["--symmetry", "none"]));
+        assert_eq!(on["levels"], none["levels"], "{board}");
+        assert_eq!(on["symmetry"]["order"], order, "{board}");
+        let (c, n) = (classes(&on), on["states"].as_u64().unwrap());
+        assert!(c * order > n && c < n, "{board}: {c} classes of {n}");
+        let spill = TempDir::new("wide-symmetry");
+        let disk = json_out(
+            reach()
+                .args(args)
+                .arg("--spill")
+                .arg(spill.0.join("levels")),
+        );
+        assert_eq!(disk["levels"], on["levels"], "{board} on disk");
+        assert_eq!(disk["class_levels"], on["class_levels"], "{board} on disk");
+    }
+    // A solve from the real start, as short as without the mirror.
+    for symmetry in ["auto", "none"] {
+        let v = json_out(reach().args(["solve", &six, "--symmetry", symmetry, "--json"]));
+        assert_eq!(v["symmetry"]["used"], symmetry == "auto");
+        let moves = replay::json_moves(&v);
+        assert_eq!(moves.len(), 8, "{symmetry}");
+        replay::check(&MIRROR_6X6, replay::Metric::Step, &moves).unwrap();
+    }
 }

@@ -41,7 +41,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{Mobility, SlidingPuzzle, SlidingState};
-use crate::engine::Model;
+use crate::engine::{Key, Model};
 
 /// A motion of a board of `rows` by `cols` cells onto itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,16 +151,21 @@ pub struct BoardSymmetry {
     /// Every motion the board's shape allows, but the identity, with why
     /// it was not kept where it was not.
     considered: Vec<(Motion, Option<String>)>,
-    /// Why none was looked for, where none was.
-    refused: Option<String>,
     /// The motions kept, but the identity.
     elements: Vec<Element>,
     /// The divisors of the group's order: a class key's digit says which
     /// is the number of motions that fix its representative.
     fixing: Vec<u64>,
-    /// The generic key space: a class key is its representative's generic
-    /// key plus the digit times this.
+    /// Where a class key's digit lives: the word of the key, and its place
+    /// value there. A class key is its representative's generic key (one
+    /// word) or wide key plus the digit times `weight` in word `word`:
+    /// above the generic key space in the key's one word where the digit
+    /// fits there, else above the ranks in the wide key's top word where it
+    /// fits there, else alone in a word of its own.
+    word: usize,
     weight: u64,
+    /// The words a key of the puzzle takes.
+    words: usize,
 }
 
 impl BoardSymmetry {
@@ -178,26 +183,26 @@ impl BoardSymmetry {
     fn with(puzzle: &SlidingPuzzle, mirrors: bool) -> BoardSymmetry {
         let mut sym = BoardSymmetry {
             considered: Vec::new(),
-            refused: None,
             elements: Vec::new(),
             fixing: vec![1],
+            word: 0,
             weight: puzzle.key_space,
+            words: puzzle.words(),
         };
-        if puzzle.words() > 1 {
-            sym.refused = Some(format!(
-                "its keys take {} words, and classes of symmetric positions are searched with keys of one word",
-                puzzle.words()
-            ));
-            return sym;
-        }
         let generic = puzzle.with_generic_keys();
-        let mut start = generic.new_state();
-        generic.decode_full(generic.start, &mut start);
+        let start = match &puzzle.wide {
+            Some(layout) => layout.start().to_vec(),
+            None => {
+                let mut start = generic.new_state();
+                generic.decode_full(generic.start, &mut start);
+                start.pos
+            }
+        };
         for motion in Motion::ALL.into_iter().skip(1) {
             if motion.swaps_axes() && puzzle.rows != puzzle.cols || !mirrors && motion.mirrors() {
                 continue;
             }
-            match element(&generic, &start.pos, motion) {
+            match element(&generic, &start, motion) {
                 Ok(e) => {
                     sym.considered.push((motion, None));
                     sym.elements.push(e);
@@ -207,15 +212,31 @@ impl BoardSymmetry {
         }
         let order = sym.order() as u64;
         sym.fixing = (1..=order).filter(|d| order.is_multiple_of(*d)).collect();
-        if sym.weight.checked_mul(sym.fixing.len() as u64).is_none() {
-            sym.refused = Some(format!(
-                "its key space ({}) leaves no room below 2^64 for a class's size",
-                sym.weight
-            ));
-            sym.elements.clear();
-            sym.fixing = vec![1];
-        }
+        let (top, room) = match &puzzle.wide {
+            Some(layout) => layout.top(),
+            None => (0, puzzle.key_space),
+        };
+        (sym.word, sym.weight) = match room.checked_mul(sym.fixing.len() as u64) {
+            Some(_) => (top, room),
+            None => (top + 1, 1),
+        };
         sym
+    }
+
+    /// The words a class key takes: the puzzle's, or one more where its
+    /// top word has no room for a class's size.
+    pub fn key_words(&self) -> usize {
+        self.words.max(self.word + 1)
+    }
+
+    /// The same symmetries with a class's digit in a word of its own above
+    /// the puzzle's key, as where the puzzle leaves no room for it: the
+    /// tests search a small puzzle that way.
+    #[doc(hidden)]
+    pub fn with_digit_alone(mut self) -> BoardSymmetry {
+        self.word = self.key_words();
+        self.weight = 1;
+        self
     }
 
     /// The group's order: the motions kept, the identity included.
@@ -244,19 +265,9 @@ impl BoardSymmetry {
             .collect()
     }
 
-    /// Why no motion was looked at, where none was (keys of several
-    /// words, or no room in a key for a class's size).
-    pub fn refused(&self) -> Option<&str> {
-        self.refused.as_deref()
-    }
-
     /// What `show` prints: the group and each motion's fate.
     pub fn describe(&self) -> String {
         let mut s = String::new();
-        if let Some(why) = &self.refused {
-            let _ = writeln!(s, "symmetry: none used: {why}");
-            return s;
-        }
         let _ = writeln!(
             s,
             "symmetry: a group of order {} ({})",
@@ -376,10 +387,17 @@ fn element(puzzle: &SlidingPuzzle, start: &[u16], motion: Motion) -> Result<Elem
 
 /// A decoded class: its representative, and each of its images under the
 /// motions kept (in the order of [`BoardSymmetry`]'s elements).
-pub struct SymmetricSlidingState {
-    key: u64,
+pub struct SymmetricSlidingState<K> {
+    /// The class key decoded.
+    key: K,
     plain: SlidingState,
+    /// The representative's key, without the class's digit: a wide key's
+    /// moves change it a word at a time.
+    plain_key: K,
     images: Vec<SlidingState>,
+    /// Each image's key (wide keys; a one-word key's moves read the
+    /// image's state alone).
+    image_keys: Vec<K>,
     /// By image, then by the representative's piece slot: the index,
     /// within its class's pieces in the image, of that piece's image
     /// (found once a decode, not once a move).
@@ -389,34 +407,60 @@ pub struct SymmetricSlidingState {
     cells: Vec<u64>,
 }
 
+/// The parts of a decoded class that its successors' class keys read
+/// (all of [`SymmetricSlidingState`] but the representative's state,
+/// which the move generator holds).
+struct Images<'s, K> {
+    plain_key: K,
+    images: &'s [SlidingState],
+    image_keys: &'s [K],
+    slots: &'s [u8],
+}
+
 /// A sliding-block puzzle searched one class of symmetric positions at a
-/// time (keys of one word): each key is its class's representative's
-/// generic key with the class's size as a digit above it, and the engine
-/// weighs it by that size ([`Model::classes`]).
-pub struct SymmetricSliding<'p> {
+/// time: each key is its class's representative's key (the generic key
+/// where the puzzle's keys are one word, else its wide key) with the
+/// class's size as a digit above it ([`BoardSymmetry::key_words`] words in
+/// all, at most `K`'s), and the engine weighs it by that size
+/// ([`Model::classes`]).
+pub struct SymmetricSliding<'p, K = u64> {
     puzzle: &'p SlidingPuzzle,
     /// The puzzle with generic keys, which the search moves by.
     generic: SlidingPuzzle,
     sym: &'p BoardSymmetry,
-    start: u64,
+    start: K,
 }
 
-impl<'p> SymmetricSliding<'p> {
+/// A key of `K` whose word 0 is `word`.
+fn one_word<K: Key>(word: u64) -> K {
+    let mut key = K::default();
+    *key.word_mut(0) = word;
+    key
+}
+
+impl<'p, K: Key> SymmetricSliding<'p, K> {
     /// `puzzle` under `sym` (which must be [`BoardSymmetry::of`] it), or
-    /// `None` where `sym` keeps nothing but the identity.
+    /// `None` where `sym` keeps nothing but the identity or its class keys
+    /// take more words than `K` holds.
     pub fn new(puzzle: &'p SlidingPuzzle, sym: &'p BoardSymmetry) -> Option<Self> {
-        if sym.is_trivial() || puzzle.words() > 1 {
+        if sym.is_trivial() || sym.key_words() > K::WORDS {
             return None;
         }
         let generic = puzzle.with_generic_keys();
-        // Every motion kept fixes the start: a class of one position.
-        let start = generic.start + (sym.fixing.len() as u64 - 1) * sym.weight;
-        Some(SymmetricSliding {
+        let mut model = SymmetricSliding {
             puzzle,
             generic,
             sym,
-            start,
-        })
+            start: K::default(),
+        };
+        // Every motion kept fixes the start: a class of one position.
+        model.start = match &puzzle.wide {
+            Some(layout) => model.generic.encode_wide(layout, layout.start()),
+            None => one_word(model.generic.start),
+        };
+        let digit = sym.fixing.len() as u64 - 1;
+        *model.start.word_mut(sym.word) += digit * sym.weight;
+        Some(model)
     }
 
     /// The puzzle.
@@ -427,6 +471,42 @@ impl<'p> SymmetricSliding<'p> {
     /// The symmetries.
     pub fn symmetry(&self) -> &'p BoardSymmetry {
         self.sym
+    }
+
+    /// The representative's key of class key `key`: its digit taken off.
+    #[inline]
+    fn bare(&self, mut key: K) -> K {
+        // A digit alone in its word (weight 1) leaves 0 there.
+        *key.word_mut(self.sym.word) %= self.sym.weight;
+        key
+    }
+
+    /// The generic (or wide) key of the pieces at anchor indices `pos`.
+    #[inline]
+    fn encode(&self, pos: &[u16], cells: &mut [u64]) -> K {
+        match &self.generic.wide {
+            Some(layout) => self.generic.encode_wide(layout, pos),
+            None => one_word(self.generic.encode_with(pos, cells)),
+        }
+    }
+
+    /// Decodes the generic (or wide) key `key` into `state`.
+    #[inline]
+    fn decode_bare(&self, key: K, state: &mut SlidingState) {
+        match &self.generic.wide {
+            Some(layout) => self.generic.decode_wide(layout, key, state),
+            None => self.generic.decode_full(key.word(0), state),
+        }
+    }
+
+    /// The key of `state` (whose key is `key`) with the `i`-th piece of
+    /// class `ci` moved to anchor `to`.
+    #[inline(always)]
+    fn moved(&self, state: &SlidingState, key: K, ci: usize, i: usize, to: u16) -> K {
+        match &self.generic.wide {
+            Some(layout) => self.generic.wide_key_with(layout, state, key, ci, i, to),
+            None => one_word(self.generic.key_with(state, ci, i, to)),
+        }
     }
 
     /// The anchors of `e`'s image of the pieces at anchors `pos` into
@@ -443,17 +523,19 @@ impl<'p> SymmetricSliding<'p> {
         }
     }
 
-    /// Decodes the position of generic key `key` into `state.plain`, and
-    /// its images into `state.images`.
-    fn decode_position(&self, key: u64, state: &mut SymmetricSlidingState) {
+    /// Decodes the position of generic (or wide) key `key` into
+    /// `state.plain`, and its images into `state.images`.
+    fn decode_position(&self, key: K, state: &mut SymmetricSlidingState<K>) {
         let g = &self.generic;
-        g.decode_full(key, &mut state.plain);
+        state.plain_key = key;
+        self.decode_bare(key, &mut state.plain);
         let pieces = g.pieces;
         let slots = state.slots.chunks_exact_mut(pieces);
-        for ((e, img), slots) in self.sym.elements.iter().zip(&mut state.images).zip(slots) {
+        let images = state.images.iter_mut().zip(&mut state.image_keys);
+        for ((e, (img, img_key)), slots) in self.sym.elements.iter().zip(images).zip(slots) {
             self.image(e, &state.plain.pos, &mut state.pos);
-            let k = g.encode_with(&state.pos, &mut state.cells);
-            g.decode_full(k, img);
+            *img_key = self.encode(&state.pos, &mut state.cells);
+            self.decode_bare(*img_key, img);
             for (ci, c) in g.classes.iter().enumerate() {
                 let into = &g.classes[e.class[ci]];
                 let there = &img.pos[into.offset..into.offset + into.count()];
@@ -468,36 +550,61 @@ impl<'p> SymmetricSliding<'p> {
     }
 
     /// The class key of the decoded position with the `i`-th piece of
-    /// class `ci` moved to anchor `to`, and that position's generic key:
-    /// the same move made in each image gives each image of the successor.
+    /// class `ci` moved to anchor `to`, and that position's key: the same
+    /// move made in each image gives each image of the successor.
     #[inline]
     fn class_key(
         &self,
         plain: &SlidingState,
-        images: &[SlidingState],
-        slots: &[u8],
+        at: &Images<K>,
         ci: usize,
         i: usize,
         to: u16,
-    ) -> (u64, u64) {
+    ) -> (K, K) {
         let g = &self.generic;
-        let key = g.key_with(plain, ci, i, to);
+        let key = self.moved(plain, at.plain_key, ci, i, to);
         let slot = g.classes[ci].offset + i;
         let (mut least, mut fixing) = (key, 1);
-        let slots = slots.chunks_exact(g.pieces);
-        for ((e, img), slots) in self.sym.elements.iter().zip(images).zip(slots) {
+        let slots = at.slots.chunks_exact(g.pieces);
+        let images = at.images.iter().zip(at.image_keys);
+        for ((e, (img, &img_key)), slots) in self.sym.elements.iter().zip(images).zip(slots) {
             let j = usize::from(slots[slot]);
-            let k = g.key_with(img, e.class[ci], j, e.anchor[ci][usize::from(to)]);
+            let to = e.anchor[ci][usize::from(to)];
+            let k = self.moved(img, img_key, e.class[ci], j, to);
             fixing += u64::from(k == key);
             least = least.min(k);
         }
-        (least + self.sym.digit(fixing) * self.sym.weight, key)
+        *least.word_mut(self.sym.word) += self.sym.digit(fixing) * self.sym.weight;
+        (least, key)
     }
 
-    /// The puzzle's key (tile keys for a tile puzzle) of generic key `key`.
-    fn puzzle_key(&self, key: u64, state: &mut SlidingState) -> u64 {
-        self.generic.decode_full(key, state);
-        self.puzzle.encode(&state.pos)
+    /// The puzzle's key (tile keys for a tile puzzle) of the pieces at
+    /// anchor indices `pos`.
+    fn puzzle_key(&self, pos: &[u16]) -> K {
+        match &self.puzzle.wide {
+            Some(layout) => self.puzzle.encode_wide(layout, pos),
+            None => one_word(self.puzzle.encode(pos)),
+        }
+    }
+
+    /// The successors of the decoded class `state`'s representative, each
+    /// pushed to `out` as `pick(class key, position's key)`.
+    fn each_class<T>(
+        &self,
+        state: &mut SymmetricSlidingState<K>,
+        out: &mut Vec<T>,
+        pick: impl Fn((K, K)) -> T,
+    ) {
+        let at = Images {
+            plain_key: state.plain_key,
+            images: &state.images,
+            image_keys: &state.image_keys,
+            slots: &state.slots,
+        };
+        self.generic
+            .each_successor(&mut state.plain, out, |p, ci, i, to| {
+                pick(self.class_key(p, &at, ci, i, to))
+            });
     }
 
     /// The positions of a path of class keys from the start: the start,
@@ -509,37 +616,35 @@ impl<'p> SymmetricSliding<'p> {
     /// # Panics
     ///
     /// If two consecutive classes of `path` are not a move apart.
-    pub fn real_path(&self, path: &[u64]) -> Vec<u64> {
+    pub fn real_path(&self, path: &[K]) -> Vec<K> {
         let mut state = self.new_state();
-        let mut at = self.generic.start;
-        let mut real = vec![self.puzzle_key(at, &mut state.plain)];
+        let mut at = self.bare(self.start);
+        self.decode_bare(at, &mut state.plain);
+        let mut real = vec![self.puzzle_key(&state.plain.pos)];
         let mut pairs = Vec::new();
         for &class in path.iter().skip(1) {
             self.decode_position(at, &mut state);
             pairs.clear();
-            let (images, slots) = (&state.images, &state.slots);
-            self.generic
-                .each_successor(&mut state.plain, &mut pairs, |p, ci, i, to| {
-                    self.class_key(p, images, slots, ci, i, to)
-                });
+            self.each_class(&mut state, &mut pairs, |pair| pair);
             at = pairs
                 .iter()
                 .find(|p| p.0 == class)
                 .expect("consecutive classes of a path are a move apart")
                 .1;
-            real.push(self.puzzle_key(at, &mut state.plain));
+            self.decode_bare(at, &mut state.plain);
+            real.push(self.puzzle_key(&state.plain.pos));
         }
         real
     }
 
     /// The puzzle's keys (tile keys for a tile puzzle) of every position
     /// of `key`'s class, sorted.
-    pub fn orbit(&self, key: u64) -> Vec<u64> {
+    pub fn orbit(&self, key: K) -> Vec<K> {
         let mut state = self.new_state();
-        self.decode_position(key % self.sym.weight, &mut state);
-        let mut keys: Vec<u64> = std::iter::once(&state.plain)
+        self.decode_position(self.bare(key), &mut state);
+        let mut keys: Vec<K> = std::iter::once(&state.plain)
             .chain(&state.images)
-            .map(|s| self.puzzle.encode(&s.pos))
+            .map(|s| self.puzzle_key(&s.pos))
             .collect();
         keys.sort_unstable();
         keys.dedup();
@@ -547,44 +652,47 @@ impl<'p> SymmetricSliding<'p> {
     }
 }
 
-impl Model for SymmetricSliding<'_> {
-    type State = SymmetricSlidingState;
-    type Key = u64;
+impl<K: Key> Model for SymmetricSliding<'_, K> {
+    type State = SymmetricSlidingState<K>;
+    type Key = K;
 
-    fn start(&self) -> u64 {
+    fn start(&self) -> K {
         self.start
     }
 
     fn key_space(&self) -> u64 {
-        self.sym.weight * self.sym.fixing.len() as u64
+        if K::WORDS == 1 {
+            self.sym.weight * self.sym.fixing.len() as u64
+        } else {
+            // As every wide model's: past any array.
+            u64::MAX
+        }
     }
 
-    fn new_state(&self) -> SymmetricSlidingState {
+    fn new_state(&self) -> SymmetricSlidingState<K> {
         let g = &self.generic;
         SymmetricSlidingState {
-            key: 0,
+            key: K::default(),
             plain: g.new_state(),
+            plain_key: K::default(),
             images: self.sym.elements.iter().map(|_| g.new_state()).collect(),
+            image_keys: vec![K::default(); self.sym.elements.len()],
             slots: vec![0; self.sym.elements.len() * g.pieces],
             pos: vec![0; g.pieces],
             cells: vec![0; g.classes.len()],
         }
     }
 
-    fn decode(&self, key: u64, state: &mut SymmetricSlidingState) {
+    fn decode(&self, key: K, state: &mut SymmetricSlidingState<K>) {
         state.key = key;
-        self.decode_position(key % self.sym.weight, state);
+        self.decode_position(self.bare(key), state);
     }
 
-    fn successors(&self, state: &mut SymmetricSlidingState, out: &mut Vec<u64>) {
-        let (images, slots) = (&state.images, &state.slots);
-        self.generic
-            .each_successor(&mut state.plain, out, |p, ci, i, to| {
-                self.class_key(p, images, slots, ci, i, to).0
-            });
+    fn successors(&self, state: &mut SymmetricSlidingState<K>, out: &mut Vec<K>) {
+        self.each_class(state, out, |(class, _)| class);
     }
 
-    fn is_goal(&self, state: &SymmetricSlidingState) -> bool {
+    fn is_goal(&self, state: &SymmetricSlidingState<K>) -> bool {
         // Every motion kept maps the goal onto itself: a class's positions
         // all meet it or none does.
         self.generic.goal_met(&state.plain)
@@ -609,8 +717,13 @@ impl Model for SymmetricSliding<'_> {
     }
 
     fn identity(&self) -> String {
+        let words = if K::WORDS > 1 {
+            format!("; key words {}", K::WORDS)
+        } else {
+            String::new()
+        };
         format!(
-            "{}; generic keys; symmetry of order {}: {}",
+            "{}; generic keys; symmetry of order {}: {}{words}",
             self.generic.describe(),
             self.sym.order(),
             self.sym.kept().join(", ")
@@ -621,12 +734,12 @@ impl Model for SymmetricSliding<'_> {
         true
     }
 
-    fn positions(&self, key: u64) -> u64 {
-        let digit = key / self.sym.weight;
+    fn positions(&self, key: K) -> u64 {
+        let digit = key.word(self.sym.word) / self.sym.weight;
         self.sym.order() as u64 / self.sym.fixing[digit as usize]
     }
 
-    fn orbit(&self, key: u64) -> Vec<u64> {
+    fn orbit(&self, key: K) -> Vec<K> {
         SymmetricSliding::orbit(self, key)
     }
 }
@@ -634,8 +747,9 @@ impl Model for SymmetricSliding<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Report, Search, VisitedKind};
+    use crate::engine::{Report, Search, VisitedKind, Wide};
     use crate::puzzles::builtin;
+    use crate::puzzles::sliding::WideSliding;
 
     use super::super::Metric;
 
@@ -757,7 +871,7 @@ mod tests {
         let pe766 = builtin::sliding("pe766").unwrap();
         let sym = BoardSymmetry::of(&pe766);
         assert!(sym.is_trivial(), "{}", sym.describe());
-        assert!(SymmetricSliding::new(&pe766, &sym).is_none());
+        assert!(SymmetricSliding::<u64>::new(&pe766, &sym).is_none());
         // Klotski with its block to go to the bottom left corner.
         let builtin::Kind::Sliding(k) = builtin::find("klotski").unwrap().kind else {
             unreachable!("klotski is a sliding-block puzzle")
@@ -859,6 +973,58 @@ mod tests {
             .map(|row| row.iter().collect::<String>() + "\n")
             .collect();
         format!("name = \"m{seed}\"\nboard = \"\"\"\n{board}\"\"\"\n")
+    }
+
+    /// The classes of `p` searched with keys of `K`, under `sym`: levels
+    /// of positions and of classes.
+    fn classes_in<K: Key>(p: &SlidingPuzzle, sym: &BoardSymmetry) -> (Vec<u64>, Vec<u64>) {
+        let m = SymmetricSliding::<K>::new(p, sym).expect("a symmetry in keys of K");
+        let r = Search::new(&m).threads(2).count().unwrap();
+        (r.levels, r.class_levels.expect("levels of classes"))
+    }
+
+    #[test]
+    fn wide_keys_and_a_digit_in_a_word_of_its_own_keep_the_same_classes() {
+        let k = builtin::sliding("klotski").unwrap();
+        let eight =
+            puzzle("name = \"e\"\ndistinct = \"*\"\nboard = \"\"\"\n123\n4.5\n678\n\"\"\"\n");
+        let mut boards = vec![k.clone(), eight];
+        boards
+            .extend((0..12).filter_map(|seed| SlidingPuzzle::from_toml(&mirrored(seed), "m").ok()));
+        for p in &boards {
+            let sym = BoardSymmetry::of(p);
+            let narrow = classes_in::<u64>(p, &sym);
+            assert_eq!(narrow.0, count(p, VisitedKind::Auto).levels, "{}", p.name());
+            // The digit above the one word, in a second word.
+            let alone = sym.clone().with_digit_alone();
+            assert_eq!(alone.key_words(), 2);
+            assert!(SymmetricSliding::<u64>::new(p, &alone).is_none());
+            assert_eq!(classes_in::<Wide<2>>(p, &alone), narrow, "{}", p.name());
+            // Wide keys: the digit above the ranks in the top word, or
+            // alone above them.
+            let wide = p.widened();
+            let sym = BoardSymmetry::of(&wide);
+            assert_eq!((sym.order(), sym.key_words()), (alone.order(), 2));
+            assert_eq!(classes_in::<Wide<2>>(&wide, &sym), narrow, "{}", p.name());
+            let alone = sym.with_digit_alone();
+            assert_eq!(alone.key_words(), 3);
+            assert_eq!(classes_in::<Wide<4>>(&wide, &alone), narrow, "{}", p.name());
+        }
+        // A path of wide classes walks the real start to a real goal.
+        let wide = k.widened();
+        let sym = BoardSymmetry::of(&wide);
+        let m = SymmetricSliding::<Wide<2>>::new(&wide, &sym).unwrap();
+        let path = Search::new(&m).threads(2).solve().unwrap().path.unwrap();
+        let real = m.real_path(&path);
+        assert_eq!(wide.steps(&real).len(), 116);
+        let w = WideSliding::<2>::new(&wide).unwrap();
+        assert_eq!(real[0], w.start());
+        let mut state = w.new_state();
+        w.decode(*real.last().unwrap(), &mut state);
+        assert!(w.is_goal(&state));
+        for (&r, &c) in real.iter().zip(&path) {
+            assert!(m.orbit(c).contains(&r));
+        }
     }
 
     #[test]

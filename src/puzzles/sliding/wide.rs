@@ -91,6 +91,22 @@ impl Layout {
         &self.start
     }
 
+    /// The most significant word a key uses, and the number of values its
+    /// classes' ranks take in it (the product of their radices): a value
+    /// at or above it is free for a digit of another kind (a class's size,
+    /// [`super::BoardSymmetry`]).
+    pub(crate) fn top(&self) -> (usize, u64) {
+        let last = self.places.last().map_or(
+            Place {
+                word: 0,
+                weight: 1,
+                radix: 1,
+            },
+            |&p| p,
+        );
+        (last.word, last.weight * last.radix)
+    }
+
     /// log2 of the number of keys (the product of the radices).
     pub(crate) fn bits(&self) -> f64 {
         self.places.iter().map(|p| (p.radix as f64).log2()).sum()
@@ -136,8 +152,28 @@ impl<'p, const N: usize> WideSliding<'p, N> {
         i: usize,
         to: u16,
     ) -> Wide<N> {
-        let place = self.layout.places[ci];
-        let new = self.puzzle.anchored_rank_with(board, ci, i, to);
+        self.puzzle
+            .wide_key_with(self.layout, board, key, ci, i, to)
+    }
+}
+
+impl SlidingPuzzle {
+    /// The wide key of `board` (whose key is `key`, laid out by `layout`)
+    /// with the `i`-th piece of class `ci` moved to anchor `to`: one word
+    /// changes, and nothing above the layout's ranks (a digit a key of
+    /// classes keeps there) does.
+    #[inline]
+    pub(super) fn wide_key_with<K: Key>(
+        &self,
+        layout: &Layout,
+        board: &SlidingState,
+        key: K,
+        ci: usize,
+        i: usize,
+        to: u16,
+    ) -> K {
+        let place = layout.places[ci];
+        let new = self.anchored_rank_with(board, ci, i, to);
         let mut key = key;
         let word = key.word_mut(place.word);
         *word = word
@@ -145,12 +181,10 @@ impl<'p, const N: usize> WideSliding<'p, N> {
             .wrapping_add(new.wrapping_mul(place.weight));
         key
     }
-}
 
-impl SlidingPuzzle {
     /// The wide key of the pieces at anchor indices `pos` (sorted within
     /// each class).
-    fn encode_wide<K: Key>(&self, layout: &Layout, pos: &[u16]) -> K {
+    pub(super) fn encode_wide<K: Key>(&self, layout: &Layout, pos: &[u16]) -> K {
         let mut key = K::default();
         for (class, place) in self.classes.iter().zip(&layout.places) {
             let rank = combinadic::rank(&pos[class.offset..class.offset + class.count()]);

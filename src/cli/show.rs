@@ -6,14 +6,15 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use reach::engine::{Model, Search};
+use reach::engine::{Model, Search, Wide};
 use reach::puzzles::any::{self, Prepared, Symmetries, TileSymmetry};
 use reach::puzzles::clocks;
+use reach::puzzles::large_tiles::{LargeTiles, LargeTilesOf};
 use reach::puzzles::sliding::{BoardSymmetry, SlidingPuzzle};
 use reach::puzzles::twisty::Symmetry;
 
 use super::args::{MetricArg, SymmetryArg};
-use super::output::stdout;
+use super::output::{count_of, stdout};
 use super::puzzle::{self, Loaded, Shape};
 use super::{sliding, twisty};
 
@@ -158,22 +159,19 @@ pub(super) fn show(
                    "symmetry": tiles_symmetry_json(t.rows(), t.cols(), tiles_used(&Prepared::LargeTiles(t.clone())))})
         ))?,
         Loaded::LargeTiles(t) => stdout(&format!(
-            "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}positions: {}!/2 = {}\nkey: {} 64-bit words (the Lehmer code of the cells, its digits packed whole into words: half the keys are boards of the other parity, which no move reaches)\n{}",
+            "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}positions: {}!/2 = {}\nkey: {} (the Lehmer code of the cells, its digits packed whole into words: half the keys are boards of the other parity, which no move reaches)\n{}",
             t.name(),
             t.rows(),
             t.cols(),
             t.start_board(),
             t.rows() * t.cols(),
             t.positions_text(),
-            t.words(),
+            count_of(t.words() as u64, "64-bit word", "64-bit words"),
             tiles_symmetry_text(
                 t.rows(),
                 t.cols(),
                 tiles_used(&Prepared::LargeTiles(t.clone())),
-                format!(
-                    "store (count): frontier: keys of {} words: the last levels as sorted keys, no visited set\n",
-                    t.words()
-                )
+                large_tiles_stores(&t)
             ),
         ))?,
         Loaded::Clocks(_) => stdout(
@@ -195,6 +193,15 @@ fn sliding_symmetry_json(p: &SlidingPuzzle) -> serde_json::Value {
     );
     v["used"] = json!(used.is_some());
     v
+}
+
+/// The store a count of a tile puzzle past 16 cells takes, every position
+/// its own key, with keys of its width.
+fn large_tiles_stores(t: &LargeTiles) -> String {
+    match t.words() {
+        1 | 2 => stores(&LargeTilesOf::<Wide<2>>::new(t).expect("two words")),
+        _ => stores(&LargeTilesOf::<Wide<3>>::new(t).expect("three words")),
+    }
 }
 
 /// The symmetries a count of a tile puzzle uses by default.

@@ -499,8 +499,17 @@ impl Prepared {
             Prepared::LargeTiles(t) => {
                 let view = LargeTilesView(t);
                 match t.words() {
-                    2 => v.visit(&LargeTilesOf::<2>::new(t).expect("two words"), &view),
-                    _ => v.visit(&LargeTilesOf::<3>::new(t).expect("three words"), &view),
+                    // One word too: the levels of wide keys are kept coded
+                    // in memory (4 bytes a position of tiles-4x5 against 8
+                    // as plain words, and a third of the peak).
+                    1 | 2 => v.visit(
+                        &LargeTilesOf::<crate::engine::Wide<2>>::new(t).expect("two words"),
+                        &view,
+                    ),
+                    _ => v.visit(
+                        &LargeTilesOf::<crate::engine::Wide<3>>::new(t).expect("three words"),
+                        &view,
+                    ),
                 }
             }
         }

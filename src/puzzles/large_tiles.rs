@@ -218,28 +218,35 @@ impl LargeTiles {
     }
 }
 
-/// A [`LargeTiles`] board searched with keys of `N` words.
+/// A [`LargeTiles`] board searched with keys of type `K`: `u64` where
+/// its keys take one word (`tiles-4x5`: 20! < 2^64), else a [`Wide`] key
+/// of as many words or more.
 #[derive(Clone, Copy, Debug)]
-pub struct LargeTilesOf<'t, const N: usize>(&'t LargeTiles);
+pub struct LargeTilesOf<'t, K>(&'t LargeTiles, std::marker::PhantomData<K>);
 
-impl<'t, const N: usize> LargeTilesOf<'t, N> {
-    /// The board with keys of `N` words, or `None` when its keys take
-    /// more.
+impl<'t, K: Key> LargeTilesOf<'t, K> {
+    /// The board with keys of `K`, or `None` when its keys take more
+    /// words than `K` holds.
     pub fn new(tiles: &'t LargeTiles) -> Option<Self> {
-        (tiles.words() <= N).then_some(LargeTilesOf(tiles))
+        (tiles.words() <= K::WORDS).then_some(LargeTilesOf(tiles, std::marker::PhantomData))
     }
 }
 
-impl<const N: usize> Model for LargeTilesOf<'_, N> {
+impl<K: Key> Model for LargeTilesOf<'_, K> {
     type State = LargeTileState;
-    type Key = Wide<N>;
+    type Key = K;
 
-    fn start(&self) -> Wide<N> {
+    fn start(&self) -> K {
         self.0.key_of(&self.0.solved())
     }
 
     fn key_space(&self) -> u64 {
-        u64::MAX
+        // One word: the Lehmer codes of the n! boards. Wider: past any
+        // array, as every wide model's.
+        match K::WORDS {
+            1 => (1..=self.0.n as u64).product(),
+            _ => u64::MAX,
+        }
     }
 
     fn new_state(&self) -> LargeTileState {
@@ -249,11 +256,11 @@ impl<const N: usize> Model for LargeTilesOf<'_, N> {
         }
     }
 
-    fn decode(&self, key: Wide<N>, state: &mut LargeTileState) {
+    fn decode(&self, key: K, state: &mut LargeTileState) {
         self.0.decode_key(key, state);
     }
 
-    fn successors(&self, state: &mut LargeTileState, out: &mut Vec<Wide<N>>) {
+    fn successors(&self, state: &mut LargeTileState, out: &mut Vec<K>) {
         self.0.successors_of(state, out);
     }
 
@@ -268,7 +275,12 @@ impl<const N: usize> Model for LargeTilesOf<'_, N> {
     }
 
     fn identity(&self) -> String {
-        format!("large tiles {}x{}; key words {N}", self.0.rows, self.0.cols)
+        format!(
+            "large tiles {}x{}; key words {}",
+            self.0.rows,
+            self.0.cols,
+            K::WORDS
+        )
     }
 }
 
@@ -283,7 +295,7 @@ mod tests {
         assert_eq!(LargeTiles::new(6, 6).unwrap().words(), 3);
         assert!(LargeTiles::new(4, 4).is_err() && LargeTiles::new(6, 7).is_err());
         assert_eq!(t.positions_text(), "7755605021665492992000000");
-        let m = LargeTilesOf::<2>::new(&t).unwrap();
+        let m = LargeTilesOf::<Wide<2>>::new(&t).unwrap();
         let mut s = m.new_state();
         let mut key = m.start();
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;

@@ -4,7 +4,7 @@
 //! the published 2x7 histogram.
 
 use reach::engine::{
-    Checkpoint, Model, Outcome, Search, SearchError, Spill, VisitedKind, reference,
+    Checkpoint, Model, Outcome, Search, SearchError, Spill, VisitedKind, Wide, reference,
 };
 use reach::puzzles::sliding::SlidingPuzzle;
 use reach::puzzles::tiles::{TileState, Tiles};
@@ -595,7 +595,7 @@ fn boards_past_16_cells_count_to_a_depth_as_a_search_over_whole_boards() {
     for (rows, cols, depth) in [(5, 5, 14), (4, 5, 14), (3, 6, 14), (6, 6, 11)] {
         let truth = board_levels(rows, cols, depth);
         let t = LargeTiles::new(rows, cols).unwrap();
-        let m3 = LargeTilesOf::<3>::new(&t).unwrap();
+        let m3 = LargeTilesOf::<Wide<3>>::new(&t).unwrap();
         for threads in [1, 3] {
             let r = Search::new(&m3)
                 .threads(threads)
@@ -604,14 +604,27 @@ fn boards_past_16_cells_count_to_a_depth_as_a_search_over_whole_boards() {
                 .unwrap();
             assert_eq!(r.levels, truth, "{rows}x{cols}");
         }
-        if t.words() == 2 {
-            let m2 = LargeTilesOf::<2>::new(&t).unwrap();
+        if t.words() <= 2 {
+            let m2 = LargeTilesOf::<Wide<2>>::new(&t).unwrap();
             let r = Search::new(&m2)
                 .threads(2)
                 .max_depth(Some(depth as u32))
                 .count()
                 .unwrap();
             assert_eq!(r.levels, truth, "{rows}x{cols}");
+        }
+        if t.words() == 1 {
+            // 20 cells and fewer: one word, every store that takes one.
+            let m1 = LargeTilesOf::<u64>::new(&t).unwrap();
+            for visited in [VisitedKind::Auto, VisitedKind::DashMap] {
+                let r = Search::new(&m1)
+                    .threads(2)
+                    .visited(visited)
+                    .max_depth(Some(depth as u32))
+                    .count()
+                    .unwrap();
+                assert_eq!(r.levels, truth, "{rows}x{cols} by {visited:?}");
+            }
         }
     }
     // The command line counts tiles-5x5 to a depth as asked.

@@ -120,18 +120,13 @@ impl Resolved {
                 Some(super::sliding::symmetry_json(p, Some(sym)))
             }
             (Prepared::Sliding(p), _) => Some(super::sliding::symmetry_json(p, None)),
-            (Prepared::Tiles(_) | Prepared::LargeTiles(_), Some(Symmetries::Tiles(ts))) => {
+            (_, Some(Symmetries::Tiles(ts))) => {
                 Some(super::sliding::symmetry_json(&ts.puzzle, Some(&ts.sym)))
             }
-            (Prepared::Tiles(t), _) => Some(super::sliding::symmetry_json(
-                &any::tile_board(t.rows(), t.cols()),
-                None,
-            )),
-            (Prepared::LargeTiles(t), _) => Some(super::sliding::symmetry_json(
-                &any::tile_board(t.rows(), t.cols()),
-                None,
-            )),
-            _ => None,
+            // A tile puzzle's, on the board of its tiles; none for the clocks.
+            (prepared, _) => prepared
+                .tile_board()
+                .map(|board| super::sliding::symmetry_json(&board, None)),
         }
     }
 

@@ -6,10 +6,9 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use reach::engine::{Model, Search, Wide};
-use reach::puzzles::any::{self, Prepared, Symmetries, TileSymmetry};
+use reach::engine::{Model, Search};
+use reach::puzzles::any::{Prepared, Symmetries, View, Visit};
 use reach::puzzles::clocks;
-use reach::puzzles::large_tiles::{LargeTiles, LargeTilesOf};
 use reach::puzzles::sliding::{BoardSymmetry, SlidingPuzzle};
 use reach::puzzles::twisty::Symmetry;
 
@@ -112,10 +111,8 @@ pub(super) fn show(
                     None => twisty::by_width!(&t, |m| stores(m)),
                 };
                 let unused = match (used, sym.is_trivial()) {
-                    (None, false) => {
-                        "\n  not used by default: every position takes the dense store, faster and smaller (--symmetry on uses it)"
-                    }
-                    _ => "",
+                    (None, false) => format!("\n  {NOT_USED}"),
+                    _ => String::new(),
                 };
                 stdout(&format!(
                     "{}{}{unused}\n{}",
@@ -134,7 +131,7 @@ pub(super) fn show(
             "{}\n",
             json!({"puzzle": t.name(), "rows": t.rows(), "cols": t.cols(),
                    "board": t.render(t.start()), "key_space": t.key_space(),
-                   "symmetry": tiles_symmetry_json(t.rows(), t.cols(), tiles_used(&Prepared::Tiles(t.clone())))})
+                   "symmetry": tiles_symmetry_json(&Prepared::Tiles(t.clone()))})
         ))?,
         Loaded::Tiles(t) => stdout(&format!(
             "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}key space: {}!/2 = {} (dense ranks: the sequence of tiles and the blank's cell; every key is reachable)\n{}",
@@ -144,19 +141,14 @@ pub(super) fn show(
             t.render(t.start()),
             t.rows() * t.cols(),
             t.key_space(),
-            tiles_symmetry_text(
-                t.rows(),
-                t.cols(),
-                tiles_used(&Prepared::Tiles(t.clone())),
-                stores(&*t)
-            )
+            tiles_symmetry_text(&Prepared::Tiles(t.clone()))
         ))?,
         Loaded::LargeTiles(t) if json => stdout(&format!(
             "{}\n",
             json!({"puzzle": t.name(), "rows": t.rows(), "cols": t.cols(),
                    "board": t.start_board(),
                    "positions": t.positions_text(), "key_words": t.words(),
-                   "symmetry": tiles_symmetry_json(t.rows(), t.cols(), tiles_used(&Prepared::LargeTiles(t.clone())))})
+                   "symmetry": tiles_symmetry_json(&Prepared::LargeTiles(t.clone()))})
         ))?,
         Loaded::LargeTiles(t) => stdout(&format!(
             "puzzle: {}\n{}x{} sliding tiles, counted from the solved position:\n{}positions: {}!/2 = {}\nkey: {} (the Lehmer code of the cells, its digits packed whole into words: half the keys are boards of the other parity, which no move reaches)\n{}",
@@ -167,12 +159,7 @@ pub(super) fn show(
             t.rows() * t.cols(),
             t.positions_text(),
             count_of(t.words() as u64, "64-bit word", "64-bit words"),
-            tiles_symmetry_text(
-                t.rows(),
-                t.cols(),
-                tiles_used(&Prepared::LargeTiles(t.clone())),
-                large_tiles_stores(&t)
-            ),
+            tiles_symmetry_text(&Prepared::LargeTiles(t.clone())),
         ))?,
         Loaded::Clocks(_) => stdout(
             "puzzle: clocks\nnine clocks A-I in a 3x3 grid, each at 12, 3, 6 or 9 o'clock\n\
@@ -195,65 +182,50 @@ fn sliding_symmetry_json(p: &SlidingPuzzle) -> serde_json::Value {
     v
 }
 
-/// The store a count of a tile puzzle past 16 cells takes, every position
-/// its own key, with keys of its width.
-fn large_tiles_stores(t: &LargeTiles) -> String {
-    match t.words() {
-        1 | 2 => stores(&LargeTilesOf::<Wide<2>>::new(t).expect("two words")),
-        _ => stores(&LargeTilesOf::<Wide<3>>::new(t).expect("three words")),
+/// The store a search takes ([`stores`]), of the model a puzzle is
+/// visited as.
+struct StoresOf;
+
+impl Visit for StoresOf {
+    type Output = String;
+    fn visit<M: Model>(self, model: &M, _: &dyn View<M::Key>) -> String {
+        stores(model)
     }
 }
 
-/// The symmetries a count of a tile puzzle uses by default.
-fn tiles_used(prepared: &Prepared) -> Option<Box<TileSymmetry>> {
-    match prepared.symmetries(SymmetryArg::Auto.choice(), None, false) {
-        Some(Symmetries::Tiles(ts)) => Some(ts),
-        _ => None,
-    }
+/// Why symmetries found are not used by a count with every option left to
+/// its default.
+const NOT_USED: &str = "not used by default: every position takes the dense store, faster and smaller (--symmetry on uses it)";
+
+/// A tile puzzle's symmetries: those a count uses by default, and those
+/// found on the board of its tiles ([`reach::puzzles::any::tile_board`]),
+/// with that board.
+fn tile_symmetries(prepared: &Prepared) -> (Option<Symmetries>, BoardSymmetry, SlidingPuzzle) {
+    let board = prepared.tile_board().expect("a tile puzzle");
+    let used = prepared.symmetries(SymmetryArg::Auto.choice(), None, false);
+    let found = match &used {
+        Some(Symmetries::Tiles(ts)) => ts.sym.clone(),
+        _ => BoardSymmetry::of(&board),
+    };
+    (used, found, board)
 }
 
-/// What `show` prints of a tile puzzle's symmetries (found on the board
-/// of its tiles, [`any::tile_board`]) and the store a count takes: over
-/// classes where a count uses them (`used`), else `plain`.
-fn tiles_symmetry_text(
-    rows: usize,
-    cols: usize,
-    used: Option<Box<TileSymmetry>>,
-    plain: String,
-) -> String {
-    match used {
-        Some(ts) => format!(
-            "{}{}",
-            ts.sym.describe(),
-            sliding::by_symmetric!(&ts.puzzle, &ts.sym, |m| stores(m))
-        ),
-        None => {
-            let sym = BoardSymmetry::of(&any::tile_board(rows, cols));
-            let unused = match sym.is_trivial() {
-                false => {
-                    "  not used by default: every position takes the dense store, faster and smaller (--symmetry on uses it)\n"
-                }
-                true => "",
-            };
-            format!("{}{unused}{plain}", sym.describe())
-        }
-    }
+/// What `show` prints of a tile puzzle's symmetries and the store a count
+/// takes (over classes where a count uses them).
+fn tiles_symmetry_text(prepared: &Prepared) -> String {
+    let (used, found, _) = tile_symmetries(prepared);
+    let stores = prepared.visit_classes(used.as_ref(), StoresOf);
+    let unused = match used.is_none() && !found.is_trivial() {
+        true => format!("  {NOT_USED}\n"),
+        false => String::new(),
+    };
+    format!("{}{unused}{stores}", found.describe())
 }
 
 /// What `show --json` says of a tile puzzle's symmetries.
-fn tiles_symmetry_json(
-    rows: usize,
-    cols: usize,
-    used: Option<Box<TileSymmetry>>,
-) -> serde_json::Value {
-    let mut v = match &used {
-        Some(ts) => sliding::symmetry_json(&ts.puzzle, Some(&ts.sym)),
-        None => {
-            let board = any::tile_board(rows, cols);
-            let sym = BoardSymmetry::of(&board);
-            sliding::symmetry_json(&board, Some(&sym))
-        }
-    };
+fn tiles_symmetry_json(prepared: &Prepared) -> serde_json::Value {
+    let (used, found, board) = tile_symmetries(prepared);
+    let mut v = sliding::symmetry_json(&board, Some(&found));
     v["used"] = json!(used.is_some());
     v
 }
@@ -271,10 +243,8 @@ fn sliding_text(p: &SlidingPuzzle) -> String {
     let sym = used.unwrap_or_else(|| BoardSymmetry::of(p));
     // Found, and left out by `auto` for the dense store.
     let unused = match in_use || sym.is_trivial() {
-        false => {
-            "  not used by default: every position takes the dense store, faster and smaller (--symmetry on uses it)\n"
-        }
-        true => "",
+        false => format!("  {NOT_USED}\n"),
+        true => String::new(),
     };
     format!("{}{}{unused}{}", p.describe(), sym.describe(), stores)
 }

@@ -525,25 +525,10 @@ impl Prepared {
         match (self, symmetry) {
             (Prepared::Twisty(t), Some(Symmetries::Twisty(sym))) => twisty_classes(t, sym, v),
             (Prepared::Sliding(p), Some(Symmetries::Sliding(sym))) if !sym.is_trivial() => {
-                crate::sliding_classes_of_width!(p, sym, |m| {
-                    let real = |path: &[_]| m.real_path(path);
-                    let view = ClassView {
-                        puzzle: &SlidingView(p),
-                        real: &real,
-                    };
-                    v.visit(m, &view)
-                })
+                sliding_classes(p, sym, false, v)
             }
             (Prepared::Tiles(_) | Prepared::LargeTiles(_), Some(Symmetries::Tiles(ts))) => {
-                let p = &ts.puzzle;
-                crate::sliding_classes_of_width!(p, &ts.sym, |m| {
-                    let real = |path: &[_]| m.real_path(path);
-                    let view = ClassView {
-                        puzzle: &TileBoardView(p),
-                        real: &real,
-                    };
-                    v.visit(m, &view)
-                })
+                sliding_classes(&ts.puzzle, &ts.sym, true, v)
             }
             _ => self.visit(v),
         }
@@ -710,11 +695,48 @@ impl Prepared {
             Prepared::Sliding(p) => {
                 sliding_symmetry(p, choice, settings, solve).map(Symmetries::Sliding)
             }
-            Prepared::Tiles(t) => tiles_symmetry(t.rows(), t.cols(), choice, || {
-                takes_dense(&**t, settings, solve)
-            }),
-            Prepared::LargeTiles(t) => tiles_symmetry(t.rows(), t.cols(), choice, || false),
+            Prepared::Tiles(_) | Prepared::LargeTiles(_) => {
+                self.tiles_symmetry(choice, settings, solve)
+            }
             Prepared::Clocks(_) => None,
+        }
+    }
+
+    /// The symmetries a search of a tile puzzle (`tiles-RxC`) keeps one
+    /// position a class of under `choice`: its board's motions that fix
+    /// the blank's start (the diagonal mirror of a square board, which
+    /// relabels the tiles), found on its [`tile_board`] and searched as
+    /// that puzzle's classes; `None` where there are none, or
+    /// [`SymmetryChoice::Auto`] finds that the tile model takes the dense
+    /// store (`solve`: a solve's).
+    fn tiles_symmetry(
+        &self,
+        choice: SymmetryChoice,
+        settings: Option<&StoreSettings>,
+        solve: bool,
+    ) -> Option<Symmetries> {
+        let dense = || match self {
+            Prepared::Tiles(t) => takes_dense(&**t, settings, solve),
+            _ => false,
+        };
+        if choice == SymmetryChoice::None || choice == SymmetryChoice::Auto && dense() {
+            return None;
+        }
+        let puzzle = self.tile_board()?;
+        let sym = match choice {
+            SymmetryChoice::Rotations => sliding::BoardSymmetry::of_rotations(&puzzle),
+            _ => sliding::BoardSymmetry::of(&puzzle),
+        };
+        (!sym.is_trivial()).then(|| Symmetries::Tiles(Box::new(TileSymmetry { puzzle, sym })))
+    }
+
+    /// A tile puzzle (`tiles-RxC`) as the board of its tiles, on which its
+    /// symmetries are found ([`tile_board`]); `None` for the others.
+    pub fn tile_board(&self) -> Option<SlidingPuzzle> {
+        match self {
+            Prepared::Tiles(t) => Some(tile_board(t.rows(), t.cols())),
+            Prepared::LargeTiles(t) => Some(tile_board(t.rows(), t.cols())),
+            _ => None,
         }
     }
 }
@@ -744,30 +766,7 @@ pub fn tile_board(rows: usize, cols: usize) -> SlidingPuzzle {
     SlidingPuzzle::from_toml(&text, "tiles").expect("a board of distinct tiles")
 }
 
-/// The symmetries a search of `tiles-RxC` keeps one position a class of
-/// under `choice`: its board's motions that fix the blank's start (the
-/// diagonal mirror of a square board, which relabels the tiles), found on
-/// its [`tile_board`] and searched as that puzzle's classes; `None` where
-/// there are none, or [`SymmetryChoice::Auto`] finds (`dense`) that the
-/// tile model takes the dense store.
-fn tiles_symmetry(
-    rows: usize,
-    cols: usize,
-    choice: SymmetryChoice,
-    dense: impl FnOnce() -> bool,
-) -> Option<Symmetries> {
-    if choice == SymmetryChoice::None || choice == SymmetryChoice::Auto && dense() {
-        return None;
-    }
-    let puzzle = tile_board(rows, cols);
-    let sym = match choice {
-        SymmetryChoice::Rotations => sliding::BoardSymmetry::of_rotations(&puzzle),
-        _ => sliding::BoardSymmetry::of(&puzzle),
-    };
-    (!sym.is_trivial()).then(|| Symmetries::Tiles(Box::new(TileSymmetry { puzzle, sym })))
-}
-
-/// A tile puzzle's symmetries ([`tiles_symmetry`]): the sliding-block
+/// A tile puzzle's symmetries (see [`Prepared::symmetries`]): the sliding-block
 /// puzzle of its tiles ([`tile_board`]), whose classes are searched, and
 /// the motions of its board kept.
 #[derive(Clone, Debug)]
@@ -788,6 +787,30 @@ pub enum Symmetries {
     Sliding(sliding::BoardSymmetry),
     /// A tile puzzle's, found and searched on the board of its tiles.
     Tiles(Box<TileSymmetry>),
+}
+
+/// [`Prepared::visit_classes`] of sliding-block puzzle `p` under `sym`
+/// (not trivial), with keys as wide as its classes need; drawn as a tile
+/// puzzle draws its boards and names its moves where `p` is the board of
+/// one's tiles (`tiles`, see [`tile_board`]).
+fn sliding_classes<V: Visit>(
+    p: &SlidingPuzzle,
+    sym: &sliding::BoardSymmetry,
+    tiles: bool,
+    v: V,
+) -> V::Output {
+    crate::sliding_classes_of_width!(p, sym, |m| {
+        let real = |path: &[_]| m.real_path(path);
+        let (board, tile) = (SlidingView(p), TileBoardView(p));
+        let puzzle: &dyn View<_> = if tiles { &tile } else { &board };
+        v.visit(
+            m,
+            &ClassView {
+                puzzle,
+                real: &real,
+            },
+        )
+    })
 }
 
 /// [`Prepared::visit_classes`] of twisty puzzle `t` under `sym`, with

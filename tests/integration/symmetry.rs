@@ -13,7 +13,8 @@ use reach::engine::{Key, Model, Search, Spill, VisitedKind, Wide, positions_of, 
 use reach::puzzles::builtin;
 use reach::puzzles::sliding::{BoardSymmetry, SymmetricSliding};
 use reach::puzzles::twisty::{
-    Mirrors, MoveDef, Options, Symmetric, Symmetry, Transform, Twisty, TwistyMetric, inverse,
+    Definition, Mirrors, MoveDef, Options, Pattern, Symmetric, Symmetry, Transform, Twisty,
+    TwistyMetric, inverse,
 };
 
 use crate::spill::TempDir;
@@ -165,7 +166,7 @@ fn the_3x3x3_counts_its_published_table_to_depth_6_with_its_rotations() {
 /// moves by it, so that the rotation maps the moves onto themselves; the
 /// solved pieces all told apart in half of the cases (the relabelling
 /// then always exists).
-fn with_rotation(rng: &mut Rng) -> reach::puzzles::twisty::Definition {
+fn with_rotation(rng: &mut Rng) -> Definition {
     let mut def = random_definition(rng);
     let sets = def.sets.clone();
     let mut r = Transform::identity(&sets);
@@ -211,13 +212,58 @@ fn with_rotation(rng: &mut Rng) -> reach::puzzles::twisty::Definition {
     def
 }
 
+/// Case `case` of a random test: `def` from a scramble of three moves in a
+/// quarter of the cases (a symmetry that moves the start must then be
+/// dropped), and in each metric the puzzle with its levels and positions
+/// by the independent pattern search.
+fn metric_cases(
+    def: &mut Definition,
+    rng: &mut Rng,
+    case: usize,
+) -> Vec<(TwistyMetric, Twisty, Vec<u64>, Vec<Pattern>)> {
+    if case % 4 == 3 {
+        let (_, start) = legal_scramble(def, rng, 3);
+        def.scramble = Some(start);
+    }
+    let start = def.scramble.clone().unwrap_or_else(|| def.solved.clone());
+    METRICS
+        .into_iter()
+        .map(|metric| {
+            let t = build(def, metric, None);
+            let (truth, patterns) = pattern_levels(&t, &start);
+            (metric, t, truth, patterns)
+        })
+        .collect()
+}
+
+/// A search of `t` by classes of `sym` at each of `threads` counts the
+/// positions of `truth` level by level, its classes are the sequential
+/// oracle's keys, and they are the orbits of the symmetries.
+fn assert_classes_count_truth(
+    t: &Twisty,
+    sym: &Symmetry,
+    (truth, patterns): (&[u64], &[Pattern]),
+    threads: &[usize],
+    what: &str,
+) {
+    let m = Symmetric::<u64>::new(t, sym).unwrap();
+    for &threads in threads {
+        let r = Search::new(&m).threads(threads).count().unwrap();
+        assert_eq!(r.levels, truth, "{what}");
+        // The sequential oracle counts keys: the classes.
+        let classes = r.class_levels.unwrap();
+        assert_eq!(reference::level_sizes(&m), classes, "{what}");
+        assert_classes_are_orbits(t, &m, patterns, &classes, what);
+    }
+}
+
 /// The classes a search of `m` kept (`classes` a level) are the orbits of
 /// its symmetries: every position of `patterns` (all of `t`'s) is in its
 /// own orbit, and the orbits split the positions into as many classes.
 fn assert_classes_are_orbits(
     t: &Twisty,
     m: &Symmetric<'_, u64>,
-    patterns: &[reach::puzzles::twisty::Pattern],
+    patterns: &[Pattern],
     classes: &[u64],
     what: &str,
 ) {
@@ -241,24 +287,7 @@ fn random_puzzles_with_a_rotation_count_their_positions_and_their_orbits() {
     let (mut used, mut refused_start, mut inverted) = (0, 0, 0);
     for case in 0..80 {
         let mut def = with_rotation(&mut rng);
-        // A start other than solved in a quarter of the cases: a symmetry
-        // that moves it must be dropped.
-        if case % 4 == 3 {
-            let (_, start) = legal_scramble(&def, &mut rng, 3);
-            def.scramble = Some(start);
-        }
-        for metric in METRICS {
-            let t = Twisty::new(
-                def.clone(),
-                &Options {
-                    metric,
-                    moves: None,
-                    scramble: None,
-                },
-            )
-            .unwrap();
-            let start = def.scramble.clone().unwrap_or_else(|| def.solved.clone());
-            let (truth, patterns) = pattern_levels(&t, &start);
+        for (metric, t, truth, patterns) in metric_cases(&mut def, &mut rng, case) {
             let sym = Symmetry::of(&t);
             if sym.is_trivial() {
                 if sym
@@ -272,15 +301,7 @@ fn random_puzzles_with_a_rotation_count_their_positions_and_their_orbits() {
             used += 1;
             inverted += usize::from(sym.inverse());
             let what = format!("case {case} {metric:?}: {}", sym.describe());
-            let m = Symmetric::<u64>::new(&t, &sym).unwrap();
-            for threads in [1, 2] {
-                let r = Search::new(&m).threads(threads).count().unwrap();
-                assert_eq!(r.levels, truth, "{what}");
-                // The sequential oracle counts keys: the classes.
-                let classes = r.class_levels.unwrap();
-                assert_eq!(reference::level_sizes(&m), classes, "{what}");
-                assert_classes_are_orbits(&t, &m, &patterns, &classes, &what);
-            }
+            assert_classes_count_truth(&t, &sym, (&truth, &patterns), &[1, 2], &what);
         }
     }
     assert!(
@@ -294,7 +315,7 @@ fn random_puzzles_with_a_rotation_count_their_positions_and_their_orbits() {
 /// its moves closed under conjugation by both, the solved pieces told
 /// apart and at home (so the mirror maps the solved position onto
 /// itself); `None` where the closed move set passes 24 moves.
-fn with_mirror(rng: &mut Rng) -> Option<reach::puzzles::twisty::Definition> {
+fn with_mirror(rng: &mut Rng) -> Option<Definition> {
     let mut def = with_rotation(rng);
     let sets = def.sets.clone();
     for (s, set) in sets.iter().enumerate() {
@@ -312,18 +333,24 @@ fn with_mirror(rng: &mut Rng) -> Option<reach::puzzles::twisty::Definition> {
         let o = u64::from(set.orientations);
         c.push((0..set.size).map(|_| rng.below(o) as u8).collect());
     }
+    let pi_inv: Vec<Vec<u16>> = pi
+        .iter()
+        .map(|perm| {
+            let mut inv = vec![0u16; perm.len()];
+            for (g, &h) in perm.iter().enumerate() {
+                inv[usize::from(h)] = g as u16;
+            }
+            inv
+        })
+        .collect();
     // The move m' with Φ(x·m) = Φ(x)·m' (see src/puzzles/twisty/mirror.rs).
     let conjugate = |m: &Transform| {
         let mut out = Transform::identity(&sets);
         for (s, set) in sets.iter().enumerate() {
             let n = u16::from(set.orientations);
-            let mut inv = vec![0u16; set.size];
-            for (g, &h) in pi[s].iter().enumerate() {
-                inv[usize::from(h)] = g as u16;
-            }
             for g in 0..set.size {
                 let h = usize::from(pi[s][g]);
-                let src = inv[usize::from(m.perm[s][h])];
+                let src = pi_inv[s][usize::from(m.perm[s][h])];
                 out.perm[s][g] = src;
                 let t = u16::from(c[s][g]) + 2 * n
                     - u16::from(m.ori[s][h]) % n
@@ -373,25 +400,8 @@ fn random_puzzles_with_a_mirror_count_their_positions_and_their_orbits_by_mirror
         let Some(mut def) = with_mirror(&mut rng) else {
             continue;
         };
-        // A start other than solved in a quarter of the cases: a mirror
-        // that moves it must be dropped.
-        if case % 4 == 3 {
-            let (_, start) = legal_scramble(&def, &mut rng, 3);
-            def.scramble = Some(start);
-        }
         cases += 1;
-        for metric in METRICS {
-            let t = Twisty::new(
-                def.clone(),
-                &Options {
-                    metric,
-                    moves: None,
-                    scramble: None,
-                },
-            )
-            .unwrap();
-            let start = def.scramble.clone().unwrap_or_else(|| def.solved.clone());
-            let (truth, patterns) = pattern_levels(&t, &start);
+        for (metric, t, truth, patterns) in metric_cases(&mut def, &mut rng, case) {
             let sym = Symmetry::of(&t);
             let rotations = Symmetry::of_rotations(&t);
             let what = format!("case {case} {metric:?}: {}", sym.describe());
@@ -410,12 +420,7 @@ fn random_puzzles_with_a_mirror_count_their_positions_and_their_orbits_by_mirror
             if sym.is_trivial() {
                 continue;
             }
-            let m = Symmetric::<u64>::new(&t, &sym).unwrap();
-            let r = Search::new(&m).threads(2).count().unwrap();
-            assert_eq!(r.levels, truth, "{what}");
-            let classes = r.class_levels.unwrap();
-            assert_eq!(reference::level_sizes(&m), classes, "{what}");
-            assert_classes_are_orbits(&t, &m, &patterns, &classes, &what);
+            assert_classes_count_truth(&t, &sym, (&truth, &patterns), &[2], &what);
         }
     }
     assert!(

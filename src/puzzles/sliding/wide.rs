@@ -96,15 +96,9 @@ impl Layout {
     /// at or above it is free for a digit of another kind (a class's size,
     /// [`super::BoardSymmetry`]).
     pub(crate) fn top(&self) -> (usize, u64) {
-        let last = self.places.last().map_or(
-            Place {
-                word: 0,
-                weight: 1,
-                radix: 1,
-            },
-            |&p| p,
-        );
-        (last.word, last.weight * last.radix)
+        self.places
+            .last()
+            .map_or((0, 1), |p| (p.word, p.weight * p.radix))
     }
 
     /// log2 of the number of keys (the product of the radices).

@@ -137,6 +137,30 @@ pub trait Model: Sync {
         self.successors(state, out)
     }
 
+    /// Whether a successor of the decoded state is one that `hit` accepts
+    /// (only those of [`Model::far_successors`] when `far_only`): what a
+    /// pull asks of each key not yet seen (see
+    /// [`Model::keys_are_states`]). `hit` may be asked in any order and
+    /// need not be asked again once it said yes. The default makes every
+    /// successor first, into `scratch`; a model that can make them one at
+    /// a time stops at the first `hit` accepts (a twisty puzzle: a key
+    /// found in the newest level costs a pull one or two moves, not all).
+    fn any_successor(
+        &self,
+        state: &mut Self::State,
+        far_only: bool,
+        scratch: &mut Vec<Self::Key>,
+        hit: &mut dyn FnMut(Self::Key) -> bool,
+    ) -> bool {
+        scratch.clear();
+        if far_only {
+            self.far_successors(state, scratch);
+        } else {
+            self.successors(state, scratch);
+        }
+        scratch.iter().any(|&s| hit(s))
+    }
+
     /// A description that tells this puzzle (and its metric) apart from
     /// every other one: checkpoints carry its digest and refuse to resume
     /// another puzzle. Models without one (the default, empty) can be

@@ -188,6 +188,52 @@ fn twisty_files_count_and_solve_on_the_dense_store_in_every_metric() {
     }
 }
 
+/// Ten distinct pieces moved by 3-cycles (a dino cube of ten edges): the
+/// even arrangements, 10!/2, one coordinate too large for a move table
+/// (its twelve moves would take 21.8 million entries), so moved and
+/// ranked in lanes, and every key a position: pushed and pulled.
+#[test]
+fn an_arrangement_of_ten_pieces_counts_in_lanes_pushed_and_pulled() {
+    let cycles = [
+        [1, 2, 3],
+        [3, 4, 5],
+        [5, 6, 7],
+        [7, 8, 9],
+        [9, 10, 1],
+        [2, 5, 8],
+    ];
+    let mut text = String::from("Name Ten\nSet P 10 1\nSolved\nP\n");
+    text += "1 2 3 4 5 6 7 8 9 10\n0 0 0 0 0 0 0 0 0 0\nEnd\n";
+    for (m, c) in cycles.iter().enumerate() {
+        let mut perm: Vec<usize> = (1..=10).collect();
+        // The piece at c[0] comes from c[2], at c[1] from c[0], at c[2]
+        // from c[1].
+        perm[c[0] - 1] = c[2];
+        perm[c[1] - 1] = c[0];
+        perm[c[2] - 1] = c[1];
+        let perm: Vec<String> = perm.iter().map(|p| p.to_string()).collect();
+        text += &format!(
+            "Move M{m}\nP\n{}\n0 0 0 0 0 0 0 0 0 0\nEnd\n",
+            perm.join(" ")
+        );
+    }
+    let def = Twisty::parse(&text, "ten.tws").unwrap();
+    let options = Options {
+        metric: TwistyMetric::Htm,
+        moves: None,
+        scramble: None,
+    };
+    let t = Twisty::new(def, &options).unwrap();
+    let coord = &t.coords()[0];
+    assert_eq!(t.coords().len(), 1);
+    assert!(coord.table.is_none() && coord.lanes.is_some());
+    assert_eq!(t.key_space(), 1_814_400);
+    assert!(t.keys_are_states());
+    let oracle = reference::level_sizes(&t);
+    assert_eq!(oracle.iter().sum::<u64>(), 1_814_400);
+    dense_counts_are(&t, &oracle, "ten pieces");
+}
+
 #[test]
 fn the_group_order_is_the_number_of_positions_of_distinct_pieces() {
     let path = |f: &str| format!("{}/tests/data/{f}", env!("CARGO_MANIFEST_DIR"));

@@ -366,6 +366,19 @@ fn random_puzzles_match_a_search_over_whole_patterns() {
             if t.reversible() {
                 assert_eq!(count(&t, 3, VisitedKind::Frontier), truth, "case {case}");
             }
+            // Without move tables: arrangements of distinct pieces in
+            // lanes, the others ranked a move at a time.
+            let bare = t.clone().without_tables();
+            assert_eq!(
+                count(&bare, 2, VisitedKind::Dense),
+                truth,
+                "case {case} bare"
+            );
+            assert_eq!(
+                count(&bare, 1, VisitedKind::Bitmap),
+                truth,
+                "case {case} bare"
+            );
             // With every piece told apart, the positions are the group's
             // elements.
             if t.pieces_distinct() {

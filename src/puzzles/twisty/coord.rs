@@ -27,6 +27,9 @@
 //! parts as it packs whole coordinates, so it stays an exact packing of
 //! the state, a few words wide.
 
+use super::lanes::Lanes;
+use crate::puzzles::combinadic::Divisor;
+
 /// What a coordinate ranks.
 #[derive(Clone, Debug)]
 pub enum Kind {
@@ -101,6 +104,14 @@ pub struct Coord {
     /// the parity is fixed), or the orientations' first `k` (`k-1` when
     /// the sum is fixed); the rest are implied.
     digits: usize,
+    /// A distinct arrangement of at most 16 pieces, moved and ranked in a
+    /// vector register (see [`Lanes`]).
+    pub lanes: Option<Lanes>,
+    /// Division by each of `factorials`, without a division instruction.
+    divisors: Vec<Divisor>,
+    /// Division by `size` (by 1 when it is split), likewise: a key's
+    /// digits are taken apart at every decode.
+    pub size_divisor: Divisor,
 }
 
 /// A coordinate of more than 2^64 values as digits (each below its
@@ -339,6 +350,14 @@ impl Coord {
                 (u64::MAX, Some(Split::new(split_radices(&kind, k, digits)?)))
             }
         };
+        let lanes = match &kind {
+            Kind::Perm {
+                distinct: true,
+                parity,
+                ..
+            } if split.is_none() => Lanes::new(k, &perm, *parity),
+            _ => None,
+        };
         Some(Coord {
             set,
             positions,
@@ -348,10 +367,13 @@ impl Coord {
             perm,
             twist,
             table: None,
+            divisors: factorials.iter().map(|&f| Divisor::new(f)).collect(),
             factorials,
             digits,
+            size_divisor: Divisor::new(if split.is_some() { 1 } else { size }),
             split,
             word: 0,
+            lanes,
         })
     }
 
@@ -683,6 +705,9 @@ impl Coord {
                     };
                 }
             }
+            Kind::Perm { distinct: true, .. } if self.lanes.is_some() => {
+                self.lanes.as_ref().expect("matched").unrank(r, local);
+            }
             Kind::Perm {
                 distinct: true,
                 parity,
@@ -691,9 +716,9 @@ impl Coord {
                 // A distinct orbit has at most 20 pieces (21! > 2^64).
                 let mut unused: u32 = (1 << k) - 1;
                 let mut sum = 0u64;
-                for (slot, &f) in local[..self.digits].iter_mut().zip(&self.factorials) {
-                    let d = r / f;
-                    r %= f;
+                for (slot, f) in local[..self.digits].iter_mut().zip(&self.divisors) {
+                    let d;
+                    (d, r) = f.div_rem(r);
                     sum += d;
                     *slot = nth_set_bit(unused, d as u32);
                     unused &= !(1 << *slot);
@@ -965,6 +990,49 @@ mod tests {
             c.unrank(r, &mut local);
             assert_eq!(c.rank(&local), r, "{local:?}");
             assert!(seen.insert(local.clone()), "{local:?} twice");
+            if let Some(lanes) = &c.lanes {
+                assert_eq!(lanes.rank_of(&lanes.lanes_of(&local)), r, "{local:?}");
+                assert_eq!(lanes.rank(lanes.load(&local)), r, "{local:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_rank_large_arrangements_as_the_lehmer_code_does() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for k in 8..=16 {
+            for p in [None, Some(0), Some(1)] {
+                let c = perm_coord(vec![1; k], p);
+                let lanes = c
+                    .lanes
+                    .as_ref()
+                    .expect("a distinct arrangement of at most 16");
+                let mut local = vec![0u8; k];
+                for _ in 0..2000 {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    c.unrank(seed % c.size, &mut local);
+                    let r = c.rank(&local);
+                    assert_eq!(r, seed % c.size);
+                    assert_eq!(lanes.rank_of(&lanes.lanes_of(&local)), r, "{local:?}");
+                    assert_eq!(lanes.rank(lanes.load(&local)), r, "{local:?}");
+                }
+            }
+        }
+        // Past 16 pieces, a digit at a time.
+        for k in 17..=20 {
+            let c = perm_coord(vec![1; k], Some(0));
+            assert!(c.lanes.is_none());
+            let mut local = vec![0u8; k];
+            for _ in 0..2000 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                c.unrank(seed % c.size, &mut local);
+                assert_eq!(c.rank(&local), seed % c.size);
+                assert_eq!(parity(&local), 0);
+            }
         }
     }
 

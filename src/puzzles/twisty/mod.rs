@@ -25,6 +25,7 @@ pub mod def;
 pub mod group;
 mod illegal;
 mod kpuzzle;
+mod lanes;
 mod mirror;
 pub mod symmetry;
 mod tws;
@@ -480,6 +481,18 @@ impl Twisty {
             .sum()
     }
 
+    /// The puzzle with no move table: every coordinate moved and ranked
+    /// per successor (in lanes where it is an arrangement of at most 16
+    /// distinct pieces). For tests, which search small puzzles through
+    /// the paths that only large ones take otherwise.
+    #[doc(hidden)]
+    pub fn without_tables(mut self) -> Twisty {
+        for c in &mut self.coords {
+            c.table = None;
+        }
+        self
+    }
+
     /// Whether every orbit's pieces are told apart: the positions are
     /// then exactly the group's order.
     pub fn pieces_distinct(&self) -> bool {
@@ -757,8 +770,8 @@ impl Twisty {
             // part each: one pass, as for every narrow puzzle.
             let mut rest = key.word(0);
             for (c, coord) in self.coords.iter().enumerate() {
-                let v = rest % coord.size;
-                rest /= coord.size;
+                let v;
+                (rest, v) = coord.size_divisor.div_rem(rest);
                 state.values[c] = v;
                 if coord.table.is_none() {
                     coord.unrank(v, &mut state.local[c]);
@@ -807,6 +820,15 @@ impl Twisty {
                         *k.word_mut(w) += u64::from(t) * coord.weight;
                     }
                 }
+                None if coord.lanes.is_some() => {
+                    // A distinct arrangement of at most 16 pieces: moved
+                    // and ranked in a register.
+                    let lanes = coord.lanes.as_ref().expect("matched");
+                    let x = lanes.load(&state.local[c]);
+                    for (m, k) in next.iter_mut().enumerate() {
+                        *k.word_mut(w) += lanes.rank(lanes.apply(m, x)) * coord.weight;
+                    }
+                }
                 None if coord.split.is_none() => {
                     let len = coord.local_len();
                     let dst = &mut state.scratch[..len];
@@ -831,6 +853,33 @@ impl Twisty {
                 }
             }
         }
+    }
+
+    /// Whether the successors can be made a move at a time: no Illegal
+    /// line to check, and every coordinate with a move table or in lanes.
+    fn moves_one_at_a_time(&self) -> bool {
+        self.illegal.is_empty()
+            && self
+                .coords
+                .iter()
+                .all(|c| c.table.is_some() || c.lanes.is_some())
+    }
+
+    /// The key after generated move `m` of the decoded state, one word
+    /// wide ([`Twisty::moves_one_at_a_time`] must hold).
+    #[inline]
+    fn key_after(&self, state: &TwistyState, m: usize) -> u64 {
+        let nm = self.moves.len();
+        let mut key = 0;
+        for (c, coord) in self.coords.iter().enumerate() {
+            let v = match (&coord.table, &coord.lanes) {
+                (Some(table), _) => u64::from(table[state.values[c] as usize * nm + m]),
+                (None, Some(lanes)) => lanes.rank(lanes.apply(m, lanes.load(&state.local[c]))),
+                (None, None) => unreachable!("a coordinate without a table or lanes"),
+            };
+            key += v * coord.weight;
+        }
+        key
     }
 
     /// The successors of the decoded state that the file's Illegal lines
@@ -1683,6 +1732,21 @@ impl Model for Twisty {
         // Every key is a pattern (each coordinate's every value is one),
         // unless the file makes some illegal.
         self.reversible && self.illegal.is_empty()
+    }
+
+    fn any_successor(
+        &self,
+        state: &mut TwistyState,
+        _far_only: bool,
+        scratch: &mut Vec<u64>,
+        hit: &mut dyn FnMut(u64) -> bool,
+    ) -> bool {
+        if !self.moves_one_at_a_time() {
+            scratch.clear();
+            self.successors(state, scratch);
+            return scratch.iter().any(|&s| hit(s));
+        }
+        (0..self.moves.len()).any(|m| hit(self.key_after(state, m)))
     }
 
     fn goal_keys(&self) -> Option<Vec<u64>> {

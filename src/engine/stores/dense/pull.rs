@@ -175,16 +175,12 @@ impl<M: Model<Key = u64>> Dense<'_, M> {
                             || (i == 0 && down && holds(key - 1))
                             || {
                                 model.decode(key, state);
-                                successors.clear();
-                                model.far_successors(state, successors);
-                                successors.iter().any(|&s| holds(s))
+                                model.any_successor(state, true, successors, &mut |s| holds(s))
                             }
                     }
                     None => {
                         model.decode(key, state);
-                        successors.clear();
-                        model.successors(state, successors);
-                        successors.iter().any(|&s| holds(s))
+                        model.any_successor(state, false, successors, &mut |s| holds(s))
                     }
                 };
                 if hit {

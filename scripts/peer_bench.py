@@ -33,6 +33,14 @@ def reach(path):
     return wall, cpu, v["peak_rss_bytes"], v["levels"], v["visited"]
 
 
+def group_order(path):
+    """The positions `reach show` gives as the group's order (found by
+    Schreier-Sims, without a search), or None where it gives none."""
+    out = subprocess.run([REACH, "show", path], capture_output=True, text=True).stdout
+    m = re.search(r"^positions: (\d+) \(the order of the group", out, re.M)
+    return int(m.group(1)) if m else None
+
+
 def twsearch(path):
     cmd = ["/usr/bin/time", "-f", "maxrss %M", TWSEARCH, "-g", "-t", THREADS, path]
     wall, cpu, _, out, err = timed(cmd)
@@ -59,6 +67,11 @@ for path in FILES:
     levels = ours[0][3]
     if any(r[3] != levels for r in ours):
         failed = True
+    order = group_order(path)
+    if order is not None and sum(levels) != order:
+        print(f"{path}: {sum(levels)} positions counted, the group's order is {order}",
+              file=sys.stderr)
+        failed = True
     name = path.rsplit("/", 1)[-1]
     store = ours[0][4]
     mib = lambda b: f"{b / 2**20:.0f} MiB"
@@ -74,4 +87,4 @@ for path in FILES:
         row += ["", "", "", "", "", ""]
     print("| " + " | ".join(row) + " |", flush=True)
 if failed:
-    sys.exit("levels differ")
+    sys.exit("levels differ (between runs, from twsearch's, or from the group's order)")

@@ -31,6 +31,11 @@ use crate::puzzles::combinadic::Divisor;
 const PAST: u8 = 0x7f;
 
 /// A distinct arrangement's moves and rank, for registers of 16 lanes.
+// The folding constants serve the vector rank only.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", target_feature = "sse4.1")),
+    allow(dead_code)
+)]
 #[derive(Clone, Debug)]
 pub struct Lanes {
     /// The number of pieces (2 to 16).
@@ -52,8 +57,8 @@ pub struct Lanes {
     halve: bool,
     /// The fixed parity (0 when there is none).
     parity: u8,
-    /// Division by the place value of each digit a rank holds (halved
-    /// with the parity fixed, but the last one's).
+    /// Division by the place value of each digit a rank holds (each
+    /// halved with the parity fixed).
     places: Vec<Divisor>,
 }
 
@@ -97,11 +102,6 @@ impl Lanes {
         })
     }
 
-    /// The pieces' number.
-    pub fn pieces(&self) -> usize {
-        self.k
-    }
-
     /// The arrangement `local` (the `k` pieces, `0..k`) as 16 lanes.
     #[inline]
     pub fn lanes_of(&self, local: &[u8]) -> [u8; 16] {
@@ -117,9 +117,9 @@ impl Lanes {
 
     /// The Lehmer digits of rank `r` (`d_i` pieces to the right of `i`
     /// are smaller), each from its own division: none waits for another.
-    /// Byte `i` of the number is `d_i`: kept in registers, not written to
-    /// memory a byte at a time and read back as a vector (a store that
-    /// cannot forward: a sixth of the dino cube's decode).
+    /// Byte `i` of the number is `d_i`, built in general registers and
+    /// moved to a vector register whole (not stored a byte at a time and
+    /// loaded back).
     #[inline(always)]
     pub fn digits(&self, r: u64) -> u128 {
         let mut d = 0u128;
@@ -242,13 +242,13 @@ mod vector {
                 // Each lane's digit: the lanes to its right holding less.
                 let mut d = _mm_setzero_si128();
                 macro_rules! shifted {
-                ($($s:literal)*) => {$(
-                    if self.k > $s {
-                        let y = _mm_alignr_epi8::<$s>(past, x);
-                        d = _mm_sub_epi8(d, _mm_cmpgt_epi8(x, y));
-                    }
-                )*};
-            }
+                    ($($s:literal)*) => {$(
+                        if self.k > $s {
+                            let y = _mm_alignr_epi8::<$s>(past, x);
+                            d = _mm_sub_epi8(d, _mm_cmpgt_epi8(x, y));
+                        }
+                    )*};
+                }
                 shifted!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
                 // The digits' mixed-radix value, folded pairwise.
                 let pairs = _mm_maddubs_epi16(d, load_i8(&self.pairs));

@@ -92,8 +92,9 @@ pub struct Coord {
     pub twist: Vec<Vec<u8>>,
     /// Value x move → value, when small enough to tabulate.
     pub table: Option<Vec<u32>>,
-    /// `(k-1-i)!` (halved when the parity is fixed), for Lehmer codes.
-    factorials: Vec<u64>,
+    /// `(k-1-i)!` (halved when the parity is fixed), for Lehmer codes: the
+    /// digits' place values, each with its division by multiply and shift.
+    places: Vec<Divisor>,
     /// How the rank is cut into parts, when it has more than 2^64 values
     /// (`size` then says `u64::MAX`).
     pub split: Option<Split>,
@@ -107,10 +108,8 @@ pub struct Coord {
     /// A distinct arrangement of at most 16 pieces, moved and ranked in a
     /// vector register (see [`Lanes`]).
     pub lanes: Option<Lanes>,
-    /// Division by each of `factorials`, without a division instruction.
-    divisors: Vec<Divisor>,
-    /// Division by `size` (by 1 when it is split), likewise: a key's
-    /// digits are taken apart at every decode.
+    /// Division by `size` (by 1 when it is split), without a division
+    /// instruction: a key's digits are taken apart at every decode.
     pub size_divisor: Divisor,
 }
 
@@ -367,8 +366,7 @@ impl Coord {
             perm,
             twist,
             table: None,
-            divisors: factorials.iter().map(|&f| Divisor::new(f)).collect(),
-            factorials,
+            places: factorials.into_iter().map(Divisor::new).collect(),
             digits,
             size_divisor: Divisor::new(if split.is_some() { 1 } else { size }),
             split,
@@ -633,7 +631,7 @@ impl Coord {
                     let below = (1u32 << x) - 1;
                     let d = u64::from(x) - u64::from((used & below).count_ones());
                     used |= 1 << x;
-                    r += d * self.factorials[i];
+                    r += d * self.places[i].get();
                 }
                 r
             }
@@ -716,7 +714,7 @@ impl Coord {
                 // A distinct orbit has at most 20 pieces (21! > 2^64).
                 let mut unused: u32 = (1 << k) - 1;
                 let mut sum = 0u64;
-                for (slot, f) in local[..self.digits].iter_mut().zip(&self.divisors) {
+                for (slot, f) in local[..self.digits].iter_mut().zip(&self.places) {
                     let d;
                     (d, r) = f.div_rem(r);
                     sum += d;
@@ -962,6 +960,7 @@ pub fn multinomial(counts: &[u8]) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::lanes::tests::xorshift;
     use super::*;
 
     fn perm_coord(counts: Vec<u8>, parity: Option<u8>) -> Coord {
@@ -1009,12 +1008,10 @@ mod tests {
                     .expect("a distinct arrangement of at most 16");
                 let mut local = vec![0u8; k];
                 for _ in 0..2000 {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    c.unrank(seed % c.size, &mut local);
+                    let want = xorshift(&mut seed) % c.size;
+                    c.unrank(want, &mut local);
                     let r = c.rank(&local);
-                    assert_eq!(r, seed % c.size);
+                    assert_eq!(r, want);
                     assert_eq!(lanes.rank_of(&lanes.lanes_of(&local)), r, "{local:?}");
                     assert_eq!(lanes.rank(lanes.load(&local)), r, "{local:?}");
                 }
@@ -1026,11 +1023,9 @@ mod tests {
             assert!(c.lanes.is_none());
             let mut local = vec![0u8; k];
             for _ in 0..2000 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                c.unrank(seed % c.size, &mut local);
-                assert_eq!(c.rank(&local), seed % c.size);
+                let want = xorshift(&mut seed) % c.size;
+                c.unrank(want, &mut local);
+                assert_eq!(c.rank(&local), want);
                 assert_eq!(parity(&local), 0);
             }
         }

@@ -53,10 +53,9 @@ pub struct Lanes {
     octs: [i32; 4],
     /// Radices 8-15 multiplied: the place value of the first eight lanes.
     high: u64,
-    /// The parity is fixed: the rank is the Lehmer code halved.
-    halve: bool,
-    /// The fixed parity (0 when there is none).
-    parity: u8,
+    /// The parity every arrangement has, when it is fixed: the rank is
+    /// then the Lehmer code halved.
+    parity: Option<u8>,
     /// Division by the place value of each digit a rank holds (each
     /// halved with the parity fixed).
     places: Vec<Divisor>,
@@ -96,8 +95,7 @@ impl Lanes {
             }),
             octs: [product(4..8) as i32, 1, product(12..16) as i32, 1],
             high: product(8..16) as u64,
-            halve,
-            parity: parity.unwrap_or(0),
+            parity,
             places,
         })
     }
@@ -134,9 +132,9 @@ impl Lanes {
             sum += digit as u32;
             before = q;
         }
-        if self.halve {
+        if let Some(parity) = self.parity {
             // The last two pieces in the order that gives the parity.
-            d |= u128::from((u32::from(self.parity) + sum) & 1) << (8 * (self.k - 2));
+            d |= u128::from((u32::from(parity) + sum) & 1) << (8 * (self.k - 2));
         }
         d
     }
@@ -153,6 +151,13 @@ impl Lanes {
         }
     }
 
+    /// The rank of Lehmer code `r`: `r` halved where the parity is fixed
+    /// (the lowest digit, the last two pieces' order, is then implied).
+    #[inline(always)]
+    fn halved(&self, r: u64) -> u64 {
+        r >> u8::from(self.parity.is_some())
+    }
+
     /// The rank of `x`, a digit at a time: [`Coord::rank`]'s.
     ///
     /// [`Coord::rank`]: super::coord::Coord::rank
@@ -162,7 +167,7 @@ impl Lanes {
             let d = x[i + 1..self.k].iter().filter(|&&y| y < x[i]).count() as u64;
             r = r * (self.k - i) as u64 + d;
         }
-        if self.halve { r >> 1 } else { r }
+        self.halved(r)
     }
 }
 
@@ -261,7 +266,7 @@ mod vector {
                 )
             };
             let r = u64::from(low) * self.high + u64::from(high);
-            if self.halve { r >> 1 } else { r }
+            self.halved(r)
         }
     }
 
@@ -339,17 +344,22 @@ mod scalar {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    /// The next of a xorshift sequence (`seed` not 0).
+    pub(in crate::puzzles::twisty) fn xorshift(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
 
     /// A pseudo-random permutation of `0..k` (xorshift, Fisher-Yates).
     fn shuffled(k: usize, seed: &mut u64) -> Vec<u8> {
         let mut p: Vec<u8> = (0..k as u8).collect();
         for i in (1..k).rev() {
-            *seed ^= *seed << 13;
-            *seed ^= *seed >> 7;
-            *seed ^= *seed << 17;
-            p.swap(i, (*seed % (i as u64 + 1)) as usize);
+            p.swap(i, (xorshift(seed) % (i as u64 + 1)) as usize);
         }
         p
     }

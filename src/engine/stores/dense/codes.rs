@@ -34,6 +34,27 @@ impl Codes {
     }
 }
 
+/// Ors `code` into the slot at `shift` of `word` and says whether this
+/// call was the first to set the bits of `plain` there. A slot that was
+/// `00` can only have become one code of the next level, so the bits of
+/// `plain` tell who came first (see the module notes on orderings).
+///
+/// Where the code is one bit and is `plain` (every successor's code
+/// without colours: the next label's one bit), the or and the test are
+/// written as one bit set and tested, which x86-64 does in one `lock bts`;
+/// the general `fetch_or`, whose old value is then shifted and masked,
+/// compiles to a compare-and-swap loop, which the profile of the 2x2x2
+/// found in 14 % of the samples.
+#[inline(always)]
+pub(super) fn first_to_set(word: &AtomicU64, code: u64, shift: u32, plain: u64) -> bool {
+    if code == plain && code.is_power_of_two() {
+        let bit = 1u64 << (shift + code.trailing_zeros());
+        word.fetch_or(bit, Ordering::Relaxed) & bit == 0
+    } else {
+        (word.fetch_or(code << shift, Ordering::Relaxed) >> shift) & plain == 0
+    }
+}
+
 /// What marks the keys of the newest level in `word` (their slots' low
 /// bits in `here`) expanded, as an xor: their label to `11`; by colour,
 /// `01` and `11` to `10`; with depth codes nothing (a key keeps its depth
@@ -131,5 +152,29 @@ impl Adjacent {
     pub(super) fn after(&self, phase: usize) -> usize {
         let p = phase + self.step;
         if p >= self.period { p - self.period } else { p }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever the code and the slot, the first or into a clear slot
+    /// finds `plain` clear and every later one finds it set, and the
+    /// slot's neighbours are untouched: the one bit's `lock bts` and the
+    /// general compare-and-swap agree.
+    #[test]
+    fn the_first_to_set_a_slot_is_told_so_and_no_later_one_is() {
+        for (code, plain) in [(1, 1), (2, 2), (3, 3), (3, 1)] {
+            for shift in (0..64).step_by(2) {
+                let around = !(3u64 << shift) & 0x9c3a_5f01_e7b2_46d8;
+                let word = AtomicU64::new(around);
+                assert!(first_to_set(&word, code, shift, plain));
+                assert_eq!(word.load(Ordering::Relaxed), around | code << shift);
+                assert!(!first_to_set(&word, code, shift, plain));
+                assert!(!first_to_set(&word, plain, shift, plain));
+                assert_eq!(word.load(Ordering::Relaxed), around | code << shift);
+            }
+        }
     }
 }

@@ -116,7 +116,7 @@ use crate::engine::{AdjacentKeys, Model};
 
 use away::{block_count, owned_blocks, owner_of};
 use bits::{Bits, block_of, holding, marked_words, occupied, prefetch, slot, stretch_bit};
-use codes::{Adjacent, Codes, expanded_xor};
+use codes::{Adjacent, Codes, expanded_xor, first_to_set};
 use expand::{Ring, Tally};
 
 /// Keys in a word: two bits each.

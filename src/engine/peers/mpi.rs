@@ -464,8 +464,8 @@ fn watchdog(s: &Shared, done: &AtomicBool, timeout: Duration, hint: &str) {
         // Between rounds: `finish` unparks the wait, and once this rank
         // has said goodbye the others' goodbyes are looked for often, so
         // that the end of a short search is not held back by whole rounds
-        // (at 20 ms a round, the goodbyes took up to 40 ms of pe766's
-        // 0.3 s on two ranks).
+        // (at 20 ms a round, the goodbyes took about 45 ms of pe766's
+        // 0.28 s on two ranks).
         std::thread::park_timeout(if said_goodbye {
             Duration::from_micros(200)
         } else {

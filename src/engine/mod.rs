@@ -24,6 +24,7 @@ pub use error::SearchError;
 pub use files::{Checkpoint, DiskUse, Spill, SpillError};
 pub use key::{Key, Wide};
 pub use levels::memory;
+pub(crate) use model::any_of_all_successors;
 pub use model::{AdjacentKeys, Model, positions_of};
 #[cfg(feature = "mpi")]
 pub use peers::mpi::{Mpi, MpiError};

@@ -152,13 +152,7 @@ pub trait Model: Sync {
         scratch: &mut Vec<Self::Key>,
         hit: &mut dyn FnMut(Self::Key) -> bool,
     ) -> bool {
-        scratch.clear();
-        if far_only {
-            self.far_successors(state, scratch);
-        } else {
-            self.successors(state, scratch);
-        }
-        scratch.iter().any(|&s| hit(s))
+        any_of_all_successors(self, state, far_only, scratch, hit)
     }
 
     /// A description that tells this puzzle (and its metric) apart from
@@ -237,6 +231,25 @@ pub fn positions_of<M: Model>(
     }
     positions.sort_unstable();
     positions
+}
+
+/// What [`Model::any_successor`] does unless a model makes its successors
+/// one at a time: every successor (only the far ones when `far_only`)
+/// made into `scratch`, then each asked of `hit` until one is accepted.
+pub(crate) fn any_of_all_successors<M: Model + ?Sized>(
+    model: &M,
+    state: &mut M::State,
+    far_only: bool,
+    scratch: &mut Vec<M::Key>,
+    hit: &mut dyn FnMut(M::Key) -> bool,
+) -> bool {
+    scratch.clear();
+    if far_only {
+        model.far_successors(state, scratch);
+    } else {
+        model.successors(state, scratch);
+    }
+    scratch.iter().any(|&s| hit(s))
 }
 
 /// Which keys have the key one above or one below as a successor, as a

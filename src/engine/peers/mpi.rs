@@ -244,15 +244,7 @@ impl Mpi {
         let me = s.rank;
         let counts: Vec<u64> = outgoing.iter().map(|o| o.len() as u64).collect();
         let mut arriving = vec![0u64; s.size];
-        scope(|sc| {
-            let request = {
-                let _calls = s.lock();
-                s.search
-                    .0
-                    .immediate_all_to_all_into(sc, &counts[..], &mut arriving[..])
-            };
-            wait_all(s, vec![request]);
-        });
+        blocks(s, Blocks::AllToAll, &counts, &mut arriving);
         let mut incoming: Vec<Vec<u64>> = arriving
             .iter()
             .enumerate()
@@ -329,22 +321,11 @@ impl Peers for Mpi {
         block[0] = words.len() as u64;
         let head = words.len().min(SMALL);
         block[1..=head].copy_from_slice(&words[..head]);
-        let mut blocks = vec![0u64; (SMALL + 1) * s.size];
-        scope(|sc| {
-            let request = {
-                let _calls = s.lock();
-                s.search
-                    .0
-                    .immediate_all_gather_into(sc, &block[..], &mut blocks[..])
-            };
-            wait_all(s, vec![request]);
-        });
-        let blocks: Vec<&[u64]> = blocks.chunks(SMALL + 1).collect();
-        if blocks.iter().all(|b| b[0] as usize <= SMALL) {
-            return Ok(blocks
-                .iter()
-                .map(|b| b[1..=b[0] as usize].to_vec())
-                .collect());
+        let mut all = vec![0u64; (SMALL + 1) * s.size];
+        blocks(s, Blocks::AllGather, &block, &mut all);
+        let all: Vec<&[u64]> = all.chunks(SMALL + 1).collect();
+        if all.iter().all(|b| b[0] as usize <= SMALL) {
+            return Ok(all.iter().map(|b| b[1..=b[0] as usize].to_vec()).collect());
         }
         let outgoing = vec![words; s.size];
         let mut all = self.transfer(&outgoing)?;
@@ -356,6 +337,31 @@ impl Peers for Mpi {
         let refs: Vec<&[u64]> = outgoing.iter().map(Vec::as_slice).collect();
         self.transfer(&refs)
     }
+}
+
+/// Which collective of blocks of one size [`blocks`] makes.
+enum Blocks {
+    /// Block q of what is sent goes to rank q.
+    AllToAll,
+    /// What is sent goes to every rank.
+    AllGather,
+}
+
+/// One collective of blocks of one size on the search's communicator,
+/// started under the lock and waited for as [`wait_all`] waits: `recv`
+/// gets a block from each rank, in rank order.
+fn blocks(s: &Shared, kind: Blocks, send: &[u64], recv: &mut [u64]) {
+    scope(|sc| {
+        let request = {
+            let _calls = s.lock();
+            let comm = &s.search.0;
+            match kind {
+                Blocks::AllToAll => comm.immediate_all_to_all_into(sc, send, recv),
+                Blocks::AllGather => comm.immediate_all_gather_into(sc, send, recv),
+            }
+        };
+        wait_all(s, vec![request]);
+    });
 }
 
 /// Waits for every request, testing each under the lock and backing off

@@ -680,6 +680,10 @@ impl Coord {
 
     /// The values whose rank is `r`, into `local`.
     pub fn unrank(&self, mut r: u64, local: &mut [u8]) {
+        if let Some(lanes) = &self.lanes {
+            // A distinct arrangement of at most 16 pieces.
+            return lanes.unrank(r, local);
+        }
         let k = local.len();
         match &self.kind {
             Kind::Wild {
@@ -702,9 +706,6 @@ impl Coord {
                         d
                     };
                 }
-            }
-            Kind::Perm { distinct: true, .. } if self.lanes.is_some() => {
-                self.lanes.as_ref().expect("matched").unrank(r, local);
             }
             Kind::Perm {
                 distinct: true,

@@ -33,7 +33,7 @@ mod tws;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use crate::engine::{Key, Model, Wide};
+use crate::engine::{Key, Model, Wide, any_of_all_successors};
 use crate::puzzles::sliding::PuzzleError;
 use coord::{Coord, Kind};
 pub use def::{Definition, Format, MoveDef, Pattern, Set, Transform, WILD};
@@ -186,6 +186,9 @@ pub struct Twisty {
     order: std::sync::OnceLock<Option<Vec<u64>>>,
     /// What the file's `Illegal` lines forbid (see [`illegal`]).
     illegal: Vec<illegal::Check>,
+    /// Whether a successor's key can be made alone, a move at a time
+    /// ([`Twisty::moves_one_at_a_time`], settled once the tables are).
+    one_at_a_time: bool,
 }
 
 /// A decoded key: its parts' values, and the values of the coordinates
@@ -339,6 +342,7 @@ impl Twisty {
             reversible,
             order: std::sync::OnceLock::new(),
             illegal: Vec::new(),
+            one_at_a_time: false,
             def,
         };
         // Move tables for the smallest coordinates first, within budget.
@@ -360,6 +364,7 @@ impl Twisty {
             .expect("the coordinates are those of the start");
         twisty.goal = twisty.words_of(&twisty.def.solved);
         twisty.illegal = illegal::checks(&twisty);
+        twisty.one_at_a_time = twisty.moves_one_at_a_time();
         let start: &[u64] = &twisty.start_key;
         if !twisty.legal_words(start) {
             return Err(option_error(
@@ -490,6 +495,7 @@ impl Twisty {
         for c in &mut self.coords {
             c.table = None;
         }
+        self.one_at_a_time = self.moves_one_at_a_time();
         self
     }
 
@@ -811,8 +817,8 @@ impl Twisty {
         let next = &mut out[base..];
         for (c, coord) in self.coords.iter().enumerate() {
             let w = coord.word;
-            match &coord.table {
-                Some(table) => {
+            match (&coord.table, &coord.lanes) {
+                (Some(table), _) => {
                     // A tabulated coordinate is whole: its part is `c`.
                     let v = state.values[c];
                     let row = &table[v as usize * nm..][..nm];
@@ -820,16 +826,15 @@ impl Twisty {
                         *k.word_mut(w) += u64::from(t) * coord.weight;
                     }
                 }
-                None if coord.lanes.is_some() => {
+                (None, Some(lanes)) => {
                     // A distinct arrangement of at most 16 pieces: moved
                     // and ranked in a register.
-                    let lanes = coord.lanes.as_ref().expect("matched");
                     let x = lanes.load(&state.local[c]);
                     for (m, k) in next.iter_mut().enumerate() {
                         *k.word_mut(w) += lanes.rank(lanes.apply(m, x)) * coord.weight;
                     }
                 }
-                None if coord.split.is_none() => {
+                (None, None) if coord.split.is_none() => {
                     let len = coord.local_len();
                     let dst = &mut state.scratch[..len];
                     for (m, k) in next.iter_mut().enumerate() {
@@ -837,7 +842,7 @@ impl Twisty {
                         *k.word_mut(w) += coord.rank(dst) * coord.weight;
                     }
                 }
-                None => {
+                (None, None) => {
                     let len = coord.local_len();
                     let dst = &mut state.scratch[..len];
                     let (first, n) = (self.first_part[c], coord.parts());
@@ -866,7 +871,7 @@ impl Twisty {
     }
 
     /// The key after generated move `m` of the decoded state, one word
-    /// wide ([`Twisty::moves_one_at_a_time`] must hold).
+    /// wide (`one_at_a_time` must hold).
     #[inline]
     fn key_after(&self, state: &TwistyState, m: usize) -> u64 {
         let nm = self.moves.len();
@@ -1737,14 +1742,12 @@ impl Model for Twisty {
     fn any_successor(
         &self,
         state: &mut TwistyState,
-        _far_only: bool,
+        far_only: bool,
         scratch: &mut Vec<u64>,
         hit: &mut dyn FnMut(u64) -> bool,
     ) -> bool {
-        if !self.moves_one_at_a_time() {
-            scratch.clear();
-            self.successors(state, scratch);
-            return scratch.iter().any(|&s| hit(s));
+        if !self.one_at_a_time {
+            return any_of_all_successors(self, state, far_only, scratch, hit);
         }
         (0..self.moves.len()).any(|m| hit(self.key_after(state, m)))
     }

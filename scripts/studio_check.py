@@ -19,7 +19,12 @@ library only), with real mouse input:
 6. saves the file and checks it on disk;
 7. checks that a request with a foreign Host or Origin is refused (403);
 8. steps a twisty puzzle's solution page (`solve cube2.tws --html`) to
-   its end, with its moves, God's-number table and plot.
+   its end, with its moves, God's-number table and plot;
+9. pastes a twisty puzzle's `.tws` text into the studio's editor: the page
+   turns to twisty puzzles (its metrics, no board), shows the God's-number
+   table of `reach count --moves U,F,R` (God's number 11), solves
+   a typed scramble in `reach solve`'s number of moves and plays it to the
+   end; a scramble with a move the file lacks is shown as a mistake.
 Screenshots are left in OUT_DIR (studio-*.png) for a person to look at.
 """
 
@@ -278,6 +283,46 @@ try:
           f"the twisty page steps to its last move, lists its moves, its table and its plot ({end})")
     b.shot("twisty-page.png")
     check(b.errors() == [], f"no console error on the twisty page {b.errors()}")
+
+    # 9. A twisty puzzle in the studio: its table, and a scramble solved.
+    b.send("Page.navigate", {"url": URL})
+    idle(b)
+    tws = open(cube).read()
+    done = last_done(b)
+    b.js("document.getElementById('moves').value = 'U,F,R';")
+    b.js(f"(() => {{ const t = document.getElementById('toml'); t.value = {json.dumps(tws)};"
+         " t.dispatchEvent(new Event('input')); })()")
+    idle(b, done)
+    table = cli_json("count", cube, "--moves", "U,F,R")
+    mode = b.js("[document.body.classList.contains('twisty'), document.getElementById('metric').value,"
+                " getComputedStyle(document.getElementById('design')).display]")
+    check(mode == [True, "htm", "none"], f"the page turns to a twisty puzzle: htm, no board ({mode})")
+    rows = b.js("Array.from(document.querySelectorAll('#gods tbody tr')).map((r) => Number(r.cells[1].textContent.replace(/,/g, '')))")
+    verdict = b.js("document.getElementById('gods-verdict').textContent")
+    depth = len(table["levels"]) - 1
+    check(rows == table["levels"] and f"God's number in the htm metric is {depth}" in verdict,
+          f"its God's-number table is reach count's ({depth}: {verdict!r})")
+    scramble = "R U F R' U2 F' R2"
+    done = last_done(b)
+    b.js(f"(() => {{ const s = document.getElementById('scramble'); s.value = {json.dumps(scramble)};"
+         " s.dispatchEvent(new Event('input')); })()")
+    idle(b, done)
+    want = cli_json("solve", cube, "--moves", "U,F,R", "--scramble", scramble)["length"]
+    length = int(b.js("document.getElementById('solution').dataset.length || -1"))
+    check(length == want, f"the scramble's solution is reach solve's length ({length} = {want})")
+    b.wait("(() => { const d = document.getElementById('player').contentDocument;"
+           " return !!(d && d.getElementById('counter')); })()", "the twisty player")
+    counter = b.js("(() => { const f = document.getElementById('player'); const d = f.contentDocument;"
+                   " d.dispatchEvent(new f.contentWindow.KeyboardEvent('keydown', {key: 'End', bubbles: true}));"
+                   " return d.getElementById('counter').textContent; })()")
+    check(counter == f"move {length} / {length}", f"the twisty player plays to the last move ({counter!r})")
+    b.shot("studio-twisty.png")
+    b.js("(() => { const s = document.getElementById('scramble'); s.value = 'R Q';"
+         " s.dispatchEvent(new Event('input')); })()")
+    shown = b.wait("!document.getElementById('error').hidden && document.getElementById('error').textContent",
+                   "the scramble's mistake")
+    check('"Q" is not a move' in shown, f"a scramble's unknown move is shown ({shown.splitlines()[0]!r})")
+    check(b.errors() == [], f"no console error on the twisty studio {b.errors()}")
     b.proc.kill()
 
     # 7. Other hosts and origins are refused.

@@ -686,8 +686,14 @@ mod studio {
     }
 
     fn studio() -> Studio {
+        studio_with(&[])
+    }
+
+    /// A studio started with `args` after its port and threads.
+    fn studio_with(args: &[&str]) -> Studio {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("reach"))
             .args(["studio", "--port", "0", "-j", "2"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -722,6 +728,148 @@ mod studio {
         (head.to_string(), body.to_string())
     }
 
+    /// The data of the first event `name` in a job's `events`.
+    fn event(events: &str, name: &str) -> serde_json::Value {
+        let at = events
+            .find(&format!("event: {name}\ndata: "))
+            .unwrap_or_else(|| panic!("no {name} in {events}"));
+        let line = events[at..].lines().nth(1).unwrap();
+        serde_json::from_str(line.strip_prefix("data: ").unwrap()).unwrap()
+    }
+
+    /// Posts job `request` to the studio on `port` and returns its answer
+    /// and, if it started one, the job's events to its end.
+    fn job(port: u16, request: serde_json::Value) -> (serde_json::Value, String) {
+        let own = format!("Host: 127.0.0.1:{port}\r\n");
+        let (_, body) = ask(port, "POST", "/api/jobs", &own, &request.to_string());
+        let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let events = match answer["job"].as_str() {
+            Some(id) => ask(port, "GET", &format!("/api/jobs/{id}/events"), &own, "").1,
+            None => String::new(),
+        };
+        (answer, events)
+    }
+
+    #[test]
+    fn the_studio_counts_and_solves_a_twisty_puzzle_as_the_cli() {
+        let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
+        let text = std::fs::read_to_string(cube).unwrap();
+        let st = studio();
+        // The page's metric may still be a sliding-block one: the twisty
+        // puzzle takes its own default (htm), and says so.
+        let scramble = "R U F R' U2 F' R2";
+        let (answer, events) = job(
+            st.1,
+            serde_json::json!({"kind": "analyze", "text": text, "metric": "step",
+                "moves": "U,F,R", "scramble": scramble}),
+        );
+        assert_eq!(answer["puzzle"]["kind"], "twisty", "{answer}");
+        assert_eq!(answer["puzzle"]["metric"], "htm", "{answer}");
+        assert_eq!(answer["puzzle"]["generators"], 9, "{answer}");
+        let count = json_out(crate::reach().args(["count", cube, "--moves", "U,F,R", "--json"]));
+        let table = event(&events, "count");
+        assert_eq!(table["levels"], count["levels"], "{table}");
+        assert_eq!(table["gods_number"], 11, "{table}");
+        let solve = json_out(crate::reach().args([
+            "solve",
+            cube,
+            "--moves",
+            "U,F,R",
+            "--scramble",
+            scramble,
+            "--json",
+        ]));
+        let solution = event(&events, "solution");
+        assert_eq!(solution["length"], solve["length"], "{solution}");
+        assert_eq!(
+            solution["moves"].as_array().unwrap().len() as u64,
+            solve["length"].as_u64().unwrap()
+        );
+        let own = format!("Host: 127.0.0.1:{}\r\n", st.1);
+        let (head, page) = ask(st.1, "GET", solution["page"].as_str().unwrap(), &own, "");
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        assert!(page.contains("God's-number table") && page.contains("Scramble:"));
+        // In the quarter-turn metric the table is another one, and its own.
+        let (_, events) = job(
+            st.1,
+            serde_json::json!({"kind": "analyze", "text": text, "metric": "qtm", "moves": "U F R"}),
+        );
+        let qtm = json_out(crate::reach().args([
+            "count", cube, "--moves", "U,F,R", "--metric", "qtm", "--json",
+        ]));
+        assert_eq!(event(&events, "count")["levels"], qtm["levels"]);
+        assert!(
+            !events.contains("event: solution"),
+            "no scramble, no solution: {events}"
+        );
+        // Mistakes: the scramble's and the moves' without a line, the file's
+        // at its line; a census is refused.
+        for (request, says) in [
+            (
+                serde_json::json!({"text": text, "scramble": "R Q"}),
+                "\"Q\" is not a move",
+            ),
+            (serde_json::json!({"text": text, "moves": "U,X"}), "X"),
+            (
+                serde_json::json!({"text": text, "kind": "census"}),
+                "twisty puzzle",
+            ),
+            (
+                serde_json::json!({"text": text.replacen("Move F", "Mvoe F", 1)}),
+                "unknown keyword",
+            ),
+        ] {
+            let (answer, events) = job(st.1, request);
+            let message = answer["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains(says), "{answer}");
+            assert!(events.is_empty());
+        }
+        let (answer, _) = job(
+            st.1,
+            serde_json::json!({"text": text.replacen("Move F", "Mvoe F", 1)}),
+        );
+        assert!(answer["error"]["line"].as_u64().is_some(), "{answer}");
+    }
+
+    #[test]
+    fn a_twisty_count_past_the_studio_limit_stops_short_and_says_so() {
+        let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
+        let text = std::fs::read_to_string(cube).unwrap();
+        let st = studio_with(&["--work-states", "100000"]);
+        let (_, events) = job(
+            st.1,
+            serde_json::json!({"text": text, "moves": "U,F,R", "scramble": "R U2 F' R U' F2 R' U F' R2 U F2"}),
+        );
+        let table = event(&events, "count");
+        assert_eq!(table["complete"], false, "{table}");
+        assert!(table["gods_number"].is_null(), "{table}");
+        assert!(
+            table["stop_reason"].as_str().unwrap().contains("100000"),
+            "{table}"
+        );
+        // The command line stops at the same level (exit 3: partial).
+        let out = crate::reach()
+            .args([
+                "count",
+                cube,
+                "--moves",
+                "U,F,R",
+                "--max-states",
+                "100000",
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3));
+        let count: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(table["levels"], count["levels"]);
+        // The solution (9 moves) needs more states than the limit lets it
+        // reach.
+        let solution = event(&events, "solution");
+        assert!(solution["length"].is_null(), "{solution}");
+        assert!(solution["stop_reason"].is_string(), "{solution}");
+    }
+
     #[test]
     fn the_studio_answers_its_own_page_only_and_counts_as_the_cli() {
         let st = studio();
@@ -752,13 +900,7 @@ mod studio {
         let job = started["job"].as_str().unwrap();
         let (head, events) = ask(st.1, "GET", &format!("/api/jobs/{job}/events"), &own, "");
         assert!(head.contains("text/event-stream"), "{head}");
-        let event = |name: &str| -> serde_json::Value {
-            let at = events
-                .find(&format!("event: {name}\ndata: "))
-                .unwrap_or_else(|| panic!("no {name} in {events}"));
-            let line = events[at..].lines().nth(1).unwrap();
-            serde_json::from_str(line.strip_prefix("data: ").unwrap()).unwrap()
-        };
+        let event = |name: &str| event(&events, name);
         let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/rush-hour-17.toml");
         let count = json_out(crate::reach().args(["count", file, "--metric", "slide", "--json"]));
         assert_eq!(event("count")["states"], count["states"]);

@@ -11,7 +11,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use reach::engine::{Model, Outcome, Progress, Search};
-use reach::puzzles::sliding::{Metric, SlidingPuzzle};
+use reach::puzzles::any::AnyMetric;
+use reach::puzzles::sliding::{Metric, PuzzleError, SlidingPuzzle};
+use reach::puzzles::twisty::{Twisty, TwistyMetric};
+
+use super::twisty;
 
 use crate::cli::sliding;
 
@@ -62,7 +66,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Job {
-    fn push(&self, name: &str, data: &Value) {
+    pub(super) fn push(&self, name: &str, data: &Value) {
         let mut log = lock(&self.log);
         log.events.push(format!("event: {name}\ndata: {data}\n\n"));
         if name == "done" {
@@ -72,18 +76,42 @@ impl Job {
     }
 }
 
-/// The puzzle in `text`, or the error as the page shows it (its line and
-/// column, what is wrong, how to fix it).
+/// What a job searches.
+enum Work {
+    /// A sliding-block puzzle's count, solution and hardest position.
+    Analyze(Box<SlidingPuzzle>),
+    /// A census of a sliding-block puzzle's pieces.
+    Census(Box<SlidingPuzzle>),
+    /// A twisty puzzle's table and solution.
+    Twisty(Box<twisty::Work>),
+}
+
+/// The sliding-block puzzle in `text`, or the error as the page shows it.
 pub(super) fn parse(text: &str, origin: &str) -> Result<SlidingPuzzle, Value> {
-    SlidingPuzzle::from_toml(text, origin).map_err(|e| {
-        json!({"error": {
-            "message": e.message,
-            "help": e.help,
-            "line": e.location.map(|(l, _)| l),
-            "column": e.location.map(|(_, c)| c),
-            "text": e.to_string(),
-        }})
-    })
+    SlidingPuzzle::from_toml(text, origin).map_err(|e| error_json(&e))
+}
+
+/// A mistake in a puzzle file as the page shows it: its line and column,
+/// what is wrong, how to fix it.
+pub(super) fn error_json(e: &PuzzleError) -> Value {
+    json!({"error": {
+        "message": e.message,
+        "help": e.help,
+        "line": e.location.map(|(l, _)| l),
+        "column": e.location.map(|(_, c)| c),
+        "text": e.to_string(),
+    }})
+}
+
+/// Whether `text` parses as a puzzle file of either kind (what Save
+/// checks), or the error as the page shows it.
+pub(super) fn check(text: &str, origin: &str) -> Result<(), Value> {
+    match reach::puzzles::twisty::sniff(text, origin) {
+        Some(_) => Twisty::parse(text, origin)
+            .map(drop)
+            .map_err(|e| error_json(&e)),
+        None => parse(text, origin).map(drop),
+    }
 }
 
 /// What the page draws of a puzzle file: its fields as text.
@@ -116,23 +144,54 @@ impl Jobs {
     }
 
     /// Starts the job `v` asks for (`kind`: `analyze` or `census`; `text`;
-    /// `metric`), after stopping every job before it: the page wants the
-    /// newest edit's answers.
+    /// `metric`; a twisty puzzle's `moves` and `scramble`), after stopping every job
+    /// before it: the page wants the newest edit's answers. The text is a
+    /// sliding-block puzzle's TOML or a twisty puzzle's `.tws` or KPuzzle
+    /// file, told apart as `reach` tells files apart.
     pub(super) fn start(&self, v: &Value) -> Result<Value, Value> {
         let text = v["text"].as_str().unwrap_or_default().to_string();
-        let kind = v["kind"].as_str().unwrap_or("analyze").to_string();
-        let metric = match v["metric"].as_str() {
-            None => Metric::Step,
-            Some(m) => Metric::from_name(m).ok_or_else(
-                || json!({"error": {"message": format!("no metric {m:?}: step, slide or piece")}}),
-            )?,
-        };
+        let kind = v["kind"].as_str().unwrap_or("analyze");
         if kind != "analyze" && kind != "census" {
             return Err(
                 json!({"error": {"message": format!("no job {kind:?}: analyze or census")}}),
             );
         }
-        let puzzle = parse(&text, "puzzle.toml")?.with_metric(metric);
+        let metric = match v["metric"].as_str() {
+            None => None,
+            Some(m) => Some(AnyMetric::from_name(m).ok_or_else(
+                || json!({"error": {"message": format!("no metric {m:?}: step, slide or piece; htm, qtm or moves for a twisty puzzle")}}),
+            )?),
+        };
+        let (work, fields) = if reach::puzzles::twisty::sniff(&text, "puzzle").is_some() {
+            if kind == "census" {
+                return Err(json!({"error": {
+                    "message": "a census places the pieces of a sliding-block puzzle; this is a twisty puzzle",
+                    "help": "the page counts a twisty puzzle from solved (its God's-number table) and solves a scramble",
+                }}));
+            }
+            // The page's metric may still be the other kind's, from the
+            // text before: each kind of puzzle takes its own default then.
+            let metric = match metric {
+                Some(AnyMetric::Twisty(m)) => m,
+                _ => TwistyMetric::Htm,
+            };
+            let work = twisty::prepare(&text, metric, v["moves"].as_str(), v["scramble"].as_str())?;
+            let fields = twisty::fields(&work);
+            (Work::Twisty(Box::new(work)), fields)
+        } else {
+            let metric = match metric {
+                Some(AnyMetric::Sliding(m)) => m,
+                _ => Metric::Step,
+            };
+            let puzzle = Box::new(parse(&text, "puzzle.toml")?.with_metric(metric));
+            let mut fields = fields(&text);
+            fields["kind"] = json!("sliding");
+            fields["metric"] = json!(metric.name());
+            match kind {
+                "census" => (Work::Census(puzzle), fields),
+                _ => (Work::Analyze(puzzle), fields),
+            }
+        };
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let job = Arc::new(Job {
             stop: AtomicBool::new(false),
@@ -154,16 +213,17 @@ impl Jobs {
         std::thread::spawn(move || {
             let watch = Arc::clone(&job);
             std::thread::spawn(move || watchdog(&watch, limits.seconds));
-            let outcome = match kind.as_str() {
-                "census" => census(&puzzle, &job, limits),
-                _ => analyze(&puzzle, &job, limits, id),
+            let outcome = match &work {
+                Work::Census(puzzle) => census(puzzle, &job, limits),
+                Work::Analyze(puzzle) => analyze(puzzle, &job, limits, id),
+                Work::Twisty(work) => twisty::run(work, &job, limits, id),
             };
             if let Err(message) = outcome {
                 job.push("failed", &json!({"message": message}));
             }
             job.push("done", &json!({}));
         });
-        Ok(json!({"job": id.to_string(), "puzzle": fields(&text)}))
+        Ok(json!({"job": id.to_string(), "puzzle": fields}))
     }
 
     pub(super) fn get(&self, id: &str) -> Option<Arc<Job>> {
@@ -247,7 +307,7 @@ fn watchdog(job: &Job, seconds: u64) {
 
 /// A search of `m` under the studio's limits, telling `job` of each level
 /// as `stage`.
-fn limited<'a, M: Model>(
+pub(super) fn limited<'a, M: Model>(
     m: &'a M,
     job: &'a Job,
     limits: Limits,
@@ -261,18 +321,26 @@ fn limited<'a, M: Model>(
         .progress(progress)
 }
 
+/// What tells `job` of each level of a search, as `stage`.
+pub(super) fn tell<'a>(job: &'a Job, stage: &'static str) -> impl Fn(&Progress) + Sync + 'a {
+    move |p: &Progress| {
+        job.push(
+            "progress",
+            &json!({"stage": stage, "depth": p.depth, "states": p.total_states}),
+        )
+    }
+}
+
+/// Keeps `html`, the page that plays a job's solution, for the page to
+/// load at `/api/jobs/ID/page`.
+pub(super) fn keep_page(job: &Job, html: String) {
+    *lock(&job.page) = Some(html);
+}
+
 /// The count, then (with a goal) the shortest solution and the hardest
 /// position of the start's component, each told as it is found.
 fn analyze(puzzle: &SlidingPuzzle, job: &Job, limits: Limits, id: u64) -> Result<(), String> {
-    let tell = |stage: &'static str| {
-        move |p: &Progress| {
-            job.push(
-                "progress",
-                &json!({"stage": stage, "depth": p.depth, "states": p.total_states}),
-            )
-        }
-    };
-    let counting = tell("count");
+    let counting = tell(job, "count");
     let report = sliding::by_width!(puzzle, |m| limited(m, job, limits, &counting)
         .count()
         .map(|r| {
@@ -295,7 +363,7 @@ fn analyze(puzzle: &SlidingPuzzle, job: &Job, limits: Limits, id: u64) -> Result
     if !complete || !puzzle.goal_given() {
         return Ok(());
     }
-    let solving = tell("solve");
+    let solving = tell(job, "solve");
     let path = sliding::by_width!(puzzle, |m| {
         let solution = limited(m, job, limits, &solving)
             .solve()
@@ -308,7 +376,7 @@ fn analyze(puzzle: &SlidingPuzzle, job: &Job, limits: Limits, id: u64) -> Result
         Some((steps, start)) => {
             let metric = puzzle.metric().name();
             let page = crate::cli::watch::solution_page(puzzle, metric, &start, &steps);
-            *lock(&job.page) = Some(page);
+            keep_page(job, page);
             let moves: Vec<String> = steps.iter().map(|s| s.mv.to_string()).collect();
             job.push(
                 "solution",
@@ -317,7 +385,7 @@ fn analyze(puzzle: &SlidingPuzzle, job: &Job, limits: Limits, id: u64) -> Result
         }
         None => job.push("solution", &json!({"length": null})),
     }
-    let measuring = tell("hardest");
+    let measuring = tell(job, "hardest");
     let hardest = sliding::by_width!(puzzle, |m| {
         let found = limited(m, job, limits, &measuring)
             .hardest()

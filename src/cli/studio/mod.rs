@@ -1,12 +1,16 @@
-//! `reach studio [FILE]`: a page to design sliding-block puzzles in,
-//! served on 127.0.0.1 (feature `studio`).
+//! `reach studio [FILE]`: a page to design sliding-block puzzles in, and
+//! to count and solve twisty ones, served on 127.0.0.1 (feature
+//! `studio`).
 //!
 //! The page (`page/`: plain HTML, CSS and script, compiled into the
 //! binary) draws the board and edits the puzzle file's text side by side.
 //! Each edit posts the text to `/api/jobs`; the server parses it (an error
 //! comes back at once, with its line) and starts a job in a thread of its
 //! own: the count, the shortest solution and the hardest position of the
-//! start's component, or a census. The page follows a job through
+//! start's component, or a census; for a twisty puzzle's text (`.tws` or
+//! KPuzzle, told apart as the command line tells files apart), the count
+//! from solved as its God's-number table and a scramble's solution
+//! (`twisty`). The page follows a job through
 //! server-sent events (`/api/jobs/ID/events`): a line of progress per
 //! level, then each part's result. A new edit cancels the job before it; a
 //! job stops at the studio's work limits (states, memory, seconds), so the
@@ -18,6 +22,7 @@
 //! read the studio (DNS rebinding) nor drive it (a cross-site form post).
 
 mod jobs;
+mod twisty;
 
 use std::io::Read as _;
 use std::path::PathBuf;
@@ -224,7 +229,7 @@ impl Studio {
                 json!({"error": {"message": "the studio was started without a file: the page downloads the puzzle instead"}}),
             );
         };
-        jobs::parse(text, &file.display().to_string())?;
+        jobs::check(text, &file.display().to_string())?;
         super::output::write_output(file, text.as_bytes())
             .map_err(|e| json!({"error": {"message": e.to_string()}}))?;
         Ok(json!({"saved": file.display().to_string()}))

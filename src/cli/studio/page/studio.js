@@ -1,6 +1,8 @@
 // reach studio: draw a sliding-block puzzle or edit its file, and see its
-// count, solution, hardest position and census as you go. Everything is
-// computed by the reach process that served this page.
+// count, solution, hardest position and census as you go; or edit a twisty
+// puzzle's .tws or KPuzzle text and see its God's-number table and the
+// solution of a scramble. Everything is computed by the reach process that
+// served this page.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -14,6 +16,9 @@ let selected = null;     // the label of the selected piece
 let job = null;          // the job under way: its id and event source
 let censusJob = null;
 let timer = null;
+let kind = "sliding";     // what the text is: "sliding" or "twisty"
+
+const METRICS = { sliding: ["step", "slide", "piece"], twisty: ["htm", "qtm", "moves"] };
 
 // ---- the file's text, both ways ----
 
@@ -297,6 +302,28 @@ function clearResults() {
   $("player").hidden = true;
   $("player").removeAttribute("src");
   $("hardest").replaceChildren();
+  $("solution-moves").textContent = "";
+  $("gods").tBodies[0].replaceChildren();
+  $("gods-verdict").textContent = "";
+}
+
+// The page shows what the text is: the board editor and the census for a
+// sliding-block puzzle, the scramble and the table for a twisty one; each
+// with its own metrics, `metric` the one reach used.
+function setKind(k, metric) {
+  if (k !== kind) {
+    kind = k;
+    document.body.classList.toggle("twisty", k === "twisty");
+    const select = $("metric");
+    select.replaceChildren(...METRICS[k].map((m) => { const o = document.createElement("option"); o.value = m; o.textContent = m; return o; }));
+  }
+  $("metric").value = metric;
+}
+
+function showTwisty(p) {
+  const sets = p.sets.map((s) => `${s.name} (${s.pieces} pieces${s.orientations > 1 ? `, ${s.orientations} orientations` : ""})`).join(", ");
+  $("twisty-about").textContent = `${p.name}: ${sets}; the file's moves ${p.moves.join(" ")} (${p.generators} generators in the ${p.metric} metric)`
+    + (p.scramble ? `; start: ${p.scramble}` : "; starts solved (give a scramble to solve)");
 }
 
 function setStatus(text, running) {
@@ -309,10 +336,12 @@ function setStatus(text, running) {
 async function analyze(fromText) {
   if (job) { job.source.close(); post(`/api/jobs/${job.id}/cancel`, {}); job = null; }
   const text = $("toml").value;
-  const { ok, body } = await post("/api/jobs", { kind: "analyze", text, metric: $("metric").value });
-  if (!ok) { showError(body.error); setStatus("the file has a mistake", false); return; }
+  const { ok, body } = await post("/api/jobs", { kind: "analyze", text, metric: $("metric").value, moves: $("moves").value, scramble: $("scramble").value });
+  if (!ok) { showError(body.error); setStatus(body.error.line ? "the file has a mistake" : "the request has a mistake", false); return; }
   showError(null);
-  if (fromText) { fromFields(body.puzzle); redraw(); }
+  setKind(body.puzzle.kind, body.puzzle.metric);
+  if (kind === "twisty") showTwisty(body.puzzle);
+  else if (fromText) { fromFields(body.puzzle); redraw(); }
   clearResults();
   follow(body.job, false);
 }
@@ -364,11 +393,36 @@ function showCount(c) {
   label.setAttribute("y", h + 12);
   label.textContent = `states at each depth, 0 to ${c.depth} (widest ${number(max)})`;
   svg.appendChild(label);
+  if (kind === "twisty") showTable(c);
+}
+
+// A twisty puzzle's count from solved, as the God's-number table.
+function showTable(c) {
+  let total = 0;
+  $("gods").tBodies[0].replaceChildren(...c.levels.map((n, d) => {
+    total += n;
+    const tr = document.createElement("tr");
+    for (const v of [d, number(n), number(total)]) {
+      const td = document.createElement("td");
+      td.textContent = v;
+      tr.appendChild(td);
+    }
+    return tr;
+  }));
+  const metric = $("metric").value;
+  $("gods-verdict").textContent = c.gods_number !== null && c.gods_number !== undefined
+    ? `Every position, counted from solved: God's number in the ${metric} metric is ${c.gods_number} (${number(c.states)} positions).`
+    : `Counted from solved to depth ${c.depth} (${number(c.states)} positions), where the studio's work limit ended the count (${c.stop_reason}): the puzzle goes deeper (reach count takes it further).`;
 }
 
 function showSolution(s) {
-  if (s.length === null) { $("solution").textContent = "No solution: the goal cannot be reached from the start."; return; }
+  if (s.length === null) {
+    $("solution").textContent = s.stop_reason ? `No solution found within the studio's work limits (${s.stop_reason}).`
+      : s.reason ? `No solution: ${s.reason}.` : "No solution: the goal cannot be reached from the start.";
+    return;
+  }
   $("solution").textContent = `Shortest solution: ${s.length} moves.`;
+  if (s.moves) $("solution-moves").textContent = s.moves.join(" ");
   $("solution").dataset.length = s.length;
   $("player").hidden = false;
   $("player").src = s.page;
@@ -433,10 +487,13 @@ async function save() {
 }
 
 function download() {
-  const blob = new Blob([$("toml").value], { type: "application/toml" });
+  const blob = new Blob([$("toml").value], { type: kind === "twisty" ? "text/plain" : "application/toml" });
   const a = document.createElement("a");
   a.href = URL.createObjectURL(blob);
-  a.download = `${P.name.replace(/[^A-Za-z0-9_-]+/g, "-") || "puzzle"}.toml`;
+  const twisty = kind === "twisty";
+  const name = twisty ? ($("twisty-about").textContent.split(":")[0] || "puzzle") : P.name;
+  const extension = !twisty ? "toml" : $("toml").value.trimStart().startsWith("{") ? "json" : "tws";
+  a.download = `${name.replace(/[^A-Za-z0-9_-]+/g, "-") || "puzzle"}.${extension}`;
   a.click();
   URL.revokeObjectURL(a.href);
   $("saved").textContent = `downloaded ${a.download}`;
@@ -458,6 +515,8 @@ async function start() {
   $("clear-goal").addEventListener("click", () => { P.goal = null; edited(); });
   $("toml").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => analyze(true), 300); });
   $("metric").addEventListener("change", () => analyze(false));
+  $("moves").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => analyze(false), 500); });
+  $("scramble").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => analyze(false), 500); });
   $("cancel").addEventListener("click", () => {
     for (const j of [job, censusJob]) if (j) post(`/api/jobs/${j.id}/cancel`, {});
   });

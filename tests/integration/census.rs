@@ -832,6 +832,49 @@ mod studio {
     }
 
     #[test]
+    fn a_twisty_puzzle_with_rotations_is_searched_by_classes_and_solved_in_its_own_moves() {
+        // The 3x3x3 with its rotations: the count from solved goes by
+        // classes of symmetric positions (as `reach count` does) and stops
+        // at the work limit, counted in positions, where the command line
+        // stops; the solution is a path of the puzzle's own positions.
+        let cube = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/cube3-rotations.tws"
+        );
+        let text = std::fs::read_to_string(cube).unwrap();
+        let st = studio_with(&["--work-states", "1000000"]);
+        let scramble = "R U F' L2 D";
+        let (answer, events) = job(
+            st.1,
+            serde_json::json!({"text": text, "scramble": scramble}),
+        );
+        assert_eq!(answer["puzzle"]["generators"], 18, "{answer}");
+        let out = crate::reach()
+            .args(["count", cube, "--max-states", "1000000", "--json"])
+            .output()
+            .unwrap();
+        let count: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(count["symmetry"]["used"], true, "{count}");
+        let table = event(&events, "count");
+        assert_eq!(table["levels"], count["levels"], "{table}");
+        assert!(table["class_levels"].is_array(), "{table}");
+        assert_eq!(table["class_levels"], count["class_levels"], "{table}");
+        assert_eq!(table["complete"], false, "{table}");
+        let solution = event(&events, "solution");
+        assert_eq!(solution["length"], 5, "{solution}");
+        // Its moves undo the scramble: the scramble then them is solved.
+        let moves: Vec<&str> = solution["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        let both = format!("{scramble} {}", moves.join(" "));
+        let undone = json_out(crate::reach().args(["solve", cube, "--scramble", &both, "--json"]));
+        assert_eq!(undone["length"], 0, "{both}: {undone}");
+    }
+
+    #[test]
     fn a_twisty_count_past_the_studio_limit_stops_short_and_says_so() {
         let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
         let text = std::fs::read_to_string(cube).unwrap();

@@ -41,6 +41,10 @@ const CENSUS_TOP: usize = 5;
 /// The jobs started, by number.
 pub(super) struct Jobs {
     limits: Limits,
+    /// What a twisty puzzle's text is called in its messages, and where
+    /// a generic name (PuzzleGeometry's) takes the puzzle's: the studio's
+    /// file.
+    origin: String,
     next: AtomicU64,
     map: Mutex<BTreeMap<u64, Arc<Job>>>,
 }
@@ -135,9 +139,10 @@ fn fields(text: &str) -> Value {
 }
 
 impl Jobs {
-    pub(super) fn new(limits: Limits) -> Jobs {
+    pub(super) fn new(limits: Limits, origin: String) -> Jobs {
         Jobs {
             limits,
+            origin,
             next: AtomicU64::new(1),
             map: Mutex::new(BTreeMap::new()),
         }
@@ -175,7 +180,13 @@ impl Jobs {
                 Some(AnyMetric::Twisty(m)) => m,
                 _ => TwistyMetric::Htm,
             };
-            let work = twisty::prepare(&text, metric, v["moves"].as_str(), v["scramble"].as_str())?;
+            let work = twisty::prepare(
+                &text,
+                &self.origin,
+                metric,
+                v["moves"].as_str(),
+                v["scramble"].as_str(),
+            )?;
             let fields = twisty::fields(&work);
             (Work::Twisty(Box::new(work)), fields)
         } else {

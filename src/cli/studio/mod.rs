@@ -82,12 +82,17 @@ pub(super) fn studio(a: &StudioArgs) -> Result<ExitCode> {
         ],
         file: a.file.clone(),
         text,
-        jobs: Jobs::new(Limits {
-            states: a.work_states,
-            seconds: a.work_seconds,
-            memory: a.memory_limit,
-            threads: a.run.threads.unwrap_or(0),
-        }),
+        jobs: Jobs::new(
+            Limits {
+                states: a.work_states,
+                seconds: a.work_seconds,
+                memory: a.memory_limit,
+                threads: a.run.threads.unwrap_or(0),
+            },
+            a.file
+                .as_ref()
+                .map_or("puzzle.tws".into(), |f| f.display().to_string()),
+        ),
     });
     // The URL on stdout (a script reads it), the rest on stderr.
     super::output::stdout(&format!("http://127.0.0.1:{port}/\n"))?;

@@ -7,11 +7,12 @@
 use serde_json::{Value, json};
 
 use reach::engine::Outcome;
-use reach::puzzles::twisty::{Options, Twisty, TwistyMetric};
+use reach::puzzles::twisty::{Format, Options, Twisty, TwistyMetric};
 
 use super::jobs::{Job, Limits, limited, tell};
+use crate::cli::args::SymmetryArg;
 use crate::cli::summary::narrowed;
-use crate::cli::twisty::by_width;
+use crate::cli::twisty::{by_symmetric, by_width, symmetry_of};
 use crate::cli::twisty_page::{TwistyPage, page};
 use crate::cli::words::stop_words;
 
@@ -30,17 +31,27 @@ fn option_error(e: &reach::puzzles::twisty::OptionError) -> Value {
     json!({"error": {"message": e.message, "help": e.help, "text": e.to_string()}})
 }
 
-/// The work `text` (a twisty puzzle file) asks for under `metric`, the
+/// The work `text` (a twisty puzzle file, called `origin` in messages)
+/// asks for under `metric`, the
 /// page's `moves` (the generators, as `--moves` takes them, separated by
 /// commas or spaces; blank: every move of the file) and its `scramble`
 /// (blank: none), or the error the page shows.
 pub(super) fn prepare(
     text: &str,
+    origin: &str,
     metric: TwistyMetric,
     moves: Option<&str>,
     scramble: Option<&str>,
 ) -> Result<Work, Value> {
-    let def = Twisty::parse(text, "puzzle.tws").map_err(|e| super::jobs::error_json(&e))?;
+    // The text's format is told by its content (the page may hold either
+    // kind whatever the file is called); the file names it.
+    let extension = match reach::puzzles::twisty::sniff(text, "") {
+        Some(Format::KPuzzle) => "json",
+        _ => "tws",
+    };
+    let origin = std::path::Path::new(origin).with_extension(extension);
+    let def = Twisty::parse(text, &origin.display().to_string())
+        .map_err(|e| super::jobs::error_json(&e))?;
     let scramble = scramble.map(str::trim).filter(|s| !s.is_empty());
     let moves: Option<Vec<String>> = moves
         .map(|m| {
@@ -91,20 +102,31 @@ pub(super) fn fields(w: &Work) -> Value {
 /// The job: the count from solved, told as the God's-number table, then
 /// the shortest solution from the start, if the puzzle has one.
 pub(super) fn run(w: &Work, job: &Job, limits: Limits, id: u64) -> Result<(), String> {
+    // One position a class of symmetric ones where the file declares
+    // rotations, as `reach count` searches (the work limit still counts
+    // positions, so the table ends where it would without them).
     let counting = tell(job, "count");
-    let table = by_width!(&w.solved, |m| {
-        let report = limited(m, job, limits, &counting)
-            .count()
-            .map_err(|e| e.to_string())?;
-        narrowed(report).0
-    });
+    let table = match symmetry_of(&w.solved, SymmetryArg::Auto, None, false) {
+        Some(sym) => by_symmetric!(&w.solved, &sym, |m| {
+            let report = limited(m, job, limits, &counting)
+                .count()
+                .map_err(|e| e.to_string())?;
+            narrowed(report).0
+        }),
+        None => by_width!(&w.solved, |m| {
+            let report = limited(m, job, limits, &counting)
+                .count()
+                .map_err(|e| e.to_string())?;
+            narrowed(report).0
+        }),
+    };
     let depth = table.levels.len().saturating_sub(1);
     let complete = table.is_complete();
     job.push(
         "count",
         &json!({
             "states": table.levels.iter().sum::<u64>(), "depth": depth,
-            "levels": table.levels, "complete": complete,
+            "levels": table.levels, "class_levels": table.class_levels, "complete": complete,
             "stop_reason": stopped(&table.outcome),
             "limit": limits.states, "gods_number": complete.then_some(depth),
         }),
@@ -117,17 +139,25 @@ pub(super) fn run(w: &Work, job: &Job, limits: Limits, id: u64) -> Result<(), St
         return Ok(());
     }
     let solving = tell(job, "solve");
-    let found = by_width!(puzzle, |m| {
-        let solution = limited(m, job, limits, &solving)
-            .solve()
-            .map_err(|e| e.to_string())?;
-        let stopped = stopped(&solution.report.outcome);
-        let path = solution.path.map(|p| {
-            let positions: Vec<String> = p.iter().map(|&k| puzzle.render(k)).collect();
-            (puzzle.path_moves(&p), positions)
-        });
-        (path, stopped)
-    });
+    // A path of classes is walked back to the puzzle's own positions.
+    let found = match symmetry_of(puzzle, SymmetryArg::Auto, None, true) {
+        Some(sym) => by_symmetric!(puzzle, &sym, |m| {
+            let solution = limited(m, job, limits, &solving)
+                .solve()
+                .map_err(|e| e.to_string())?;
+            let path = solution.path.map(|p| m.real_path(&p));
+            (moves_of(puzzle, path), stopped(&solution.report.outcome))
+        }),
+        None => by_width!(puzzle, |m| {
+            let solution = limited(m, job, limits, &solving)
+                .solve()
+                .map_err(|e| e.to_string())?;
+            (
+                moves_of(puzzle, solution.path),
+                stopped(&solution.report.outcome),
+            )
+        }),
+    };
     match found {
         (Some((moves, positions)), _) => {
             let metric = puzzle.metric().name();
@@ -162,4 +192,15 @@ fn stopped<K>(outcome: &Outcome<K>) -> Option<String> {
         Outcome::Stopped(why) => Some(stop_words(why)),
         _ => None,
     }
+}
+
+/// A solution's moves, and the position before the first and after each.
+fn moves_of<K: reach::engine::Key>(
+    puzzle: &Twisty,
+    path: Option<Vec<K>>,
+) -> Option<(Vec<String>, Vec<String>)> {
+    path.map(|p| {
+        let positions = p.iter().map(|&k| puzzle.render(k)).collect();
+        (puzzle.path_moves(&p), positions)
+    })
 }

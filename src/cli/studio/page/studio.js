@@ -413,6 +413,10 @@ function showTable(c) {
   $("gods-verdict").textContent = c.gods_number !== null && c.gods_number !== undefined
     ? `Every position, counted from solved: God's number in the ${metric} metric is ${c.gods_number} (${number(c.states)} positions).`
     : `Counted from solved to depth ${c.depth} (${number(c.states)} positions), where the studio's work limit ended the count (${c.stop_reason}): the puzzle goes deeper (reach count takes it further).`;
+  if (c.class_levels) {
+    const classes = c.class_levels.reduce((a, b) => a + b, 0);
+    $("gods-verdict").textContent += ` Searched as ${number(classes)} classes of symmetric positions (the file's rotations).`;
+  }
 }
 
 function showSolution(s) {

@@ -829,6 +829,17 @@ mod studio {
             serde_json::json!({"text": text.replacen("Move F", "Mvoe F", 1)}),
         );
         assert!(answer["error"]["line"].as_u64().is_some(), "{answer}");
+        // A KPuzzle file's text is told apart by its content, as the
+        // command line tells it.
+        let kpuzzle = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.kpuzzle.json");
+        let json_text = std::fs::read_to_string(kpuzzle).unwrap();
+        let (answer, events) = job(
+            st.1,
+            serde_json::json!({"text": json_text, "moves": "U,F,R"}),
+        );
+        assert_eq!(answer["puzzle"]["kind"], "twisty", "{answer}");
+        let count = json_out(crate::reach().args(["count", kpuzzle, "--moves", "U,F,R", "--json"]));
+        assert_eq!(event(&events, "count")["levels"], count["levels"]);
     }
 
     #[test]

@@ -369,7 +369,8 @@ function follow(id, census) {
 }
 
 function showCount(c) {
-  $("count").textContent = `${number(c.states)} states, depth ${c.depth}`
+  const what = kind === "twisty" ? "positions from solved" : "states";
+  $("count").textContent = `${number(c.states)} ${what}, depth ${c.depth}`
     + (c.complete ? "" : ` (stopped: ${c.stop_reason})`);
   $("count").dataset.states = c.states;
   const svg = $("profile");
@@ -391,7 +392,7 @@ function showCount(c) {
   const label = document.createElementNS("http://www.w3.org/2000/svg", "text");
   label.setAttribute("x", 0);
   label.setAttribute("y", h + 12);
-  label.textContent = `states at each depth, 0 to ${c.depth} (widest ${number(max)})`;
+  label.textContent = `${kind === "twisty" ? "positions" : "states"} at each depth, 0 to ${c.depth} (widest ${number(max)})`;
   svg.appendChild(label);
   if (kind === "twisty") showTable(c);
 }

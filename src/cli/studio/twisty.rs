@@ -32,10 +32,10 @@ fn option_error(e: &reach::puzzles::twisty::OptionError) -> Value {
 }
 
 /// The work `text` (a twisty puzzle file, called `origin` in messages)
-/// asks for under `metric`, the
-/// page's `moves` (the generators, as `--moves` takes them, separated by
-/// commas or spaces; blank: every move of the file) and its `scramble`
-/// (blank: none), or the error the page shows.
+/// asks for under `metric`, the page's `moves` (the generators, as
+/// `--moves` takes them, separated by commas or spaces; blank: every move
+/// of the file) and its `scramble` (blank: none), or the error the page
+/// shows.
 pub(super) fn prepare(
     text: &str,
     origin: &str,

@@ -175,6 +175,16 @@ def idle(b, after=None):
                   "the job to finish")
 
 
+def play_to_end(b, what):
+    """Waits for the page's player (the solution page in its frame),
+    presses End in it, and returns its counter."""
+    b.wait("(() => { const d = document.getElementById('player').contentDocument;"
+           " return !!(d && d.getElementById('counter')); })()", what)
+    return b.js("(() => { const f = document.getElementById('player'); const d = f.contentDocument;"
+                " d.dispatchEvent(new f.contentWindow.KeyboardEvent('keydown', {key: 'End', bubbles: true}));"
+                " return d.getElementById('counter').textContent; })()")
+
+
 def last_done(b):
     return b.js("document.body.dataset.done || null")
 
@@ -231,11 +241,7 @@ try:
     check(b.js("document.getElementById('error').hidden"), "the error is gone once the text is right")
     want = cli_json("solve", with_text(drawn, "drawn.toml"))["length"]
     check(length == want, f"the solution's length is the CLI's ({length} = {want})")
-    b.wait("(() => { const d = document.getElementById('player').contentDocument;"
-           " return !!(d && d.getElementById('counter')); })()", "the player")
-    counter = b.js("(() => { const f = document.getElementById('player'); const d = f.contentDocument;"
-                   " d.dispatchEvent(new f.contentWindow.KeyboardEvent('keydown', {key: 'End', bubbles: true}));"
-                   " return d.getElementById('counter').textContent; })()")
+    counter = play_to_end(b, "the player")
     check(counter == f"move {length} / {length}", f"the player plays to the last move ({counter!r})")
     b.shot("studio-solution.png")
 
@@ -310,11 +316,7 @@ try:
     want = cli_json("solve", cube, "--moves", "U,F,R", "--scramble", scramble)["length"]
     length = int(b.js("document.getElementById('solution').dataset.length || -1"))
     check(length == want, f"the scramble's solution is reach solve's length ({length} = {want})")
-    b.wait("(() => { const d = document.getElementById('player').contentDocument;"
-           " return !!(d && d.getElementById('counter')); })()", "the twisty player")
-    counter = b.js("(() => { const f = document.getElementById('player'); const d = f.contentDocument;"
-                   " d.dispatchEvent(new f.contentWindow.KeyboardEvent('keydown', {key: 'End', bubbles: true}));"
-                   " return d.getElementById('counter').textContent; })()")
+    counter = play_to_end(b, "the twisty player")
     check(counter == f"move {length} / {length}", f"the twisty player plays to the last move ({counter!r})")
     b.shot("studio-twisty.png")
     b.js("(() => { const s = document.getElementById('scramble'); s.value = 'R Q';"

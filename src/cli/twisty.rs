@@ -264,6 +264,14 @@ fn solution_page(
     }))
 }
 
+/// A twisty puzzle's sets as `show --json` and the studio give them.
+pub(super) fn sets_json(def: &Definition) -> serde_json::Value {
+    def.sets
+        .iter()
+        .map(|s| json!({"name": s.name, "pieces": s.size, "orientations": s.orientations}))
+        .collect()
+}
+
 /// `reach show --json` of a twisty puzzle.
 pub(super) fn show_json(t: &Twisty) -> serde_json::Value {
     use reach::puzzles::twisty::coord::Kind;
@@ -295,7 +303,7 @@ pub(super) fn show_json(t: &Twisty) -> serde_json::Value {
             reach::puzzles::twisty::Format::Tws => "tws",
             reach::puzzles::twisty::Format::KPuzzle => "kpuzzle",
         },
-        "sets": def.sets.iter().map(|s| json!({"name": s.name, "pieces": s.size, "orientations": s.orientations})).collect::<Vec<_>>(),
+        "sets": sets_json(def),
         "file_moves": def.moves.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
         "metric": t.metric().name(),
         "moves": t.moves().iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),

@@ -342,6 +342,14 @@ pub(super) fn tell<'a>(job: &'a Job, stage: &'static str) -> impl Fn(&Progress) 
     }
 }
 
+/// Why a search stopped short, in the command line's words.
+pub(super) fn stopped<K>(outcome: &Outcome<K>) -> Option<String> {
+    match outcome {
+        Outcome::Stopped(why) => Some(crate::cli::words::stop_words(why)),
+        _ => None,
+    }
+}
+
 /// Keeps `html`, the page that plays a job's solution, for the page to
 /// load at `/api/jobs/ID/page`.
 pub(super) fn keep_page(job: &Job, html: String) {
@@ -354,13 +362,7 @@ fn analyze(puzzle: &SlidingPuzzle, job: &Job, limits: Limits, id: u64) -> Result
     let counting = tell(job, "count");
     let report = sliding::by_width!(puzzle, |m| limited(m, job, limits, &counting)
         .count()
-        .map(|r| {
-            let stopped = match &r.outcome {
-                Outcome::Stopped(why) => Some(crate::cli::words::stop_words(why)),
-                _ => None,
-            };
-            (r.levels.clone(), r.is_complete(), stopped)
-        })
+        .map(|r| (r.levels.clone(), r.is_complete(), stopped(&r.outcome)))
         .map_err(|e| e.to_string())?);
     let (levels, complete, stopped) = report;
     job.push(

@@ -6,15 +6,14 @@
 
 use serde_json::{Value, json};
 
-use reach::engine::Outcome;
+use reach::engine::{Model, Progress, Report};
 use reach::puzzles::twisty::{Format, Options, Twisty, TwistyMetric};
 
-use super::jobs::{Job, Limits, limited, tell};
+use super::jobs::{Job, Limits, limited, stopped, tell};
 use crate::cli::args::SymmetryArg;
 use crate::cli::summary::narrowed;
-use crate::cli::twisty::{by_symmetric, by_width, symmetry_of};
+use crate::cli::twisty::{by_symmetric, by_width, sets_json, symmetry_of};
 use crate::cli::twisty_page::{TwistyPage, page};
-use crate::cli::words::stop_words;
 
 /// What a twisty job searches.
 pub(super) struct Work {
@@ -69,12 +68,12 @@ pub(super) fn prepare(
     let mut bare = def.clone();
     bare.scramble = None;
     let solved = Twisty::new(bare, &options(None)).map_err(|e| option_error(&e))?;
-    let scrambled = match (scramble, &def.scramble) {
-        (Some(s), _) => Some(s.to_string()),
-        (None, Some(_)) => Some("the file's ScrambleState".to_string()),
-        (None, None) => None,
-    };
-    let scrambled = match scrambled {
+    let named = scramble.map(str::to_string).or_else(|| {
+        def.scramble
+            .as_ref()
+            .map(|_| "the file's ScrambleState".to_string())
+    });
+    let scrambled = match named {
         Some(named) => Some((
             Twisty::new(def, &options(scramble)).map_err(|e| option_error(&e))?,
             named,
@@ -92,7 +91,7 @@ pub(super) fn fields(w: &Work) -> Value {
         "kind": "twisty",
         "name": w.solved.raw_name(),
         "metric": w.solved.metric().name(),
-        "sets": def.sets.iter().map(|s| json!({"name": s.name, "pieces": s.size, "orientations": s.orientations})).collect::<Vec<_>>(),
+        "sets": sets_json(def),
         "moves": def.moves.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
         "generators": w.solved.moves().len(),
         "scramble": w.scrambled.as_ref().map(|(_, named)| named),
@@ -107,18 +106,8 @@ pub(super) fn run(w: &Work, job: &Job, limits: Limits, id: u64) -> Result<(), St
     // positions, so the table ends where it would without them).
     let counting = tell(job, "count");
     let table = match symmetry_of(&w.solved, SymmetryArg::Auto, None, false) {
-        Some(sym) => by_symmetric!(&w.solved, &sym, |m| {
-            let report = limited(m, job, limits, &counting)
-                .count()
-                .map_err(|e| e.to_string())?;
-            narrowed(report).0
-        }),
-        None => by_width!(&w.solved, |m| {
-            let report = limited(m, job, limits, &counting)
-                .count()
-                .map_err(|e| e.to_string())?;
-            narrowed(report).0
-        }),
+        Some(sym) => by_symmetric!(&w.solved, &sym, |m| count(m, job, limits, &counting)?),
+        None => by_width!(&w.solved, |m| count(m, job, limits, &counting)?),
     };
     let depth = table.levels.len().saturating_sub(1);
     let complete = table.is_complete();
@@ -142,20 +131,10 @@ pub(super) fn run(w: &Work, job: &Job, limits: Limits, id: u64) -> Result<(), St
     // A path of classes is walked back to the puzzle's own positions.
     let found = match symmetry_of(puzzle, SymmetryArg::Auto, None, true) {
         Some(sym) => by_symmetric!(puzzle, &sym, |m| {
-            let solution = limited(m, job, limits, &solving)
-                .solve()
-                .map_err(|e| e.to_string())?;
-            let path = solution.path.map(|p| m.real_path(&p));
-            (moves_of(puzzle, path), stopped(&solution.report.outcome))
+            solve(puzzle, m, |p| m.real_path(p), job, limits, &solving)?
         }),
         None => by_width!(puzzle, |m| {
-            let solution = limited(m, job, limits, &solving)
-                .solve()
-                .map_err(|e| e.to_string())?;
-            (
-                moves_of(puzzle, solution.path),
-                stopped(&solution.report.outcome),
-            )
+            solve(puzzle, m, <[_]>::to_vec, job, limits, &solving)?
         }),
     };
     match found {
@@ -186,13 +165,40 @@ pub(super) fn run(w: &Work, job: &Job, limits: Limits, id: u64) -> Result<(), St
     Ok(())
 }
 
-/// Why a search stopped short, in the command line's words.
-fn stopped<K>(outcome: &Outcome<K>) -> Option<String> {
-    match outcome {
-        Outcome::Stopped(why) => Some(stop_words(why)),
-        _ => None,
-    }
+/// The count from solved under the studio's limits, its keys narrowed.
+fn count<M: Model>(
+    m: &M,
+    job: &Job,
+    limits: Limits,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<Report, String> {
+    let report = limited(m, job, limits, progress)
+        .count()
+        .map_err(|e| e.to_string())?;
+    Ok(narrowed(report).0)
 }
+
+/// The shortest solution of `puzzle` searched as `m` (`real` walks a
+/// path of `m`'s keys back to the puzzle's positions), and why the search
+/// stopped short, if it did.
+fn solve<M: Model>(
+    puzzle: &Twisty,
+    m: &M,
+    real: impl Fn(&[M::Key]) -> Vec<M::Key>,
+    job: &Job,
+    limits: Limits,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<Found, String> {
+    let solution = limited(m, job, limits, progress)
+        .solve()
+        .map_err(|e| e.to_string())?;
+    let path = solution.path.map(|p| real(&p));
+    Ok((moves_of(puzzle, path), stopped(&solution.report.outcome)))
+}
+
+/// A solution's moves and positions, if found; why the search stopped
+/// short, if it did.
+type Found = (Option<(Vec<String>, Vec<String>)>, Option<String>);
 
 /// A solution's moves, and the position before the first and after each.
 fn moves_of<K: reach::engine::Key>(

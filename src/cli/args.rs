@@ -413,9 +413,16 @@ pub struct CensusArgs {
     pub max_depth: Option<u32>,
 
     /// Stop before memory use would pass SIZE (e.g. 512M, 4G): the census
-    /// holds about 26 bytes a position.
+    /// holds about 10 bytes a position, 14 while it sorts and indexes them.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
+
+    /// Save the census in DIR as it goes (its arrays once the components
+    /// are joined, then levels of the distances): a census that is killed
+    /// or stops at a limit goes on with `reach resume DIR`. The
+    /// checkpoint goes once the census completes and its report is out.
+    #[arg(long, value_name = "DIR")]
+    pub checkpoint: Option<std::path::PathBuf>,
 
     #[command(flatten)]
     pub run: RunArgs,

@@ -8,14 +8,14 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use reach::engine::{Census, Progress, StopReason, memory};
+use reach::engine::{Census, Checkpoint, Progress, StopReason, memory};
 use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::args::CensusArgs;
 use super::exit;
 use super::output::{ProgressLine, bytes, count_of, say, stdout, write_output};
 use super::puzzle::{self, Loaded, Resolved, Shape};
-use super::settings::{Settings, Signals, check_memory_limit, search};
+use super::settings::{Settings, Signals, check_memory_limit, search, spilled};
 
 /// Sizes of components the text lists before it says how many more.
 const SIZES_SHOWN: usize = 8;
@@ -25,7 +25,7 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     if let Some(dir) = &a.toml {
         check_dir(dir)?;
     }
-    let puzzle = puzzle::load(&a.puzzle, None)?;
+    let puzzle = puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
     if !matches!(puzzle.loaded, Loaded::Sliding(_)) {
         bail!(
             "a census places a sliding-block puzzle's pieces every way they fit on its board; {} is not a sliding-block puzzle\n  help: `reach count {}` counts the positions reachable from its start",
@@ -50,10 +50,15 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
             p.name()
         );
     }
+    let spill = s.spill_until_printed(puzzle.file_text.as_deref())?;
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose, s.quiet);
     let progress = |p: &Progress| line.update(p);
-    let found = search(&model, s, &signals, &progress).census(a.top)?;
+    let walk = spilled(search(&model, s, &signals, &progress), &spill);
+    let found = match &s.resume {
+        Some(cp) => walk.resume_census(a.top, cp)?,
+        None => walk.census(a.top)?,
+    };
     line.finish();
     let doc = document(&model, &found);
     if let Some(reason) = &found.stopped {
@@ -77,10 +82,38 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     } else {
         stdout(&text(&model, &found))?;
     }
+    write_hardest(a, &model, toml.as_deref(), &found).inspect_err(|_| s.outputs_failed(&spill))?;
+    // The report is out and the files written: the checkpoint of a
+    // complete census goes (its manifest first).
+    if let Some(sp) = &spill
+        && found.stopped.is_none()
+        && Checkpoint::exists(sp.dir())
+    {
+        Checkpoint::open(sp.dir())?.remove()?;
+    }
+    if let Some(reason) = &found.stopped {
+        s.stop_hint(reason);
+    }
+    Ok(match &found.stopped {
+        None => ExitCode::SUCCESS,
+        Some(StopReason::Interrupted) => ExitCode::from(exit::SIGINT),
+        Some(StopReason::Terminated) => ExitCode::from(exit::SIGTERM),
+        Some(StopReason::MaxDepth(_)) if found.components.is_some() => ExitCode::SUCCESS,
+        Some(_) => ExitCode::from(exit::LIMIT),
+    })
+}
+
+/// `--toml DIR`: each hardest start as a puzzle file.
+fn write_hardest(
+    a: &CensusArgs,
+    model: &SlidingPuzzle,
+    toml: Option<&str>,
+    found: &Census,
+) -> Result<()> {
     if let (Some(dir), Some(goal)) = (&a.toml, &found.goal)
         && found.stopped.is_none()
     {
-        let Some(toml) = &toml else {
+        let Some(toml) = toml else {
             bail!(
                 "{} was read from no puzzle file: it has no board to rewrite",
                 a.puzzle
@@ -112,13 +145,7 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
             )?;
         }
     }
-    Ok(match &found.stopped {
-        None => ExitCode::SUCCESS,
-        Some(StopReason::Interrupted) => ExitCode::from(exit::SIGINT),
-        Some(StopReason::Terminated) => ExitCode::from(exit::SIGTERM),
-        Some(StopReason::MaxDepth(_)) if found.components.is_some() => ExitCode::SUCCESS,
-        Some(_) => ExitCode::from(exit::LIMIT),
-    })
+    Ok(())
 }
 
 /// Why a census stopped, in its own words (a memory stop's need is the
@@ -126,7 +153,7 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
 fn stop_text(reason: &StopReason) -> String {
     match reason {
         StopReason::MemoryLimit { limit, needed } => format!(
-            "it would need about {} at 26 bytes a position, over --memory-limit {}",
+            "it would need about {} at 14 bytes a position, over --memory-limit {}",
             bytes(*needed),
             bytes(*limit)
         ),
@@ -135,7 +162,7 @@ fn stop_text(reason: &StopReason) -> String {
             needed,
             bound,
         } => format!(
-            "it would need about {} more at 26 bytes a position, and {} {}",
+            "it would need about {} more at 14 bytes a position, and {} {}",
             bytes(*needed),
             bound.name(),
             bytes(*available)

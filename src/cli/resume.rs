@@ -14,7 +14,7 @@ use reach::engine::Checkpoint;
 use super::args::{Cli, Command, CountArgs, ResumeArgs};
 use super::output::{self, say};
 use super::settings::Settings;
-use super::{cluster, count, exit, solve};
+use super::{census, cluster, count, exit, solve};
 
 /// `reach resume DIR`: the checkpointed command again, from its checkpoint.
 pub(super) fn resume(a: ResumeArgs, json: bool) -> Result<ExitCode> {
@@ -126,7 +126,25 @@ pub(super) fn resume(a: ResumeArgs, json: bool) -> Result<ExitCode> {
             s.join_ranks(ranks, &c.cluster);
             solve::solve(&c, &s)
         }
-        _ => bail!("{} holds no count or solve to resume", a.dir.display()),
+        Command::Census(mut c) => {
+            if ranks.is_some() {
+                bail!(
+                    "{} holds a census, which runs on one process: resume it without mpiexec",
+                    a.dir.display()
+                );
+            }
+            // `--toml DIR` leads where it led for the run.
+            if let (Some(dir), Some(cwd)) = (&mut c.toml, cp.record().get("cwd"))
+                && dir.is_relative()
+            {
+                *dir = Path::new(cwd).join(&*dir);
+            }
+            census::census(&c, &resumed(Settings::of_census(&c, json), cp))
+        }
+        _ => bail!(
+            "{} holds no count, solve or census to resume",
+            a.dir.display()
+        ),
     }
 }
 

@@ -150,6 +150,12 @@ impl Settings {
                 memory_limit: a.memory_limit,
                 ..LimitArgs::default()
             },
+            storage: StorageArgs {
+                spill: None,
+                checkpoint: a.checkpoint.clone(),
+                keep: false,
+                plain_levels: false,
+            },
             ..Settings::new(&a.run, json)
         }
     }
@@ -275,20 +281,26 @@ impl Settings {
     /// Says how to go on from a checkpoint that a limit, a signal or a
     /// storage fault left behind.
     pub(super) fn checkpoint_hint<K>(&self, report: &Report<K>) {
-        if !report.is_complete()
-            && let Some((dir, how, saved)) = self.resume_hint()
-        {
+        if let Outcome::Stopped(reason) = &report.outcome {
+            self.stop_hint(reason);
+        }
+    }
+
+    /// Says how to go on from the checkpoint of a run that stopped for
+    /// `reason`, if it has one.
+    pub(super) fn stop_hint(&self, reason: &StopReason) {
+        if let Some((dir, how, saved)) = self.resume_hint() {
             // A limit holds in the resumed run too: the hint raises it.
-            let (raise, note) = match &report.outcome {
-                Outcome::Stopped(StopReason::MaxDepth(d)) => (
+            let (raise, note) = match reason {
+                StopReason::MaxDepth(d) => (
                     format!(" --max-depth {}", d.saturating_mul(2).max(d + 1)),
                     format!("a depth above {d}"),
                 ),
-                Outcome::Stopped(StopReason::MaxStates(n)) => (
+                StopReason::MaxStates(n) => (
                     format!(" --max-states {}", n.saturating_mul(2)),
                     format!("a count above {n}"),
                 ),
-                Outcome::Stopped(StopReason::MemoryLimit { limit, .. }) => (
+                StopReason::MemoryLimit { limit, .. } => (
                     format!(
                         " --memory-limit {}M",
                         (limit >> 20).saturating_mul(2).max(1)

@@ -48,7 +48,7 @@ pub struct Search<'a, M: Model> {
     pub(crate) stop: Option<&'a AtomicBool>,
     pub(crate) terminated: Option<&'a AtomicBool>,
     progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
-    spill: Option<Spill>,
+    pub(crate) spill: Option<Spill>,
     /// The processes of the search, when it runs on several.
     peers: Option<&'a dyn Peers>,
     /// Tests only: the dense store's segment size on disk, whatever fits.

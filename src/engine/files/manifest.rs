@@ -64,6 +64,9 @@ pub(crate) struct Manifest {
     /// Seconds a dense search spent writing its checkpoint so far.
     #[serde(default)]
     pub checkpoint_seconds: f64,
+    /// A census's arrays and the state of its distances (a census only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub census: Option<crate::engine::census::saves::CensusState>,
 }
 
 fn one() -> u32 {
@@ -189,6 +192,7 @@ impl Manifest {
             process: 0,
             processes: 1,
             checkpoint_seconds: 0.0,
+            census: None,
         }
     }
 }

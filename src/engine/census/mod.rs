@@ -1,0 +1,1459 @@
+//! A census: every position of a puzzle's pieces, not only those a
+//! search from its start reaches, split into its components under the
+//! moves, with each position's distance to the nearest goal position.
+//!
+//! A designer's question ("what is the hardest puzzle these pieces make on
+//! this board?") is about every start at once. The census answers it in
+//! three passes over the positions, each split across the workers:
+//!
+//! 1. **List** every position ([`EveryPosition`]: the model places its
+//!    pieces every way they fit, in parts the workers share) and sort the
+//!    keys. A position's index in that list is its number in the arrays
+//!    below. The index keeps four bytes of each key where it can: the
+//!    keys are bucketed by their top bits (about four keys a bucket, 4
+//!    bytes of bucket start each), and a bucket's keys keep only the bits
+//!    below it; a key is found by a binary search within its bucket.
+//! 2. **Join** the components: every position's successors are joined to
+//!    it in a lock-free union-find over the indices (each root is the
+//!    smallest index of its tree, linked by one compare-and-swap; see
+//!    [`find`] and [`join`]). The moves must be reversible, so that a
+//!    component is the set of positions that reach each other. Once
+//!    joined, each word names its position's root, and a root's word
+//!    holds its component's size.
+//! 3. **Measure** the distance to the goal: a breadth-first search from
+//!    every goal position at once, level by level, over two bits a
+//!    position (unseen, in the frontier, reached by it, expanded). Its
+//!    levels are how many positions lie at each distance from the nearest
+//!    goal, and the smallest indices of its last levels are the hardest
+//!    starts of all.
+//!
+//! Everything lives in memory: about 10 bytes a position (4 of key, 4 of
+//! parent, a bucket's share and two bits), 14 at the widest while the
+//! index is built from the sorted list. The counts do not depend on the
+//! number of workers: the components are those of the graph, and a
+//! position's distance is the level that first reaches it.
+
+pub(crate) mod saves;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::engine::files::manifest::fault_text;
+use crate::engine::files::{Checkpoint, Spill, SpillError};
+use crate::engine::levels::Limits;
+use crate::engine::levels::memory;
+use crate::engine::{Model, Progress, Search, SearchError, StopReason};
+
+use saves::{CensusState, Keys, Loaded, Saves, TailLevel, Word};
+
+/// A model that can list every position of its pieces, reachable from
+/// its start or not: what a census walks.
+pub trait EveryPosition: Model<Key = u64> {
+    /// How many parts the positions are listed in (the workers share the
+    /// parts): at least one.
+    fn position_parts(&self) -> usize;
+
+    /// Appends the keys of part `part`'s positions to `out`, and says
+    /// whether it listed them all: it may stop, returning `false`, once
+    /// `out` holds more than `cap` keys (the census would not fit in
+    /// memory). Every position lies in exactly one part, once; each key
+    /// decodes to its position, and the successors of a position are
+    /// positions.
+    fn part_positions(&self, part: usize, out: &mut Vec<u64>, cap: usize) -> bool;
+}
+
+/// What a census found (see the module's notes). Fields after `positions`
+/// are `None` where the census stopped before it found them.
+#[derive(Clone, Debug)]
+pub struct Census {
+    /// Every position of the pieces (how many were listed, if the census
+    /// stopped while it listed them: see `all_listed`).
+    pub positions: u64,
+    /// Whether every position was listed (`positions` is then exact).
+    pub all_listed: bool,
+    /// The components, once joined.
+    pub components: Option<Components>,
+    /// The distances to the goal, for a model with a goal (possibly cut
+    /// short: see `stopped`).
+    pub goal: Option<Distances>,
+    /// Why the census stopped before it finished, if it did.
+    pub stopped: Option<StopReason>,
+    /// Seconds the census took.
+    pub seconds: f64,
+    /// Worker threads it ran on.
+    pub threads: usize,
+}
+
+/// The components of the positions under the moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Components {
+    /// How many there are.
+    pub count: u64,
+    /// Pairs (size, how many components have that size), by size.
+    pub size_histogram: Vec<(u64, u64)>,
+    /// The size of the start's component (what a count from the start
+    /// finds).
+    pub start: u64,
+}
+
+/// Every position's distance to its nearest goal position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Distances {
+    /// Positions that meet the goal.
+    pub goal_positions: u64,
+    /// Components that hold a goal position.
+    pub goal_components: u64,
+    /// Positions from which a goal position can be reached: those of the
+    /// components that hold one.
+    pub solvable: u64,
+    /// How many positions lie at each distance from the nearest goal
+    /// position (level 0: the goal positions).
+    pub levels: Vec<u64>,
+    /// The starts farthest from every goal position, farthest first (ties
+    /// by key), as many as asked for.
+    pub hardest: Vec<HardStart>,
+}
+
+/// One of the hardest starts of a census.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HardStart {
+    /// Its key.
+    pub key: u64,
+    /// Its distance to the nearest goal position.
+    pub distance: u32,
+    /// The size of its component.
+    pub component: u64,
+}
+
+/// Bytes a position takes at the widest: while the index is built, its
+/// key (8) and the index's four bytes of it with its bucket's share (up to
+/// 2); after, those and its parent (4) and its two bits of distance. With
+/// whole keys in the index: 8 + 1 + 4 and the two bits.
+const BYTES_PER_POSITION: u64 = 14;
+
+/// A root's parent word: this flag and its component's size (so a root's
+/// size needs no array of its own). Indices stay below it.
+const ROOT: u32 = 1 << 31;
+
+/// What the index keeps of a key: its low bits, the bucket giving the
+/// rest (`u32`, where the buckets are fine enough), or the whole key.
+trait Low: Copy + Ord + Send + Sync + Word {
+    /// The part of `key` kept, below bit `shift`.
+    fn cut(key: u64, shift: u32) -> Self;
+    /// The whole key, from its bucket `high`.
+    fn whole(self, high: u64, shift: u32) -> u64;
+}
+
+impl Low for u32 {
+    #[inline]
+    fn cut(key: u64, shift: u32) -> u32 {
+        // shift <= 32 (see `Index::cut_shift`).
+        (key & ((1u64 << shift) - 1)) as u32
+    }
+
+    #[inline]
+    fn whole(self, high: u64, shift: u32) -> u64 {
+        (high << shift) | u64::from(self)
+    }
+}
+
+impl Low for u64 {
+    #[inline]
+    fn cut(key: u64, _: u32) -> u64 {
+        key
+    }
+
+    #[inline]
+    fn whole(self, _: u64, _: u32) -> u64 {
+        self
+    }
+}
+
+/// The sorted keys and how to find a key's index among them.
+struct Index<L> {
+    /// What is kept of each key, sorted.
+    low: Vec<L>,
+    /// `buckets[h]..buckets[h + 1]`: the indices of the keys whose top bits
+    /// (`key >> shift`) are `h`.
+    buckets: Vec<u32>,
+    shift: u32,
+}
+
+/// The bucket shift for about four keys a bucket, over sorted `keys`.
+fn natural_shift(keys: &[u64]) -> u32 {
+    let max = keys.last().copied().unwrap_or(0);
+    let want = (keys.len() / 4).max(1).next_power_of_two() as u64;
+    let bits = 64 - max.leading_zeros();
+    bits.saturating_sub(want.trailing_zeros()).min(63)
+}
+
+/// The shift that lets the index keep four bytes of each key, if it is
+/// worth it: the natural one where it is at most 32 bits, else 32 bits
+/// where the buckets that takes cost at most two bytes a key.
+fn cut_shift(keys: &[u64]) -> Option<u32> {
+    let natural = natural_shift(keys);
+    if natural <= 32 {
+        return Some(natural);
+    }
+    let max = keys.last().copied().unwrap_or(0);
+    ((max >> 32) < keys.len() as u64 / 2).then_some(32)
+}
+
+impl<L: Low> Index<L> {
+    /// The index of sorted `keys`, bucketed by the bits above `shift`.
+    fn new(keys: Vec<u64>, shift: u32, cut: impl Fn(Vec<u64>) -> Vec<L>) -> Index<L> {
+        let max = keys.last().copied().unwrap_or(0);
+        let count = (max >> shift) as usize + 1;
+        let buckets: Vec<u32> = (0..count + 1)
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|h| keys.partition_point(|&k| ((k >> shift) as usize) < h) as u32)
+            .collect();
+        Index {
+            low: cut(keys),
+            buckets,
+            shift,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.low.len()
+    }
+
+    /// The index of `key`, if it is a position.
+    #[inline]
+    fn of(&self, key: u64) -> Option<u32> {
+        let h = (key >> self.shift) as usize;
+        if h >= self.buckets.len() - 1 {
+            return None;
+        }
+        let (lo, hi) = (self.buckets[h] as usize, self.buckets[h + 1] as usize);
+        self.low[lo..hi]
+            .binary_search(&L::cut(key, self.shift))
+            .ok()
+            .map(|i| (lo + i) as u32)
+    }
+
+    /// The bucket that holds index `i`.
+    fn bucket_of(&self, i: usize) -> usize {
+        // The last bucket that starts at or before `i` (empty buckets
+        // start where the next one does).
+        self.buckets.partition_point(|&b| b as usize <= i) - 1
+    }
+
+    /// The key at index `i`.
+    fn key_at(&self, i: usize) -> u64 {
+        self.low[i].whole(self.bucket_of(i) as u64, self.shift)
+    }
+
+    /// A reader of the keys at rising indices from `i`.
+    fn cursor(&self, i: usize) -> Cursor<'_, L> {
+        let h = self.bucket_of(i.min(self.len().saturating_sub(1)));
+        Cursor {
+            index: self,
+            h,
+            end: self.buckets[h + 1] as usize,
+        }
+    }
+}
+
+/// Reads keys at rising indices, following the buckets along.
+struct Cursor<'a, L> {
+    index: &'a Index<L>,
+    /// The bucket of the last index read, and where it ends.
+    h: usize,
+    end: usize,
+}
+
+impl<L: Low> Cursor<'_, L> {
+    /// The key at `i`, no lower than the last index read: a few buckets
+    /// on are walked to, farther ones found by a binary search (the
+    /// positions of a thin level lie far apart).
+    #[inline]
+    fn key(&mut self, i: usize) -> u64 {
+        let buckets = &self.index.buckets;
+        let mut steps = 0;
+        while i >= self.end {
+            steps += 1;
+            if steps > 4 {
+                self.h += buckets[self.h + 1..].partition_point(|&b| b as usize <= i);
+            } else {
+                self.h += 1;
+            }
+            self.end = buckets[self.h + 1] as usize;
+        }
+        self.index.low[i].whole(self.h as u64, self.index.shift)
+    }
+}
+
+/// The root of `x`'s tree, halving the path on the way (each node passed
+/// is pointed at its grandparent).
+///
+/// Orderings: the array's words carry no other data, so each needs only
+/// to be read and written whole (Relaxed). A word only ever goes from an
+/// index to a smaller index of the same tree (a root is linked below a
+/// smaller root by [`join`]; halving points a node at an ancestor), so
+/// any value read, however stale, is an ancestor of `x`, and the walk
+/// ends at a node that was a root when read. A lost halving race leaves
+/// a longer path, never a wrong one.
+#[inline]
+fn find(parent: &[AtomicU32], mut x: u32) -> u32 {
+    loop {
+        let p = parent[x as usize].load(Ordering::Relaxed);
+        if p == x {
+            return x;
+        }
+        let g = parent[p as usize].load(Ordering::Relaxed);
+        if g != p {
+            let _ = parent[x as usize].compare_exchange_weak(
+                p,
+                g,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        }
+        x = g;
+    }
+}
+
+/// Joins the trees of `a` and `b`: the larger root is linked below the
+/// smaller by a compare-and-swap that succeeds only while it is still a
+/// root (its word still its own index), so two workers never link one
+/// root twice, and parents only decrease, so no cycle forms. A failed swap
+/// means another worker linked that root: look again. (Orderings: as for
+/// [`find`]; the pass's end, a rayon join, orders every link before the
+/// reads that follow.)
+#[inline]
+fn join(parent: &[AtomicU32], a: u32, b: u32) {
+    let (mut a, mut b) = (a, b);
+    loop {
+        a = find(parent, a);
+        b = find(parent, b);
+        if a == b {
+            return;
+        }
+        let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+        if parent[hi as usize]
+            .compare_exchange(hi, lo, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+/// The components once joined: each word is its position's root, or, at
+/// a root, [`ROOT`] and the component's size.
+struct Roots(Vec<AtomicU32>);
+
+impl Roots {
+    /// Flattens the union-find (every node straight below its root), then
+    /// writes each root's size in its own word. Each pass only writes
+    /// words no other reads in that pass (a root's own word in the first
+    /// two; in the third, roots' words, which non-roots point at and
+    /// roots skip), and the passes are rayon joins apart.
+    fn new(parent: Vec<AtomicU32>) -> Roots {
+        let n = parent.len();
+        (0..n).into_par_iter().for_each(|i| {
+            let root = find(&parent, i as u32);
+            parent[i].store(root, Ordering::Relaxed);
+        });
+        parent.par_iter().enumerate().for_each(|(i, p)| {
+            if p.load(Ordering::Relaxed) == i as u32 {
+                p.store(ROOT | 1, Ordering::Relaxed);
+            }
+        });
+        parent.par_iter().for_each(|p| {
+            let r = p.load(Ordering::Relaxed);
+            if r & ROOT == 0 {
+                parent[r as usize].fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        Roots(parent)
+    }
+
+    /// Whether every word names a root (a checkpoint's, read back).
+    fn whole(&self) -> bool {
+        let n = self.0.len();
+        self.0.par_iter().all(|p| {
+            let p = p.load(Ordering::Relaxed);
+            p & ROOT != 0
+                || ((p as usize) < n && self.0[p as usize].load(Ordering::Relaxed) & ROOT != 0)
+        })
+    }
+
+    /// The root of `i`'s component.
+    #[inline]
+    fn root(&self, i: u32) -> u32 {
+        let p = self.0[i as usize].load(Ordering::Relaxed);
+        if p & ROOT != 0 { i } else { p }
+    }
+
+    /// The size of `i`'s component.
+    #[inline]
+    fn size(&self, i: u32) -> u64 {
+        u64::from(self.0[self.root(i) as usize].load(Ordering::Relaxed) & !ROOT)
+    }
+}
+
+/// Two bits a position: how far the breadth-first search from the goal
+/// has taken it.
+struct Codes(Vec<AtomicU64>);
+
+/// Not reached yet.
+const UNSEEN: u64 = 0;
+/// In the level being expanded.
+const FRONTIER: u64 = 1;
+/// Reached by the level being expanded.
+const NEXT: u64 = 2;
+// (3: expanded.)
+
+/// The low bit of every two-bit code in a word.
+const LOW_BITS: u64 = 0x5555_5555_5555_5555;
+
+/// Positions a word of codes holds.
+const PER_WORD: usize = 32;
+
+impl Codes {
+    fn new(n: usize) -> Codes {
+        Codes(
+            (0..n.div_ceil(PER_WORD))
+                .into_par_iter()
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        )
+    }
+
+    /// Puts `i` in the frontier (from unseen: the word's other codes are
+    /// untouched).
+    fn set_frontier(&self, i: usize) {
+        self.0[i / PER_WORD].fetch_or(FRONTIER << (2 * (i % PER_WORD)), Ordering::Relaxed);
+    }
+
+    /// Marks `i` reached by this level if it was unseen; whether this call
+    /// marked it. The compare-and-swap keeps the word's other codes,
+    /// whoever writes them meanwhile, and makes exactly one caller the
+    /// first. (Relaxed: the word carries no other data, and the level's
+    /// end, a rayon join, orders every mark before the pass that reads
+    /// them.)
+    #[inline]
+    fn mark(&self, i: usize) -> bool {
+        let word = &self.0[i / PER_WORD];
+        let shift = 2 * (i % PER_WORD);
+        let mut old = word.load(Ordering::Relaxed);
+        loop {
+            if (old >> shift) & 3 != UNSEEN {
+                return false;
+            }
+            match word.compare_exchange_weak(
+                old,
+                old | (NEXT << shift),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => old = now,
+            }
+        }
+    }
+
+    /// Marks frontier position `i` expanded (1 to 3), whatever the word's
+    /// other codes do meanwhile (each lane is changed by one caller).
+    #[inline]
+    fn expanded(&self, i: usize) {
+        self.0[i / PER_WORD].fetch_or(NEXT << (2 * (i % PER_WORD)), Ordering::Relaxed);
+    }
+
+    /// Puts `i`, reached by this level, in the frontier (2 to 1), as
+    /// [`Codes::expanded`] does.
+    #[inline]
+    fn enter(&self, i: usize) {
+        self.0[i / PER_WORD].fetch_xor(3 << (2 * (i % PER_WORD)), Ordering::Relaxed);
+    }
+
+    /// The frontier's positions in word `w`, as a mask of the codes' low
+    /// bits.
+    #[inline]
+    fn frontier_in(&self, w: usize) -> u64 {
+        let v = self.0[w].load(Ordering::Relaxed);
+        v & !(v >> 1) & LOW_BITS
+    }
+
+    /// Ends a level in word `w`: the frontier is expanded, and what it
+    /// reached becomes the frontier. Returns the new frontier's mask.
+    #[inline]
+    fn advance(&self, w: usize) -> u64 {
+        let v = self.0[w].load(Ordering::Relaxed);
+        let lo = v & LOW_BITS;
+        let hi = (v >> 1) & LOW_BITS;
+        // 1 -> 3, 2 -> 1, 3 -> 3, 0 -> 0.
+        self.0[w].store((lo | hi) | (lo << 1), Ordering::Relaxed);
+        hi & !lo
+    }
+}
+
+/// The positions of `mask` (low bits of the codes of word `w`) in rising
+/// order.
+#[inline]
+fn positions_in(w: usize, mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let lane = mask.trailing_zeros() as usize / 2;
+            mask &= mask - 1;
+            w * PER_WORD + lane
+        })
+    })
+}
+
+/// The smallest `top` indices of a level, which the hardest starts are
+/// chosen from.
+type Smallest = Vec<u32>;
+
+/// Keeps the first `top` of `a` then `b` (each rising, `a` below `b`).
+fn first_of(mut a: Smallest, b: Smallest, top: usize) -> Smallest {
+    if a.len() < top {
+        a.extend(b.into_iter().take(top - a.len()));
+    }
+    a
+}
+
+/// The distances measured so far: their levels, the last levels' smallest
+/// indices, and what the goal's components hold.
+struct Front {
+    levels: Vec<u64>,
+    tail: Vec<TailLevel>,
+    goal_components: u64,
+    solvable: u64,
+}
+
+impl Front {
+    fn distances(self, hardest: Vec<HardStart>) -> Distances {
+        Distances {
+            goal_positions: self.levels[0],
+            goal_components: self.goal_components,
+            solvable: self.solvable,
+            levels: self.levels,
+            hardest,
+        }
+    }
+}
+
+/// The stop a storage fault of the checkpoint makes, saying whether the
+/// checkpoint can be resumed.
+fn storage_stop(e: &SpillError, saves: &Saves) -> StopReason {
+    StopReason::Storage(fault_text(e, Some(saves.dir())))
+}
+
+/// A successor that is not among the positions: the model broke
+/// [`EveryPosition`]'s promise.
+fn stray(key: u64, successor: u64) -> SearchError {
+    SearchError::Unsearchable(format!(
+        "the census listed position {key}, whose successor {successor} is not among the positions listed: the model's list of positions is incomplete (a bug: please report it)"
+    ))
+}
+
+/// Words of codes a worker takes at once.
+const WORDS_PER_CHUNK: usize = 256;
+
+impl<M: EveryPosition> Search<'_, M> {
+    /// Every position of the model's pieces, split into components, with
+    /// each position's distance to the nearest goal position and the `top`
+    /// hardest starts (see [`census`](crate::engine::census)). Honours the
+    /// threads, the stop flag, `max_depth` (of the distances), the memory
+    /// limit and the progress callback; a stop returns what was found so
+    /// far. Needs reversible moves.
+    pub fn census(self, top: usize) -> Result<Census, SearchError> {
+        if !self.model.reversible() {
+            return Err(SearchError::NotReversible);
+        }
+        if let Some(why) = self.model.unsearchable() {
+            return Err(SearchError::Unsearchable(why));
+        }
+        let saves = match &self.spill {
+            Some(spill) if spill.checkpoint => Some(Saves::create(spill, &self.identity()?)?),
+            _ => None,
+        };
+        let walk = self.walk();
+        super::search::in_pool(walk.threads, || walk.run(top, saves))?
+    }
+
+    /// Continues the census saved in `checkpoint` (a census of this
+    /// search's model, checked by identity; see [`Spill::checkpoint`]) from
+    /// its last saved level, to what an uninterrupted census would have
+    /// found. Threads and limits are this search's.
+    pub fn resume_census(self, top: usize, checkpoint: &Checkpoint) -> Result<Census, SearchError> {
+        if !self.model.reversible() {
+            return Err(SearchError::NotReversible);
+        }
+        let spill = Spill {
+            dir: checkpoint.dir.clone(),
+            checkpoint: true,
+            ..self
+                .spill
+                .clone()
+                .unwrap_or_else(|| Spill::new(checkpoint.dir.clone()))
+        };
+        let (saves, loaded) = Saves::resume(checkpoint, &spill, &self.identity()?)?;
+        let walk = self.walk();
+        super::search::in_pool(walk.threads, || walk.resume(top, saves, loaded))?
+    }
+
+    /// The model's identity, which a checkpoint is written for.
+    fn identity(&self) -> Result<String, SearchError> {
+        let identity = self.model.identity();
+        if identity.is_empty() {
+            return Err(SearchError::NoIdentity);
+        }
+        Ok(identity)
+    }
+
+    fn walk(&self) -> Walk<'_, M> {
+        Walk {
+            limits: self.limits(),
+            model: self.model,
+            threads: self.thread_count(),
+            began: Instant::now(),
+        }
+    }
+}
+
+/// One census under way: the search's limits (its stop flags, depth,
+/// memory and progress), as the level loop reads them.
+struct Walk<'a, M: EveryPosition> {
+    limits: Limits<'a>,
+    model: &'a M,
+    threads: usize,
+    began: Instant,
+}
+
+impl<M: EveryPosition> Walk<'_, M> {
+    fn seconds(&self) -> f64 {
+        self.began.elapsed().as_secs_f64()
+    }
+
+    fn stopped(&self) -> bool {
+        self.limits.stopped()
+    }
+
+    fn stop_reason(&self) -> StopReason {
+        self.limits.interruption()
+    }
+
+    /// Tells the caller how a stage goes: `done` of `of` positions (a
+    /// level of the distances: its depth and size).
+    fn tell(&self, stage: &'static str, depth: u32, level: u64, done: u64, of: u64) {
+        if let Some(progress) = self.limits.progress {
+            progress(&Progress {
+                depth,
+                level_states: level,
+                total_states: done,
+                seconds: self.seconds(),
+                expected_states: Some(of),
+                stage,
+            });
+        }
+    }
+
+    /// The bytes this process may still take: under the memory limit,
+    /// and what the machine has left (unless the guard is off); `None`:
+    /// no bound known.
+    fn room_left(&self) -> Option<u64> {
+        let held = memory::current_rss_bytes().unwrap_or(0);
+        let limit = self.limits.memory_limit.map(|l| l.saturating_sub(held));
+        let machine = if self.limits.memory_guard {
+            memory::headroom().map(|(b, _)| b)
+        } else {
+            None
+        };
+        match (limit, machine) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Whether `bytes` more would pass the memory limit or what the
+    /// machine has left: the reason to stop, if so.
+    fn room_for(&self, bytes: u64) -> Option<StopReason> {
+        let held = memory::current_rss_bytes().unwrap_or(0);
+        if let Some(limit) = self.limits.memory_limit
+            && held + bytes > limit
+        {
+            return Some(StopReason::MemoryLimit {
+                limit,
+                needed: held + bytes,
+            });
+        }
+        if self.limits.memory_guard
+            && let Some((available, bound)) = memory::headroom()
+            && bytes > available
+        {
+            return Some(StopReason::MemoryAvailable {
+                available,
+                needed: bytes,
+                bound,
+            });
+        }
+        None
+    }
+
+    fn empty(&self) -> Census {
+        Census {
+            positions: 0,
+            all_listed: false,
+            components: None,
+            goal: None,
+            stopped: None,
+            seconds: 0.0,
+            threads: self.threads,
+        }
+    }
+
+    /// The census, its checkpoint in `saves` if asked.
+    fn run(self, top: usize, mut saves: Option<Saves>) -> Result<Census, SearchError> {
+        let mut census = self.empty();
+        self.walk(top, &mut census, &mut saves)?;
+        self.end(census, saves)
+    }
+
+    /// Ends the census: its time, and its checkpoint removed or left.
+    fn end(&self, mut census: Census, saves: Option<Saves>) -> Result<Census, SearchError> {
+        census.seconds = saves.as_ref().map_or(self.seconds(), Saves::seconds);
+        if let Some(saves) = saves {
+            saves.finish(census.stopped.is_none())?;
+        }
+        Ok(census)
+    }
+
+    /// Goes on with the census saved in a checkpoint: `loaded`, read back
+    /// by `saves`.
+    fn resume(self, top: usize, saves: Saves, loaded: Loaded) -> Result<Census, SearchError> {
+        let mut census = self.empty();
+        census.positions = loaded.state.positions;
+        census.all_listed = true;
+        let n = loaded.state.positions as usize;
+        let broken = |what: &str| {
+            SearchError::Checkpoint(format!(
+                "{}: {what} (its checksums match: it was written so)",
+                saves.dir().display()
+            ))
+        };
+        let b = &loaded.buckets;
+        if b.len() < 2
+            || b[0] != 0
+            || b[b.len() - 1] as usize != n
+            || b.windows(2).any(|w| w[0] > w[1])
+            || loaded.state.shift > 63
+        {
+            return Err(broken("its index's buckets do not cover its keys"));
+        }
+        let roots = Roots(loaded.roots);
+        if !roots.whole() {
+            return Err(broken("its components do not name their roots"));
+        }
+        let codes = Codes(loaded.codes);
+        let front = Front {
+            levels: loaded.levels,
+            tail: loaded.state.tail.clone(),
+            goal_components: loaded.state.goal_components,
+            solvable: loaded.state.solvable,
+        };
+        let mut saves = Some(saves);
+        let shift = loaded.state.shift;
+        let buckets = loaded.buckets;
+        match loaded.keys {
+            Keys::Cut(low) => {
+                let index = Index {
+                    low,
+                    buckets,
+                    shift,
+                };
+                self.go_on(&index, roots, codes, front, top, &mut census, &mut saves)?;
+            }
+            Keys::Whole(low) => {
+                let index = Index {
+                    low,
+                    buckets,
+                    shift,
+                };
+                self.go_on(&index, roots, codes, front, top, &mut census, &mut saves)?;
+            }
+        }
+        self.end(census, saves)
+    }
+
+    /// The resumed census's components and the rest of its distances.
+    #[allow(clippy::too_many_arguments)]
+    fn go_on<L: Low>(
+        &self,
+        index: &Index<L>,
+        roots: Roots,
+        codes: Codes,
+        front: Front,
+        top: usize,
+        census: &mut Census,
+        saves: &mut Option<Saves>,
+    ) -> Result<(), SearchError> {
+        if index.low.len() != index.buckets[index.buckets.len() - 1] as usize {
+            return Err(SearchError::Checkpoint(
+                "the checkpoint's keys are not as many as its positions".into(),
+            ));
+        }
+        census.components = Some(self.components(index, &roots)?);
+        let (distances, stopped) = self.measure(index, &roots, &codes, top, front, saves)?;
+        census.goal = Some(distances);
+        census.stopped = stopped;
+        Ok(())
+    }
+
+    /// The three passes, filling in `census`.
+    fn walk(
+        &self,
+        top: usize,
+        census: &mut Census,
+        saves: &mut Option<Saves>,
+    ) -> Result<(), SearchError> {
+        let keys = match self.list() {
+            Ok(keys) => keys,
+            Err((why, listed)) => {
+                census.positions = listed;
+                census.stopped = Some(why);
+                return Ok(());
+            }
+        };
+        if keys.len() >= ROOT as usize {
+            return Err(SearchError::Unsearchable(format!(
+                "the census holds at most {} positions, and this puzzle has {}",
+                ROOT - 1,
+                keys.len()
+            )));
+        }
+        census.positions = keys.len() as u64;
+        census.all_listed = true;
+        if let Some(why) = self.room_for(keys.len() as u64 * (BYTES_PER_POSITION - 8)) {
+            census.stopped = Some(why);
+            return Ok(());
+        }
+        match cut_shift(&keys) {
+            Some(shift) => {
+                let index = Index::new(keys, shift, |keys| {
+                    keys.par_iter().map(|&k| u32::cut(k, shift)).collect()
+                });
+                self.rest(index, top, census, saves)
+            }
+            None => {
+                let shift = natural_shift(&keys);
+                let index = Index::new(keys, shift, |keys| keys);
+                self.rest(index, top, census, saves)
+            }
+        }
+    }
+
+    /// Pass 1: every position's key, sorted. Stops when the keys would
+    /// pass the memory limit, or on the stop flag, with the number listed
+    /// by then.
+    fn list(&self) -> Result<Vec<u64>, (StopReason, u64)> {
+        let parts = self.model.position_parts().max(1);
+        let mut keys: Vec<u64> = Vec::new();
+        // A few rounds of parts, to check the stop flag and the memory
+        // between them.
+        let round = (rayon::current_num_threads() * 4).max(1);
+        self.tell("listing positions", 0, 0, 0, 0);
+        let mut part = 0;
+        while part < parts {
+            if self.stopped() {
+                return Err((self.stop_reason(), keys.len() as u64));
+            }
+            let end = (part + round).min(parts);
+            // The positions the census still has room for, at the bytes
+            // each will take, shared by this round's parts: a part that
+            // passes its share stops there (one part may hold billions).
+            let fits = self.room_left().map_or(usize::MAX, |room| {
+                (room / BYTES_PER_POSITION).saturating_sub(keys.len() as u64) as usize
+            });
+            let cap = (fits / (end - part)).max(1);
+            let lists: Vec<(Vec<u64>, bool)> = (part..end)
+                .into_par_iter()
+                .map(|p| {
+                    let mut out = Vec::new();
+                    let all = self.model.part_positions(p, &mut out, cap);
+                    (out, all)
+                })
+                .collect();
+            let more: usize = lists.iter().map(|(l, _)| l.len()).sum();
+            let listed = (keys.len() + more) as u64;
+            let needed = (listed + 1) * BYTES_PER_POSITION;
+            if lists.iter().any(|(_, all)| !all) {
+                let why = self.room_for(needed).unwrap_or(StopReason::MemoryLimit {
+                    limit: self.room_left().unwrap_or(0),
+                    needed,
+                });
+                return Err((why, listed));
+            }
+            // The keys, and what sorting and indexing them will take.
+            if let Some(why) = self.room_for(more as u64 * 8 * 2) {
+                return Err((why, listed));
+            }
+            keys.reserve(more);
+            for (list, _) in lists {
+                keys.extend_from_slice(&list);
+            }
+            part = end;
+            self.tell("listing positions", 0, 0, keys.len() as u64, 0);
+        }
+        keys.par_sort_unstable();
+        Ok(keys)
+    }
+
+    /// Passes 2 and 3 over the index, filling in `census`.
+    fn rest<L: Low>(
+        &self,
+        index: Index<L>,
+        top: usize,
+        census: &mut Census,
+        saves: &mut Option<Saves>,
+    ) -> Result<(), SearchError> {
+        let codes = Codes::new(index.len());
+        let Some(parent) = self.join(&index, &codes)? else {
+            census.stopped = Some(self.stop_reason());
+            return Ok(());
+        };
+        let roots = Roots::new(parent);
+        census.components = Some(self.components(&index, &roots)?);
+        if self.model.has_goal() {
+            let (distances, stopped) = self.distances(&index, &roots, &codes, top, saves)?;
+            census.goal = Some(distances);
+            census.stopped = stopped;
+        }
+        Ok(())
+    }
+
+    /// Pass 2: the union-find over the moves; the goal positions are put
+    /// in the distances' first frontier. `None` when stopped.
+    fn join<L: Low>(
+        &self,
+        index: &Index<L>,
+        codes: &Codes,
+    ) -> Result<Option<Vec<AtomicU32>>, SearchError> {
+        let n = index.len();
+        let parent: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
+        let stray_found: Mutex<Option<SearchError>> = Mutex::new(None);
+        let chunk = WORDS_PER_CHUNK * PER_WORD;
+        let batch = (n / 64).max(1 << 16).next_multiple_of(chunk);
+        let mut from = 0;
+        while from < n {
+            if self.stopped() {
+                return Ok(None);
+            }
+            let to = (from + batch).min(n);
+            (from..to).into_par_iter().step_by(chunk).for_each_init(
+                || (self.model.new_state(), Vec::new()),
+                |(state, out), first| {
+                    let mut cursor = index.cursor(first);
+                    for i in first..(first + chunk).min(to) {
+                        let key = cursor.key(i);
+                        self.model.decode(key, state);
+                        out.clear();
+                        self.model.successors(state, out);
+                        for &next in out.iter() {
+                            match index.of(next) {
+                                // Moves are reversible: each edge is
+                                // seen from both ends, and joined from
+                                // one.
+                                Some(j) if (j as usize) < i => join(&parent, i as u32, j),
+                                Some(_) => {}
+                                None => {
+                                    let mut slot =
+                                        stray_found.lock().unwrap_or_else(|e| e.into_inner());
+                                    slot.get_or_insert_with(|| stray(key, next));
+                                }
+                            }
+                        }
+                        if self.model.is_goal(state) {
+                            codes.set_frontier(i);
+                        }
+                    }
+                },
+            );
+            if let Some(e) = stray_found.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                return Err(e);
+            }
+            from = to;
+            self.tell("joining components", 0, 0, to as u64, n as u64);
+        }
+        Ok(Some(parent))
+    }
+
+    fn components<L: Low>(
+        &self,
+        index: &Index<L>,
+        roots: &Roots,
+    ) -> Result<Components, SearchError> {
+        let mut sizes: Vec<u64> = roots
+            .0
+            .par_iter()
+            .filter_map(|p| {
+                let p = p.load(Ordering::Relaxed);
+                (p & ROOT != 0).then_some(u64::from(p & !ROOT))
+            })
+            .collect();
+        sizes.par_sort_unstable();
+        let mut size_histogram: Vec<(u64, u64)> = Vec::new();
+        for &size in &sizes {
+            match size_histogram.last_mut() {
+                Some((s, n)) if *s == size => *n += 1,
+                _ => size_histogram.push((size, 1)),
+            }
+        }
+        let sum: u64 = sizes.iter().sum();
+        if sum != index.len() as u64 {
+            return Err(SearchError::Unsearchable(format!(
+                "the census's components hold {sum} positions of {} (a bug: please report it)",
+                index.len()
+            )));
+        }
+        let start = self.model.start();
+        let at = index.of(start).ok_or_else(|| {
+            SearchError::Unsearchable(format!(
+                "the start's key {start} is not among the positions the census listed (a bug: please report it)"
+            ))
+        })?;
+        Ok(Components {
+            count: sizes.len() as u64,
+            size_histogram,
+            start: roots.size(at),
+        })
+    }
+
+    /// Pass 3: the breadth-first search from every goal position at once,
+    /// over two bits a position; with a checkpoint, the arrays and its
+    /// first level saved first.
+    fn distances<L: Low>(
+        &self,
+        index: &Index<L>,
+        roots: &Roots,
+        codes: &Codes,
+        top: usize,
+        saves: &mut Option<Saves>,
+    ) -> Result<(Distances, Option<StopReason>), SearchError> {
+        let (goal_positions, goal_roots, smallest) = Self::goals(roots, codes, top);
+        let front = Front {
+            levels: vec![goal_positions],
+            tail: vec![TailLevel { depth: 0, smallest }],
+            goal_components: goal_roots.len() as u64,
+            solvable: goal_roots.iter().map(|&r| roots.size(r)).sum(),
+        };
+        if let Some(s) = saves {
+            let state = CensusState {
+                positions: index.len() as u64,
+                shift: index.shift,
+                whole_keys: L::BYTES == 8,
+                goal_components: front.goal_components,
+                solvable: front.solvable,
+                ..CensusState::default()
+            };
+            let saved = s
+                .arrays(state, &index.buckets, &index.low, &roots.0)
+                .and_then(|()| s.level(&codes.0, &front.levels, front.tail.clone()));
+            if let Err(e) = saved {
+                return Ok((front.distances(Vec::new()), Some(storage_stop(&e, s))));
+            }
+        }
+        self.measure(index, roots, codes, top, front, saves)
+    }
+
+    /// The levels of the distances from `front` on.
+    fn measure<L: Low>(
+        &self,
+        index: &Index<L>,
+        roots: &Roots,
+        codes: &Codes,
+        top: usize,
+        mut front: Front,
+        saves: &mut Option<Saves>,
+    ) -> Result<(Distances, Option<StopReason>), SearchError> {
+        let levels = &mut front.levels;
+        let tail = &mut front.tail;
+        let solvable = front.solvable;
+        let mut stopped = None;
+        // The frontier as a list of its positions while it is thin (at
+        // most a sixteenth of a byte a position), so that a thin level
+        // costs what it holds, not a sweep of every position's code.
+        let cap = codes.0.len() * PER_WORD / 64;
+        let mut list: Option<Vec<u32>> = None;
+        let done: u64 = levels.iter().sum();
+        let depth = levels.len() as u32 - 1;
+        self.tell(
+            "distances from the goal",
+            depth,
+            levels[depth as usize],
+            done,
+            solvable,
+        );
+        while levels.last().is_some_and(|&l| l > 0) {
+            let depth = levels.len() as u32;
+            if self.stopped() {
+                stopped = Some(self.stop_reason());
+                break;
+            }
+            if let Some(max) = self.limits.max_depth
+                && depth > max
+            {
+                stopped = Some(StopReason::MaxDepth(max));
+                break;
+            }
+            let marked = self.expand(index, codes, list.as_deref(), cap)?;
+            let (width, smallest) = match (list.take(), marked) {
+                (Some(old), Some(mut new)) => {
+                    let ended = Self::advance_listed(codes, &old, &mut new, top);
+                    list = Some(new);
+                    ended
+                }
+                (_, marked) => {
+                    let ended = Self::advance(codes, top);
+                    list = marked.map(|mut new| {
+                        new.par_sort_unstable();
+                        new
+                    });
+                    ended
+                }
+            };
+            if width == 0 {
+                break;
+            }
+            levels.push(width);
+            tail.push(TailLevel { depth, smallest });
+            // Drop the oldest level while the newer ones hold `top`.
+            while tail.len() > 1
+                && tail[1..]
+                    .iter()
+                    .map(|t| levels[t.depth as usize])
+                    .sum::<u64>()
+                    >= top as u64
+            {
+                tail.remove(0);
+            }
+            if let Some(s) = saves.as_mut().filter(|s| s.due())
+                && let Err(e) = s.level(&codes.0, levels, tail.clone())
+            {
+                stopped = Some(storage_stop(&e, s));
+                break;
+            }
+            let done = levels.iter().sum();
+            self.tell("distances from the goal", depth, width, done, solvable);
+        }
+        // A stopped census saves its last level, to go on from; one that
+        // leaves its checkpoint when complete saves its end.
+        // (A complete census whose last save fails is still complete; its
+        // checkpoint is the one before.)
+        if let Some(s) = saves.as_mut()
+            && !matches!(stopped, Some(StopReason::Storage(_)))
+            && s.saved() != Some(levels.len() as u32 - 1)
+            && (stopped.is_some() || s.leaves())
+            && let Err(e) = s.level(&codes.0, levels, tail.clone())
+            && stopped.is_some()
+        {
+            stopped = Some(storage_stop(&e, s));
+        }
+        let reached: u64 = levels.iter().sum();
+        if stopped.is_none() && reached != solvable {
+            return Err(SearchError::Unsearchable(format!(
+                "the census reached {reached} positions from the goal and its components hold {solvable} (a bug: please report it)"
+            )));
+        }
+        let hardest = if stopped.is_none() {
+            // Farthest first; within a level, by index, which is by key.
+            tail.iter()
+                .rev()
+                .flat_map(|t| t.smallest.iter().map(move |&i| (t.depth, i)))
+                .take(top)
+                .map(|(distance, i)| HardStart {
+                    key: index.key_at(i as usize),
+                    distance,
+                    component: roots.size(i),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok((front.distances(hardest), stopped))
+    }
+
+    /// The goal positions (the first frontier): how many, their
+    /// components' roots, and their smallest `top` indices.
+    fn goals(roots: &Roots, codes: &Codes, top: usize) -> (u64, Vec<u32>, Smallest) {
+        let (count, mut found, smallest) = (0..codes.0.len())
+            .into_par_iter()
+            .step_by(WORDS_PER_CHUNK)
+            .map(|first| {
+                let mut count = 0;
+                let mut found: Vec<u32> = Vec::new();
+                let mut smallest = Vec::new();
+                for w in first..(first + WORDS_PER_CHUNK).min(codes.0.len()) {
+                    let mask = codes.frontier_in(w);
+                    count += u64::from(mask.count_ones());
+                    for i in positions_in(w, mask) {
+                        let root = roots.root(i as u32);
+                        if found.last() != Some(&root) {
+                            found.push(root);
+                        }
+                        if smallest.len() < top {
+                            smallest.push(i as u32);
+                        }
+                    }
+                }
+                (count, found, smallest)
+            })
+            .reduce(
+                || (0, Vec::new(), Vec::new()),
+                |(c, mut f, s), (c2, f2, s2)| {
+                    f.extend(f2);
+                    (c + c2, f, first_of(s, s2, top))
+                },
+            );
+        found.par_sort_unstable();
+        found.dedup();
+        (count, found, smallest)
+    }
+
+    /// Expands the frontier (`list`, its positions in rising order, or
+    /// else every position whose code says so): marks every unseen
+    /// successor of its positions. Returns the positions it marked (in no
+    /// order) unless they passed `cap`.
+    fn expand<L: Low>(
+        &self,
+        index: &Index<L>,
+        codes: &Codes,
+        list: Option<&[u32]>,
+        cap: usize,
+    ) -> Result<Option<Vec<u32>>, SearchError> {
+        let stray_found: Mutex<Option<SearchError>> = Mutex::new(None);
+        // How many were kept, and whether they passed the cap: counts only
+        // (Relaxed); the pass's end, a rayon join, orders them before the
+        // last read.
+        let kept = AtomicUsize::new(0);
+        let over = AtomicBool::new(false);
+        let visit = |state: &mut M::State, out: &mut Vec<u64>, marked: &mut Vec<u32>, key: u64| {
+            self.model.decode(key, state);
+            out.clear();
+            self.model.successors(state, out);
+            for &succ in out.iter() {
+                match index.of(succ) {
+                    Some(j) => {
+                        if codes.mark(j as usize) {
+                            marked.push(j);
+                        }
+                    }
+                    None => {
+                        let mut slot = stray_found.lock().unwrap_or_else(|e| e.into_inner());
+                        slot.get_or_insert_with(|| stray(key, succ));
+                    }
+                }
+            }
+        };
+        let keep = |mut marked: Vec<u32>| {
+            let n = marked.len();
+            if over.load(Ordering::Relaxed) || kept.fetch_add(n, Ordering::Relaxed) + n > cap {
+                over.store(true, Ordering::Relaxed);
+                marked = Vec::new();
+            }
+            marked
+        };
+        let init = || (self.model.new_state(), Vec::new());
+        let lists: Vec<Vec<u32>> = match list {
+            Some(list) => list
+                .par_chunks(WORDS_PER_CHUNK * 4)
+                .map_init(init, |(state, out), chunk| {
+                    let mut cursor = index.cursor(chunk[0] as usize);
+                    let mut marked = Vec::new();
+                    for &i in chunk {
+                        visit(state, out, &mut marked, cursor.key(i as usize));
+                    }
+                    keep(marked)
+                })
+                .collect(),
+            None => (0..codes.0.len())
+                .into_par_iter()
+                .step_by(WORDS_PER_CHUNK)
+                .map_init(init, |(state, out), first| {
+                    let mut cursor = None;
+                    let mut marked = Vec::new();
+                    for w in first..(first + WORDS_PER_CHUNK).min(codes.0.len()) {
+                        for i in positions_in(w, codes.frontier_in(w)) {
+                            let key = cursor.get_or_insert_with(|| index.cursor(i)).key(i);
+                            visit(state, out, &mut marked, key);
+                        }
+                    }
+                    keep(marked)
+                })
+                .collect(),
+        };
+        if let Some(e) = stray_found.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return Err(e);
+        }
+        Ok((!over.load(Ordering::Relaxed)).then(|| lists.concat()))
+    }
+
+    /// Ends a level whose frontier and new positions are both listed
+    /// (`old`, `new`): only their codes change. The new frontier's size
+    /// and smallest `top` indices; `new` is left sorted.
+    fn advance_listed(codes: &Codes, old: &[u32], new: &mut [u32], top: usize) -> (u64, Smallest) {
+        old.par_iter().for_each(|&i| codes.expanded(i as usize));
+        new.par_sort_unstable();
+        new.par_iter().for_each(|&j| codes.enter(j as usize));
+        (new.len() as u64, new[..top.min(new.len())].to_vec())
+    }
+
+    /// Ends a level: the new frontier's size and smallest `top` indices.
+    fn advance(codes: &Codes, top: usize) -> (u64, Smallest) {
+        (0..codes.0.len())
+            .into_par_iter()
+            .step_by(WORDS_PER_CHUNK)
+            .map(|first| {
+                let mut count = 0;
+                let mut smallest = Vec::new();
+                for w in first..(first + WORDS_PER_CHUNK).min(codes.0.len()) {
+                    let mask = codes.advance(w);
+                    count += u64::from(mask.count_ones());
+                    if smallest.len() < top {
+                        smallest.extend(positions_in(w, mask).map(|i| i as u32));
+                        smallest.truncate(top);
+                    }
+                }
+                (count, smallest)
+            })
+            .reduce(
+                || (0, Vec::new()),
+                |(c, s), (c2, s2)| (c + c2, first_of(s, s2, top)),
+            )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_finds_every_key_and_no_other() {
+        let keys: Vec<u64> = (0..5000u64).map(|k| k * k * 7 + 3).collect();
+        check_index(&keys);
+        check_index(&[0]);
+        // Keys too sparse for four bytes each: kept whole.
+        let sparse: Vec<u64> = (0..300u64).map(|k| (k << 50) | (k * 977)).collect();
+        assert_eq!(cut_shift(&sparse), None);
+        check_index(&sparse);
+        // Sparse enough for buckets of 32 bits: still four bytes a key.
+        let wide: Vec<u64> = (0..3000u64)
+            .map(|k| k * ((1400 << 32) / 3000) + k % 7)
+            .collect();
+        assert!(natural_shift(&wide) > 32);
+        assert_eq!(cut_shift(&wide), Some(32));
+        check_index(&wide);
+    }
+
+    /// Every key found at its index, its neighbours not found, each key
+    /// read back at its index and by a cursor, whichever way the index
+    /// keeps them.
+    fn check_index(keys: &[u64]) {
+        fn each<L: Low>(index: Index<L>, keys: &[u64]) {
+            for (i, &k) in keys.iter().enumerate() {
+                assert_eq!(index.of(k), Some(i as u32), "key {k}");
+                if !keys.contains(&(k + 1)) {
+                    assert_eq!(index.of(k + 1), None);
+                }
+                assert_eq!(index.key_at(i), k);
+            }
+            for from in [0, keys.len() / 3, keys.len() - 1] {
+                let mut cursor = index.cursor(from);
+                for (i, &k) in keys.iter().enumerate().skip(from) {
+                    assert_eq!(cursor.key(i), k);
+                }
+            }
+            if keys[0] > 0 {
+                assert_eq!(index.of(0), None);
+            }
+            assert_eq!(index.of(u64::MAX), None);
+        }
+        let natural = natural_shift(keys);
+        each(Index::new(keys.to_vec(), natural, |k| k), keys);
+        if let Some(shift) = cut_shift(keys) {
+            let cut = |k: Vec<u64>| k.iter().map(|&k| u32::cut(k, shift)).collect();
+            each(Index::new(keys.to_vec(), shift, cut), keys);
+        }
+    }
+
+    #[test]
+    fn a_level_ends_with_its_reached_positions_the_frontier() {
+        let codes = Codes::new(70);
+        for i in [0, 5, 31, 32, 69] {
+            codes.set_frontier(i);
+        }
+        for i in [5, 6, 33, 33, 40, 69] {
+            codes.mark(i);
+        }
+        let frontier = |w| positions_in(w, codes.frontier_in(w)).collect::<Vec<_>>();
+        assert_eq!(frontier(0), [0, 5, 31]);
+        assert_eq!(frontier(1), [32]);
+        let (width, smallest) = (0..3)
+            .map(|w| {
+                let m = codes.advance(w);
+                (
+                    u64::from(m.count_ones()),
+                    positions_in(w, m).collect::<Vec<_>>(),
+                )
+            })
+            .fold((0, Vec::new()), |(c, mut s), (c2, s2)| {
+                s.extend(s2);
+                (c + c2, s)
+            });
+        assert_eq!((width, smallest), (3, vec![6, 33, 40]));
+        // The old frontier is expanded: marks pass it by.
+        codes.mark(0);
+        codes.mark(7);
+        let next: Vec<usize> = (0..3)
+            .flat_map(|w| positions_in(w, codes.advance(w)))
+            .collect();
+        assert_eq!(next, [7]);
+        assert_eq!(first_of(vec![1, 2], vec![3, 4], 3), [1, 2, 3]);
+        assert_eq!(first_of(vec![1, 2, 3], vec![4], 2), [1, 2, 3]);
+    }
+
+    #[test]
+    fn joins_from_many_threads_give_the_components_of_one() {
+        // Each i joined to i - 3 unless 7 divides it: chains along each
+        // class mod 3, cut at the multiples of 7.
+        let n = 100_000u32;
+        let linked = |i: u32| i >= 3 && !i.is_multiple_of(7);
+        let parent: Vec<AtomicU32> = (0..n).map(AtomicU32::new).collect();
+        (0..n)
+            .into_par_iter()
+            .filter(|&i| linked(i))
+            .for_each(|i| join(&parent, i, i - 3));
+        let seq: Vec<AtomicU32> = (0..n).map(AtomicU32::new).collect();
+        (0..n)
+            .filter(|&i| linked(i))
+            .for_each(|i| join(&seq, i, i - 3));
+        for i in 0..n {
+            // A root is the smallest index of its component, whoever
+            // linked it.
+            assert_eq!(find(&parent, i), find(&seq, i));
+            let mut least = i;
+            while linked(least) {
+                least -= 3;
+            }
+            assert_eq!(find(&parent, i), least);
+        }
+        // Each root's word holds its component's size.
+        let roots = Roots::new(parent);
+        let mut size = vec![0u64; n as usize];
+        for i in 0..n {
+            size[find(&seq, i) as usize] += 1;
+        }
+        for i in 0..n {
+            assert_eq!(roots.root(i), find(&seq, i));
+            assert_eq!(roots.size(i), size[find(&seq, i) as usize]);
+        }
+    }
+}

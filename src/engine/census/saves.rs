@@ -1,0 +1,444 @@
+//! A census's checkpoint: its arrays on disk, so that a killed census goes
+//! on from its last saved level of the distances instead of starting
+//! again.
+//!
+//! The listing and the join are the census's dearest passes, and what they
+//! leave does not change afterwards: the index (its bucket starts and its
+//! keys) and the components (a word a position). Once they are done they
+//! are written, each as a file of little-endian words whose length and
+//! CRC-32 the manifest records. Then the distances' two bits a position
+//! are written at the end of a level, as a new file whose manifest
+//! replaces the last one (written under a temporary name, synced, renamed,
+//! the directory synced), before the older codes go: a crash at any moment
+//! leaves the last manifest and the files it names whole. Every file's
+//! length and checksum are checked when it is read back.
+//!
+//! A level is saved when the saves so far took at most [`SHARE`] of the
+//! census's time (and a second), and always when the census stops early,
+//! so a kill loses at most the levels since the last save, a limit or a
+//! signal none.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::files::manifest::{Kept, Manifest};
+use crate::engine::files::{Checkpoint, Disk, Spill, SpillError, create_own, open_regular};
+
+/// The share of the census's time that saving levels may take.
+const SHARE: f64 = 0.04;
+
+/// Seconds of saving allowed besides the share.
+const GRACE: f64 = 1.0;
+
+/// Bytes written or read at a time.
+const BUFFER: usize = 1 << 20;
+
+/// What a census's manifest holds besides the levels.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct CensusState {
+    /// Every position listed.
+    pub positions: u64,
+    /// The index's bucket shift.
+    pub shift: u32,
+    /// Whether the index keeps whole keys (else four bytes a key).
+    pub whole_keys: bool,
+    /// Components that hold a goal position.
+    pub goal_components: u64,
+    /// Positions of those components.
+    pub solvable: u64,
+    /// The last levels' smallest indices (the hardest starts' candidates).
+    pub tail: Vec<TailLevel>,
+    /// The bucket starts, the keys, the components and the codes.
+    pub files: Vec<Saved>,
+}
+
+/// A level's smallest indices.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub(crate) struct TailLevel {
+    pub depth: u32,
+    pub smallest: Vec<u32>,
+}
+
+/// A file of words, as the manifest names it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Saved {
+    pub name: String,
+    pub bytes: u64,
+    pub crc32: u32,
+}
+
+/// A word of the arrays, as it is written (little-endian).
+pub(crate) trait Word: Copy {
+    const BYTES: usize;
+    fn put(self, out: &mut Vec<u8>);
+    fn get(bytes: &[u8]) -> Self;
+}
+
+impl Word for u32 {
+    const BYTES: usize = 4;
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(bytes: &[u8]) -> u32 {
+        u32::from_le_bytes(bytes.try_into().expect("four bytes"))
+    }
+}
+
+impl Word for u64 {
+    const BYTES: usize = 8;
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+    fn get(bytes: &[u8]) -> u64 {
+        u64::from_le_bytes(bytes.try_into().expect("eight bytes"))
+    }
+}
+
+/// A census's checkpoint directory, while the census runs.
+pub(crate) struct Saves {
+    disk: Disk,
+    /// The manifest on disk (or to be written).
+    manifest: Manifest,
+    /// Leave the checkpoint when the census completes (the caller removes
+    /// it once the report is out).
+    leave: bool,
+    /// Seconds spent saving, and when the census (this run of it) began.
+    spent: f64,
+    began: Instant,
+    /// Seconds the runs before a resume took.
+    before: f64,
+    /// The depth whose codes the manifest names, once one is saved.
+    saved: Option<u32>,
+}
+
+/// What a resumed census reads back.
+pub(crate) struct Loaded {
+    pub state: CensusState,
+    pub levels: Vec<u64>,
+    pub buckets: Vec<u32>,
+    /// The keys: four bytes each, or whole.
+    pub keys: Keys,
+    pub roots: Vec<AtomicU32>,
+    pub codes: Vec<AtomicU64>,
+}
+
+/// The index's keys as read back.
+pub(crate) enum Keys {
+    Cut(Vec<u32>),
+    Whole(Vec<u64>),
+}
+
+const BUCKETS: &str = "census-buckets.u32";
+const ROOTS: &str = "census-roots.u32";
+
+fn keys_name(whole: bool) -> &'static str {
+    if whole {
+        "census-keys.u64"
+    } else {
+        "census-keys.u32"
+    }
+}
+
+fn codes_name(depth: u32) -> String {
+    format!("census-codes-{depth}.u64")
+}
+
+impl Saves {
+    /// A new checkpoint in `spill`'s directory for a census of the model
+    /// with `identity`; refused where a checkpoint is already there.
+    pub(crate) fn create(spill: &Spill, identity: &str) -> Result<Saves, SpillError> {
+        if Checkpoint::exists(&spill.dir) {
+            return Err(SpillError::CheckpointExists {
+                path: spill.dir.clone(),
+            });
+        }
+        Ok(Saves {
+            disk: Disk::new(spill)?,
+            manifest: Manifest::begin("census", "census", 1, identity, &spill.record),
+            leave: spill.leave,
+            spent: 0.0,
+            began: Instant::now(),
+            before: 0.0,
+            saved: None,
+        })
+    }
+
+    /// Opens checkpoint `cp` to go on with it (in `spill`'s settings): its
+    /// manifest checked against `identity`, every file it names read back
+    /// with its length and checksum checked.
+    pub(crate) fn resume(
+        cp: &Checkpoint,
+        spill: &Spill,
+        identity: &str,
+    ) -> Result<(Saves, Loaded), SpillError> {
+        cp.check_identity(identity)?;
+        let m = &cp.manifest;
+        let damaged = |what: &str| SpillError::Damaged {
+            path: cp.dir.join(crate::engine::files::manifest::NAME),
+            what: what.to_string(),
+        };
+        if m.mode != "census" {
+            return Err(damaged(&format!(
+                "it holds a {} search, not a census",
+                m.mode
+            )));
+        }
+        let state = m
+            .census
+            .clone()
+            .ok_or_else(|| damaged("it holds no census's arrays"))?;
+        let depth = m
+            .levels
+            .len()
+            .checked_sub(1)
+            .ok_or_else(|| damaged("it names no level"))? as u32;
+        let [buckets, keys, roots, codes] = &state.files[..] else {
+            return Err(damaged("it does not name a census's four files"));
+        };
+        let names = [
+            BUCKETS,
+            keys_name(state.whole_keys),
+            ROOTS,
+            &codes_name(depth),
+        ];
+        if [buckets, keys, roots, codes]
+            .iter()
+            .zip(names)
+            .any(|(f, n)| f.name != n)
+        {
+            return Err(damaged("it does not name a census's four files"));
+        }
+        let positions = state.positions;
+        if keys.bytes != positions * if state.whole_keys { 8 } else { 4 }
+            || roots.bytes != positions * 4
+            || codes.bytes != positions.div_ceil(32) * 8
+        {
+            return Err(damaged(
+                "its files' lengths do not fit its number of positions",
+            ));
+        }
+        let disk = Disk::new(spill)?;
+        let loaded = Loaded {
+            buckets: read_words(&cp.dir, buckets)?,
+            keys: if state.whole_keys {
+                Keys::Whole(read_words(&cp.dir, keys)?)
+            } else {
+                Keys::Cut(read_words(&cp.dir, keys)?)
+            },
+            roots: read_words::<u32>(&cp.dir, roots)?
+                .into_iter()
+                .map(AtomicU32::new)
+                .collect(),
+            codes: read_words::<u64>(&cp.dir, codes)?
+                .into_iter()
+                .map(AtomicU64::new)
+                .collect(),
+            levels: m.levels.clone(),
+            state,
+        };
+        let mut manifest = m.clone();
+        manifest.record.extend(spill.record.clone());
+        Ok((
+            Saves {
+                disk,
+                before: manifest.seconds,
+                manifest,
+                leave: spill.leave,
+                spent: 0.0,
+                began: Instant::now(),
+                saved: Some(depth),
+            },
+            loaded,
+        ))
+    }
+
+    /// Seconds the census has taken, the runs before a resume included.
+    pub(crate) fn seconds(&self) -> f64 {
+        self.before + self.began.elapsed().as_secs_f64()
+    }
+
+    /// Writes the arrays that do not change: the index's bucket starts
+    /// and keys, and the components (`roots`). Named by the manifest only
+    /// with the first level's codes ([`Saves::level`]).
+    pub(crate) fn arrays<W: Word>(
+        &mut self,
+        state: CensusState,
+        buckets: &[u32],
+        keys: &[W],
+        roots: &[AtomicU32],
+    ) -> Result<(), SpillError> {
+        let began = Instant::now();
+        let files = vec![
+            write_words(&self.disk, BUCKETS, buckets.len(), |i| buckets[i])?,
+            write_words(&self.disk, keys_name(W::BYTES == 8), keys.len(), |i| {
+                keys[i]
+            })?,
+            write_words(&self.disk, ROOTS, roots.len(), |i| {
+                roots[i].load(Ordering::Relaxed)
+            })?,
+        ];
+        self.manifest.census = Some(CensusState { files, ..state });
+        self.spent += began.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// Whether a level is due to be saved (see the module's notes).
+    pub(crate) fn due(&self) -> bool {
+        self.spent <= SHARE * self.began.elapsed().as_secs_f64() + GRACE
+    }
+
+    /// Whether the checkpoint stays when the census completes.
+    pub(crate) fn leaves(&self) -> bool {
+        self.leave
+    }
+
+    /// The depth last saved.
+    pub(crate) fn saved(&self) -> Option<u32> {
+        self.saved
+    }
+
+    /// Saves the end of level `levels.len() - 1`: its codes, then the
+    /// manifest naming them with `tail` (the older codes then go).
+    pub(crate) fn level(
+        &mut self,
+        codes: &[AtomicU64],
+        levels: &[u64],
+        tail: Vec<TailLevel>,
+    ) -> Result<(), SpillError> {
+        let began = Instant::now();
+        let depth = levels.len() as u32 - 1;
+        let name = codes_name(depth);
+        let file = write_words(&self.disk, &name, codes.len(), |i| {
+            codes[i].load(Ordering::Relaxed)
+        })?;
+        let state = self
+            .manifest
+            .census
+            .as_mut()
+            .expect("the arrays are saved before a level");
+        state.tail = tail;
+        let old = if state.files.len() == 4 {
+            state.files.pop()
+        } else {
+            None
+        };
+        state.files.push(file);
+        self.manifest.kept = vec![Kept {
+            depth,
+            files: state.files.iter().map(|f| f.name.clone()).collect(),
+        }];
+        self.manifest.levels = levels.to_vec();
+        self.manifest.seconds = self.seconds();
+        self.manifest.write(&self.disk)?;
+        if let Some(old) = old.filter(|o| o.name != name) {
+            let _ = std::fs::remove_file(self.disk.dir().join(&old.name));
+            self.disk.refund(old.bytes);
+        }
+        self.saved = Some(depth);
+        self.spent += began.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// The census ended (`complete`: it finished): the checkpoint goes,
+    /// unless the caller asked to have it left, or the census stopped
+    /// early and it can go on from it. A checkpoint never saved leaves
+    /// nothing.
+    pub(crate) fn finish(mut self, complete: bool) -> Result<(), SpillError> {
+        if self.saved.is_none() {
+            for name in [BUCKETS, keys_name(false), keys_name(true), ROOTS] {
+                let _ = std::fs::remove_file(self.disk.dir().join(name));
+            }
+        } else if complete && !self.leave {
+            self.disk.unlock();
+            Checkpoint::open(self.disk.dir())?.remove()?;
+            return Ok(());
+        } else if !complete {
+            self.disk.unlock();
+            return Ok(());
+        }
+        self.disk.leave(false);
+        Ok(())
+    }
+
+    /// The directory.
+    pub(crate) fn dir(&self) -> &Path {
+        self.disk.dir()
+    }
+}
+
+/// Writes `len` words (`word(i)`) into `name` in `disk`'s directory,
+/// durably (synced, renamed from a temporary, the directory synced): what
+/// the manifest will record of it.
+fn write_words<W: Word>(
+    disk: &Disk,
+    name: &str,
+    len: usize,
+    word: impl Fn(usize) -> W,
+) -> Result<Saved, SpillError> {
+    let path = disk.dir().join(name);
+    let tmp = disk.dir().join(format!("{name}.tmp"));
+    let io = |e| SpillError::io(&tmp, e);
+    let mut file = create_own(&tmp)?;
+    let mut crc = crc32fast::Hasher::new();
+    let mut buf = Vec::with_capacity(BUFFER);
+    let per = BUFFER / W::BYTES;
+    let mut at = 0;
+    while at < len {
+        buf.clear();
+        for i in at..(at + per).min(len) {
+            word(i).put(&mut buf);
+        }
+        at = (at + per).min(len);
+        disk.charge(buf.len() as u64).map_err(io)?;
+        crc.update(&buf);
+        file.write_all(&buf).map_err(io)?;
+    }
+    file.sync_all().map_err(io)?;
+    drop(file);
+    std::fs::rename(&tmp, &path).map_err(|e| SpillError::io(&path, e))?;
+    disk.sync_dir()?;
+    Ok(Saved {
+        name: name.to_string(),
+        bytes: (len * W::BYTES) as u64,
+        crc32: crc.finalize(),
+    })
+}
+
+/// Reads back the words of `saved` in `dir`, its length and checksum
+/// checked.
+fn read_words<W: Word>(dir: &Path, saved: &Saved) -> Result<Vec<W>, SpillError> {
+    let path = dir.join(&saved.name);
+    let damaged = |what: &str| SpillError::Damaged {
+        path: path.clone(),
+        what: what.to_string(),
+    };
+    let mut file: File = open_regular(&path)?;
+    let len = file.metadata().map_err(|e| SpillError::io(&path, e))?.len();
+    if len != saved.bytes || !len.is_multiple_of(W::BYTES as u64) {
+        return Err(damaged(&format!(
+            "it holds {len} bytes, and the manifest says {}",
+            saved.bytes
+        )));
+    }
+    let mut words = Vec::with_capacity(len as usize / W::BYTES);
+    let mut crc = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; BUFFER];
+    let mut left = len as usize;
+    while left > 0 {
+        let take = left.min(BUFFER);
+        file.read_exact(&mut buf[..take])
+            .map_err(|e| SpillError::io(&path, e))?;
+        crc.update(&buf[..take]);
+        words.extend(buf[..take].chunks_exact(W::BYTES).map(W::get));
+        left -= take;
+    }
+    if crc.finalize() != saved.crc32 {
+        return Err(damaged("its checksum does not match"));
+    }
+    Ok(words)
+}

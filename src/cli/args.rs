@@ -107,8 +107,8 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Continues a checkpointed count or solve (`--checkpoint DIR`) from its
-    /// last complete level, and prints the report the run would have
+    /// Continues a checkpointed count, solve or census (`--checkpoint DIR`)
+    /// from its last saved level, and prints the report the run would have
     /// printed had it not been stopped.
     Resume(ResumeArgs),
     /// The Clocks (IOI'94): reads nine clocks on stdin, prints the fewest moves.

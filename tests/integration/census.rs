@@ -666,6 +666,209 @@ fn a_census_refuses_what_it_cannot_take_before_the_work() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// A census's checkpoint through the binary: stopped at a depth, killed at
+/// random moments, damaged.
+mod checkpoint {
+    use std::path::{Path, PathBuf};
+    use std::process::{Command as StdCommand, Stdio};
+    use std::time::{Duration, Instant};
+
+    use assert_cmd::cargo::CommandCargoExt;
+    use serde_json::Value;
+
+    use crate::{json_out, reach};
+
+    /// 4,640,328 positions, 308 levels of distances: about a second.
+    const PUZZLE: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/census-5x5-goal.toml"
+    );
+
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            let dir =
+                std::env::temp_dir().join(format!("reach-census-cp-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// The document without what depends on the run (its time, memory,
+    /// threads).
+    fn found(mut v: Value) -> Value {
+        for k in ["seconds", "peak_rss_bytes", "run"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        v
+    }
+
+    fn census(puzzle: &str, extra: &[&str]) -> Value {
+        found(json_out(
+            reach()
+                .args(["census", puzzle, "--top", "4", "--json", "-q"])
+                .args(extra),
+        ))
+    }
+
+    fn manifest(dir: &Path) -> bool {
+        dir.join("checkpoint.toml").exists()
+    }
+
+    #[test]
+    fn a_census_stopped_at_a_depth_goes_on_from_its_checkpoint_to_the_whole_census() {
+        let whole = census("klotski", &[]);
+        let tmp = TempDir::new("depth");
+        let cp = tmp.0.to_str().unwrap();
+        let part = census("klotski", &["--checkpoint", cp, "--max-depth", "40"]);
+        assert_eq!(part["complete"], false);
+        assert_eq!(part["levels"].as_array().unwrap().len(), 41);
+        assert!(manifest(&tmp.0));
+        // Its own limit holds again; a higher one goes on from depth 40.
+        let again = found(json_out(reach().args(["resume", cp, "--json", "-q"])));
+        assert_eq!(again["levels"], part["levels"]);
+        let mid = found(json_out(reach().args([
+            "resume",
+            cp,
+            "--max-depth",
+            "90",
+            "--json",
+            "-q",
+        ])));
+        assert_eq!(mid["levels"].as_array().unwrap().len(), 91);
+        assert_eq!(
+            mid["levels"].as_array().unwrap()[..91],
+            whole["levels"].as_array().unwrap()[..91]
+        );
+        let rest = found(json_out(reach().args([
+            "resume",
+            cp,
+            "--max-depth",
+            "1000",
+            "--json",
+            "-q",
+        ])));
+        assert_eq!(rest, whole);
+        // A complete census's checkpoint goes once its report is out.
+        assert!(!tmp.0.exists(), "{:?}", std::fs::read_dir(&tmp.0).ok());
+    }
+
+    #[test]
+    fn a_census_killed_at_random_moments_resumes_to_the_uninterrupted_one() {
+        let whole = census(PUZZLE, &["-j", "2"]);
+        let tmp = TempDir::new("kill");
+        let cp = tmp.0.to_str().unwrap();
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        let mut x = seed | 1;
+        let mut next_ms = |span: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % span
+        };
+        // The first run is killed at a moment after its checkpoint appears
+        // (the components joined, the distances under way), each resumed
+        // run at a moment of its own, four at most; then one finishes.
+        let mut kills = 0;
+        let (last, last_resumed) = loop {
+            let resumed = manifest(&tmp.0);
+            let args: Vec<&str> = if resumed {
+                vec!["resume", cp, "--json", "-q"]
+            } else {
+                vec![
+                    "census",
+                    PUZZLE,
+                    "--top",
+                    "4",
+                    "--checkpoint",
+                    cp,
+                    "--json",
+                    "-q",
+                    "-j",
+                    "2",
+                ]
+            };
+            let mut child = StdCommand::cargo_bin("reach")
+                .unwrap()
+                .args(&args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let after = Duration::from_millis(next_ms(if resumed { 500 } else { 250 }));
+            let mut since = resumed.then(Instant::now);
+            let finished = loop {
+                if child.try_wait().unwrap().is_some() {
+                    break true;
+                }
+                if since.is_none() && manifest(&tmp.0) {
+                    since = Some(Instant::now());
+                }
+                if kills < 4 && since.is_some_and(|t| t.elapsed() >= after) {
+                    break false;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            };
+            if finished {
+                let out = child.wait_with_output().unwrap();
+                assert_eq!(out.status.code(), Some(0), "seed {seed}: {args:?}");
+                break (
+                    serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+                    resumed,
+                );
+            }
+            child.kill().unwrap();
+            child.wait().unwrap();
+            kills += 1;
+        };
+        assert_eq!(found(last), whole, "seed {seed}, {kills} kills");
+        assert!(
+            kills > 0 && last_resumed,
+            "seed {seed}: the census finished before its checkpoint was used"
+        );
+        assert!(!tmp.0.exists());
+    }
+
+    #[test]
+    fn a_damaged_census_checkpoint_is_refused_saying_which_file() {
+        let tmp = TempDir::new("damaged");
+        let cp = tmp.0.to_str().unwrap();
+        census("klotski", &["--checkpoint", cp, "--max-depth", "10"]);
+        let roots = tmp.0.join("census-roots.u32");
+        let mut bytes = std::fs::read(&roots).unwrap();
+        bytes[1000] ^= 0x10;
+        std::fs::write(&roots, &bytes).unwrap();
+        reach()
+            .args(["resume", cp, "--max-depth", "1000"])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("census-roots.u32"))
+            .stderr(predicates::str::contains("checksum"));
+        bytes.truncate(400);
+        std::fs::write(&roots, &bytes).unwrap();
+        reach()
+            .args(["resume", cp])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("400 bytes"));
+        // A census's checkpoint is not a count's.
+        reach()
+            .args(["count", "klotski", "--checkpoint", cp])
+            .assert()
+            .code(2);
+    }
+}
+
 /// `reach studio` without a browser: its host check, a job told as
 /// server-sent events, and its answers equal to the CLI's.
 #[cfg(feature = "studio")]

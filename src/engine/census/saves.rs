@@ -27,7 +27,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::files::manifest::{Kept, Manifest};
-use crate::engine::files::{Checkpoint, Disk, Spill, SpillError, create_own, open_regular};
+use crate::engine::files::{Checkpoint, Disk, Spill, SpillError, create_own, names, open_regular};
 
 /// The share of the census's time that saving levels may take.
 const SHARE: f64 = 0.04;
@@ -157,8 +157,11 @@ impl Saves {
                 path: spill.dir.clone(),
             });
         }
+        let disk = Disk::new(spill)?;
+        // What a census killed before its first save left.
+        names::remove_orphans(disk.dir(), &[]);
         Ok(Saves {
-            disk: Disk::new(spill)?,
+            disk,
             manifest: Manifest::begin("census", "census", 1, identity, &spill.record),
             leave: spill.leave,
             spent: 0.0,
@@ -223,6 +226,8 @@ impl Saves {
             ));
         }
         let disk = Disk::new(spill)?;
+        // Codes written after the manifest, and temporaries.
+        names::remove_orphans(disk.dir(), &m.kept);
         let loaded = Loaded {
             buckets: read_words(&cp.dir, buckets)?,
             keys: if state.whole_keys {
@@ -350,9 +355,7 @@ impl Saves {
     /// nothing.
     pub(crate) fn finish(mut self, complete: bool) -> Result<(), SpillError> {
         if self.saved.is_none() {
-            for name in [BUCKETS, keys_name(false), keys_name(true), ROOTS] {
-                let _ = std::fs::remove_file(self.disk.dir().join(name));
-            }
+            names::remove_orphans(self.disk.dir(), &[]);
         } else if complete && !self.leave {
             self.disk.unlock();
             Checkpoint::open(self.disk.dir())?.remove()?;

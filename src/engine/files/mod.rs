@@ -97,7 +97,10 @@ impl Spill {
     }
 
     /// Makes every level durable as it completes, with a manifest that
-    /// [`Search::resume`](crate::engine::Search::resume) continues from.
+    /// [`Search::resume`](crate::engine::Search::resume) continues from (a
+    /// census: its arrays and levels of its distances, which
+    /// [`Search::resume_census`](crate::engine::Search::resume_census)
+    /// continues from).
     /// The files stay when the search stops early (a limit, a signal, a
     /// storage fault), so that it can be resumed.
     pub fn checkpoint(mut self, on: bool) -> Spill {

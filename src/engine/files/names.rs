@@ -74,6 +74,18 @@ fn is_ours(name: &str) -> bool {
     if name == format!("{}.tmp", super::manifest::NAME) {
         return true;
     }
+    // A census's arrays, and their temporary files.
+    let census = name.strip_suffix(".tmp").unwrap_or(name);
+    if matches!(
+        census,
+        "census-buckets.u32" | "census-keys.u32" | "census-keys.u64" | "census-roots.u32"
+    ) || census
+        .strip_prefix("census-codes-")
+        .and_then(|rest| rest.strip_suffix(".u64"))
+        .is_some_and(|d| digits(d, None))
+    {
+        return true;
+    }
     if let Some(stem) = name.strip_suffix(".run") {
         return run(stem);
     }
@@ -99,6 +111,10 @@ mod tests {
             "L000000-p00000.run.4242-0.tmp",
             "C000001-17-2.run.17-9.tmp",
             "checkpoint.toml.tmp",
+            "census-keys.u32",
+            "census-roots.u32.tmp",
+            "census-codes-117.u64",
+            "census-codes-0.u64.tmp",
         ] {
             assert!(is_ours(name), "{name}");
         }
@@ -112,6 +128,9 @@ mod tests {
             "reach.lock",
             "L000012-p00003.run.x-1.tmp",
             "notes.tmp",
+            "census-codes-.u64",
+            "census-codes-x.u64",
+            "census-keys.u16",
         ] {
             assert!(!is_ours(name), "{name}");
         }

@@ -207,10 +207,22 @@ impl<L: Low> Index<L> {
     fn new(keys: Vec<u64>, shift: u32, cut: impl Fn(Vec<u64>) -> Vec<L>) -> Index<L> {
         let max = keys.last().copied().unwrap_or(0);
         let count = (max >> shift) as usize + 1;
+        // Runs of buckets in parallel: each run's first start by a binary
+        // search, the rest by walking the keys.
+        const RUN: usize = 1 << 16;
+        let sorted = &keys[..];
         let buckets: Vec<u32> = (0..count + 1)
             .into_par_iter()
-            .with_min_len(4096)
-            .map(|h| keys.partition_point(|&k| ((k >> shift) as usize) < h) as u32)
+            .step_by(RUN)
+            .flat_map_iter(|first| {
+                let mut at = sorted.partition_point(|&k| ((k >> shift) as usize) < first);
+                (first..(first + RUN).min(count + 1)).map(move |h| {
+                    while at < sorted.len() && ((sorted[at] >> shift) as usize) < h {
+                        at += 1;
+                    }
+                    at as u32
+                })
+            })
             .collect();
         Index {
             low: cut(keys),
@@ -270,8 +282,8 @@ struct Cursor<'a, L> {
 
 impl<L: Low> Cursor<'_, L> {
     /// The key at `i`, no lower than the last index read: a few buckets
-    /// on are walked to, farther ones found by a binary search (the
-    /// positions of a thin level lie far apart).
+    /// on are walked to, farther ones found by a galloping search (the
+    /// positions of a thin level lie far apart, though not very far).
     #[inline]
     fn key(&mut self, i: usize) -> u64 {
         let buckets = &self.index.buckets;
@@ -279,7 +291,15 @@ impl<L: Low> Cursor<'_, L> {
         while i >= self.end {
             steps += 1;
             if steps > 4 {
-                self.h += buckets[self.h + 1..].partition_point(|&b| b as usize <= i);
+                // rest[0] <= i: double until past i, then search between.
+                let rest = &buckets[self.h + 1..];
+                let mut hi = 1;
+                while hi < rest.len() && rest[hi] as usize <= i {
+                    hi *= 2;
+                }
+                let lo = hi / 2;
+                let hi = hi.min(rest.len());
+                self.h += lo + rest[lo..hi].partition_point(|&b| b as usize <= i);
             } else {
                 self.h += 1;
             }
@@ -746,8 +766,18 @@ impl<M: EveryPosition> Walk<'_, M> {
             || b[b.len() - 1] as usize != n
             || b.windows(2).any(|w| w[0] > w[1])
             || loaded.state.shift > 63
+            || (!loaded.state.whole_keys && loaded.state.shift > 32)
         {
             return Err(broken("its index's buckets do not cover its keys"));
+        }
+        let depths = loaded.levels.len();
+        if loaded
+            .state
+            .tail
+            .iter()
+            .any(|t| t.depth as usize >= depths || t.smallest.iter().any(|&i| i as usize >= n))
+        {
+            return Err(broken("its hardest starts lie outside its levels"));
         }
         let roots = Roots(loaded.roots);
         if !roots.whole() {

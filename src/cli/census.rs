@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use reach::engine::{Census, Checkpoint, Progress, StopReason, memory};
+use reach::engine::{Census, Progress, StopReason, memory};
 use reach::puzzles::sliding::SlidingPuzzle;
 
 use super::args::CensusArgs;
@@ -83,14 +83,7 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
         stdout(&text(&model, &found))?;
     }
     write_hardest(a, &model, toml.as_deref(), &found).inspect_err(|_| s.outputs_failed(&spill))?;
-    // The report is out and the files written: the checkpoint of a
-    // complete census goes (its manifest first).
-    if let Some(sp) = &spill
-        && found.stopped.is_none()
-        && Checkpoint::exists(sp.dir())
-    {
-        Checkpoint::open(sp.dir())?.remove()?;
-    }
+    s.outputs_written(&spill, found.stopped.is_none())?;
     if let Some(reason) = &found.stopped {
         s.stop_hint(reason);
     }

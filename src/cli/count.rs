@@ -68,7 +68,7 @@ pub(super) fn count(a: &CountArgs, s: &Settings) -> Result<ExitCode> {
         plot::profile(file, &c.name, c.metric, &c.report, goal_depth)
             .inspect_err(|_| s.outputs_failed(&spill))?;
     }
-    s.outputs_written(&spill, &c.report)?;
+    s.outputs_written(&spill, c.report.is_complete())?;
     s.checkpoint_hint(&c.report);
     Ok(exit::of_count(&c.report))
 }

@@ -262,17 +262,13 @@ impl Settings {
 
     /// The report is printed and every output written: removes the
     /// checkpoint that [`Settings::spill_until_printed`] left of a
-    /// completed search (its manifest first, so that a crash from here on
+    /// `complete` search (its manifest first, so that a crash from here on
     /// leaves no checkpoint rather than a broken one).
-    pub(super) fn outputs_written<K>(
-        &self,
-        spill: &Option<Spill>,
-        report: &Report<K>,
-    ) -> Result<()> {
+    pub(super) fn outputs_written(&self, spill: &Option<Spill>, complete: bool) -> Result<()> {
         let Some(sp) = spill else { return Ok(()) };
         // What was printed is out of the process before the checkpoint goes.
         let _ = std::io::Write::flush(&mut std::io::stdout());
-        if self.checkpointed() && report.is_complete() && Checkpoint::exists(sp.dir()) {
+        if self.checkpointed() && complete && Checkpoint::exists(sp.dir()) {
             Checkpoint::open(sp.dir())?.remove()?;
         }
         Ok(())

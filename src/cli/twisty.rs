@@ -212,7 +212,7 @@ fn solve_with<M: Model>(
         let page = solution_page(puzzle, a, s, &moves, &positions)?;
         super::output::write_output(file, page.as_bytes())?;
     }
-    s.outputs_written(&spill, &report)?;
+    s.outputs_written(&spill, report.is_complete())?;
     Ok(ExitCode::SUCCESS)
 }
 

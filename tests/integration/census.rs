@@ -669,13 +669,14 @@ fn a_census_refuses_what_it_cannot_take_before_the_work() {
 /// A census's checkpoint through the binary: stopped at a depth, killed at
 /// random moments, damaged.
 mod checkpoint {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
     use std::process::{Command as StdCommand, Stdio};
     use std::time::{Duration, Instant};
 
     use assert_cmd::cargo::CommandCargoExt;
     use serde_json::Value;
 
+    use crate::spill::TempDir;
     use crate::{json_out, reach};
 
     /// 4,640,328 positions, 308 levels of distances: about a second.
@@ -683,23 +684,6 @@ mod checkpoint {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/census-5x5-goal.toml"
     );
-
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new(tag: &str) -> TempDir {
-            let dir =
-                std::env::temp_dir().join(format!("reach-census-cp-{tag}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            TempDir(dir)
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
 
     /// The document without what depends on the run (its time, memory,
     /// threads).

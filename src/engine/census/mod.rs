@@ -231,6 +231,23 @@ impl<L: Low> Index<L> {
         }
     }
 
+    /// The index a checkpoint saved, checked: its buckets must cover its
+    /// keys, in order, and a cut key fit below its bucket.
+    fn read(low: Vec<L>, buckets: Vec<u32>, shift: u32) -> Result<Index<L>, &'static str> {
+        let covers = buckets.len() >= 2
+            && buckets[0] == 0
+            && buckets[buckets.len() - 1] as usize == low.len()
+            && buckets.windows(2).all(|w| w[0] <= w[1]);
+        if !covers || shift > 63 || (L::BYTES == 4 && shift > 32) {
+            return Err("its index's buckets do not cover its keys");
+        }
+        Ok(Index {
+            low,
+            buckets,
+            shift,
+        })
+    }
+
     fn len(&self) -> usize {
         self.low.len()
     }
@@ -567,12 +584,30 @@ fn storage_stop(e: &SpillError, saves: &Saves) -> StopReason {
     StopReason::Storage(fault_text(e, Some(saves.dir())))
 }
 
-/// A successor that is not among the positions: the model broke
-/// [`EveryPosition`]'s promise.
-fn stray(key: u64, successor: u64) -> SearchError {
-    SearchError::Unsearchable(format!(
-        "the census listed position {key}, whose successor {successor} is not among the positions listed: the model's list of positions is incomplete (a bug: please report it)"
-    ))
+/// The first successor a pass found outside the positions: the model
+/// broke [`EveryPosition`]'s promise.
+#[derive(Default)]
+struct Stray(Mutex<Option<SearchError>>);
+
+impl Stray {
+    /// `successor`, of listed position `key`, is not among the positions.
+    #[cold]
+    fn found(&self, key: u64, successor: u64) {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert_with(|| {
+            SearchError::Unsearchable(format!(
+                "the census listed position {key}, whose successor {successor} is not among the positions listed: the model's list of positions is incomplete (a bug: please report it)"
+            ))
+        });
+    }
+
+    /// The pass's verdict.
+    fn check(self) -> Result<(), SearchError> {
+        match self.0.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Words of codes a worker takes at once.
@@ -586,12 +621,7 @@ impl<M: EveryPosition> Search<'_, M> {
     /// limit and the progress callback; a stop returns what was found so
     /// far. Needs reversible moves.
     pub fn census(self, top: usize) -> Result<Census, SearchError> {
-        if !self.model.reversible() {
-            return Err(SearchError::NotReversible);
-        }
-        if let Some(why) = self.model.unsearchable() {
-            return Err(SearchError::Unsearchable(why));
-        }
+        self.censusable()?;
         let saves = match &self.spill {
             Some(spill) if spill.checkpoint => Some(Saves::create(spill, &self.identity()?)?),
             _ => None,
@@ -605,9 +635,7 @@ impl<M: EveryPosition> Search<'_, M> {
     /// its last saved level, to what an uninterrupted census would have
     /// found. Threads and limits are this search's.
     pub fn resume_census(self, top: usize, checkpoint: &Checkpoint) -> Result<Census, SearchError> {
-        if !self.model.reversible() {
-            return Err(SearchError::NotReversible);
-        }
+        self.censusable()?;
         let spill = Spill {
             dir: checkpoint.dir.clone(),
             checkpoint: true,
@@ -619,6 +647,17 @@ impl<M: EveryPosition> Search<'_, M> {
         let (saves, loaded) = Saves::resume(checkpoint, &spill, &self.identity()?)?;
         let walk = self.walk();
         super::search::in_pool(walk.threads, || walk.resume(top, saves, loaded))?
+    }
+
+    /// Refuses a model a census cannot walk.
+    fn censusable(&self) -> Result<(), SearchError> {
+        if !self.model.reversible() {
+            return Err(SearchError::NotReversible);
+        }
+        if let Some(why) = self.model.unsearchable() {
+            return Err(SearchError::Unsearchable(why));
+        }
+        Ok(())
     }
 
     /// The model's identity, which a checkpoint is written for.
@@ -734,7 +773,7 @@ impl<M: EveryPosition> Walk<'_, M> {
     /// The census, its checkpoint in `saves` if asked.
     fn run(self, top: usize, mut saves: Option<Saves>) -> Result<Census, SearchError> {
         let mut census = self.empty();
-        self.walk(top, &mut census, &mut saves)?;
+        self.passes(top, &mut census, &mut saves)?;
         self.end(census, saves)
     }
 
@@ -754,22 +793,13 @@ impl<M: EveryPosition> Walk<'_, M> {
         census.positions = loaded.state.positions;
         census.all_listed = true;
         let n = loaded.state.positions as usize;
-        let broken = |what: &str| {
+        let dir = saves.dir().to_path_buf();
+        let broken = |what: &'static str| {
             SearchError::Checkpoint(format!(
                 "{}: {what} (its checksums match: it was written so)",
-                saves.dir().display()
+                dir.display()
             ))
         };
-        let b = &loaded.buckets;
-        if b.len() < 2
-            || b[0] != 0
-            || b[b.len() - 1] as usize != n
-            || b.windows(2).any(|w| w[0] > w[1])
-            || loaded.state.shift > 63
-            || (!loaded.state.whole_keys && loaded.state.shift > 32)
-        {
-            return Err(broken("its index's buckets do not cover its keys"));
-        }
         let depths = loaded.levels.len();
         if loaded
             .state
@@ -791,55 +821,41 @@ impl<M: EveryPosition> Walk<'_, M> {
             solvable: loaded.state.solvable,
         };
         let mut saves = Some(saves);
-        let shift = loaded.state.shift;
-        let buckets = loaded.buckets;
-        match loaded.keys {
+        let (shift, buckets) = (loaded.state.shift, loaded.buckets);
+        let (components, measured) = match loaded.keys {
             Keys::Cut(low) => {
-                let index = Index {
-                    low,
-                    buckets,
-                    shift,
-                };
-                self.go_on(&index, roots, codes, front, top, &mut census, &mut saves)?;
+                let index = Index::read(low, buckets, shift).map_err(broken)?;
+                self.go_on(&index, &roots, &codes, front, top, &mut saves)?
             }
             Keys::Whole(low) => {
-                let index = Index {
-                    low,
-                    buckets,
-                    shift,
-                };
-                self.go_on(&index, roots, codes, front, top, &mut census, &mut saves)?;
+                let index = Index::read(low, buckets, shift).map_err(broken)?;
+                self.go_on(&index, &roots, &codes, front, top, &mut saves)?
             }
-        }
+        };
+        census.components = Some(components);
+        (census.goal, census.stopped) = (Some(measured.0), measured.1);
         self.end(census, saves)
     }
 
     /// The resumed census's components and the rest of its distances.
-    #[allow(clippy::too_many_arguments)]
     fn go_on<L: Low>(
         &self,
         index: &Index<L>,
-        roots: Roots,
-        codes: Codes,
+        roots: &Roots,
+        codes: &Codes,
         front: Front,
         top: usize,
-        census: &mut Census,
         saves: &mut Option<Saves>,
-    ) -> Result<(), SearchError> {
-        if index.low.len() != index.buckets[index.buckets.len() - 1] as usize {
-            return Err(SearchError::Checkpoint(
-                "the checkpoint's keys are not as many as its positions".into(),
-            ));
-        }
-        census.components = Some(self.components(index, &roots)?);
-        let (distances, stopped) = self.measure(index, &roots, &codes, top, front, saves)?;
-        census.goal = Some(distances);
-        census.stopped = stopped;
-        Ok(())
+    ) -> Result<(Components, (Distances, Option<StopReason>)), SearchError> {
+        let components = self.components(index, roots)?;
+        Ok((
+            components,
+            self.measure(index, roots, codes, top, front, saves)?,
+        ))
     }
 
     /// The three passes, filling in `census`.
-    fn walk(
+    fn passes(
         &self,
         top: usize,
         census: &mut Census,
@@ -969,7 +985,6 @@ impl<M: EveryPosition> Walk<'_, M> {
     ) -> Result<Option<Vec<AtomicU32>>, SearchError> {
         let n = index.len();
         let parent: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
-        let stray_found: Mutex<Option<SearchError>> = Mutex::new(None);
         let chunk = WORDS_PER_CHUNK * PER_WORD;
         let batch = (n / 64).max(1 << 16).next_multiple_of(chunk);
         let mut from = 0;
@@ -978,6 +993,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                 return Ok(None);
             }
             let to = (from + batch).min(n);
+            let stray = Stray::default();
             (from..to).into_par_iter().step_by(chunk).for_each_init(
                 || (self.model.new_state(), Vec::new()),
                 |(state, out), first| {
@@ -994,11 +1010,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                                 // one.
                                 Some(j) if (j as usize) < i => join(&parent, i as u32, j),
                                 Some(_) => {}
-                                None => {
-                                    let mut slot =
-                                        stray_found.lock().unwrap_or_else(|e| e.into_inner());
-                                    slot.get_or_insert_with(|| stray(key, next));
-                                }
+                                None => stray.found(key, next),
                             }
                         }
                         if self.model.is_goal(state) {
@@ -1007,9 +1019,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                     }
                 },
             );
-            if let Some(e) = stray_found.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                return Err(e);
-            }
+            stray.check()?;
             from = to;
             self.tell("joining components", 0, 0, to as u64, n as u64);
         }
@@ -1259,7 +1269,7 @@ impl<M: EveryPosition> Walk<'_, M> {
         list: Option<&[u32]>,
         cap: usize,
     ) -> Result<Option<Vec<u32>>, SearchError> {
-        let stray_found: Mutex<Option<SearchError>> = Mutex::new(None);
+        let stray = Stray::default();
         // How many were kept, and whether they passed the cap: counts only
         // (Relaxed); the pass's end, a rayon join, orders them before the
         // last read.
@@ -1276,10 +1286,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                             marked.push(j);
                         }
                     }
-                    None => {
-                        let mut slot = stray_found.lock().unwrap_or_else(|e| e.into_inner());
-                        slot.get_or_insert_with(|| stray(key, succ));
-                    }
+                    None => stray.found(key, succ),
                 }
             }
         };
@@ -1320,9 +1327,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                 })
                 .collect(),
         };
-        if let Some(e) = stray_found.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            return Err(e);
-        }
+        stray.check()?;
         Ok((!over.load(Ordering::Relaxed)).then(|| lists.concat()))
     }
 

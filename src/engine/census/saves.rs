@@ -27,7 +27,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::files::manifest::{Kept, Manifest};
-use crate::engine::files::{Checkpoint, Disk, Spill, SpillError, create_own, names, open_regular};
+use crate::engine::files::{Checkpoint, Disk, Spill, SpillError, names, open_regular, write_whole};
 
 /// The share of the census's time that saving levels may take.
 const SHARE: f64 = 0.04;
@@ -79,25 +79,22 @@ pub(crate) trait Word: Copy {
     fn get(bytes: &[u8]) -> Self;
 }
 
-impl Word for u32 {
-    const BYTES: usize = 4;
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn get(bytes: &[u8]) -> u32 {
-        u32::from_le_bytes(bytes.try_into().expect("four bytes"))
-    }
+macro_rules! word {
+    ($t:ty) => {
+        impl Word for $t {
+            const BYTES: usize = size_of::<$t>();
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn get(bytes: &[u8]) -> $t {
+                <$t>::from_le_bytes(bytes.try_into().expect("a word's bytes"))
+            }
+        }
+    };
 }
 
-impl Word for u64 {
-    const BYTES: usize = 8;
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn get(bytes: &[u8]) -> u64 {
-        u64::from_le_bytes(bytes.try_into().expect("eight bytes"))
-    }
-}
+word!(u32);
+word!(u64);
 
 /// A census's checkpoint directory, while the census runs.
 pub(crate) struct Saves {
@@ -135,6 +132,17 @@ pub(crate) enum Keys {
 
 const BUCKETS: &str = "census-buckets.u32";
 const ROOTS: &str = "census-roots.u32";
+
+/// Whether `name` is one of a census's files (or its temporary): what a
+/// killed census may leave, for [`names`] to clean up.
+pub(crate) fn is_census_file(name: &str) -> bool {
+    let name = name.strip_suffix(".tmp").unwrap_or(name);
+    [BUCKETS, keys_name(false), keys_name(true), ROOTS].contains(&name)
+        || name
+            .strip_prefix("census-codes-")
+            .and_then(|rest| rest.strip_suffix(".u64"))
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
 
 fn keys_name(whole: bool) -> &'static str {
     if whole {
@@ -383,28 +391,21 @@ fn write_words<W: Word>(
     len: usize,
     word: impl Fn(usize) -> W,
 ) -> Result<Saved, SpillError> {
-    let path = disk.dir().join(name);
-    let tmp = disk.dir().join(format!("{name}.tmp"));
-    let io = |e| SpillError::io(&tmp, e);
-    let mut file = create_own(&tmp)?;
     let mut crc = crc32fast::Hasher::new();
-    let mut buf = Vec::with_capacity(BUFFER);
-    let per = BUFFER / W::BYTES;
-    let mut at = 0;
-    while at < len {
-        buf.clear();
-        for i in at..(at + per).min(len) {
-            word(i).put(&mut buf);
+    write_whole(disk, name, |file| {
+        let mut buf = Vec::with_capacity(BUFFER);
+        let per = BUFFER / W::BYTES;
+        for at in (0..len).step_by(per) {
+            buf.clear();
+            for i in at..(at + per).min(len) {
+                word(i).put(&mut buf);
+            }
+            disk.charge(buf.len() as u64)?;
+            crc.update(&buf);
+            file.write_all(&buf)?;
         }
-        at = (at + per).min(len);
-        disk.charge(buf.len() as u64).map_err(io)?;
-        crc.update(&buf);
-        file.write_all(&buf).map_err(io)?;
-    }
-    file.sync_all().map_err(io)?;
-    drop(file);
-    std::fs::rename(&tmp, &path).map_err(|e| SpillError::io(&path, e))?;
-    disk.sync_dir()?;
+        Ok(())
+    })?;
     Ok(Saved {
         name: name.to_string(),
         bytes: (len * W::BYTES) as u64,

@@ -83,17 +83,11 @@ impl Manifest {
         let mut text = toml::to_string(self).expect("a manifest serialises");
         let crc = crc32fast::hash(text.as_bytes());
         text.push_str(&format!("# crc32 {crc:08x}\n"));
-        let path = disk.dir().join(NAME);
-        let tmp = disk.dir().join(format!("{NAME}.tmp"));
-        let io = |e| SpillError::io(&tmp, e);
-        disk.charge(text.len() as u64).map_err(io)?;
-        disk.refund(text.len() as u64);
-        let mut file = super::create_own(&tmp)?;
-        file.write_all(text.as_bytes()).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        drop(file);
-        std::fs::rename(&tmp, &path).map_err(|e| SpillError::io(&path, e))?;
-        disk.sync_dir()
+        let len = text.len() as u64;
+        disk.charge(len)
+            .map_err(|e| SpillError::io(&disk.dir().join(format!("{NAME}.tmp")), e))?;
+        disk.refund(len);
+        super::write_whole(disk, NAME, |file| file.write_all(text.as_bytes()))
     }
 
     fn read(dir: &Path) -> Result<Manifest, SpillError> {

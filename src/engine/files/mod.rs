@@ -335,6 +335,27 @@ pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File, SpillError> {
     Ok(file)
 }
 
+/// Writes `name` in `disk`'s directory whole: `fill` writes a temporary
+/// (made as [`create_own`] makes files), which is synced and renamed over
+/// `name`, and the directory synced, so a crash leaves the old file or
+/// the new one, never part of one. An error of `fill` is the
+/// temporary's.
+pub(crate) fn write_whole(
+    disk: &Disk,
+    name: &str,
+    fill: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
+) -> Result<(), SpillError> {
+    let path = disk.dir().join(name);
+    let tmp = disk.dir().join(format!("{name}.tmp"));
+    let mut file = create_own(&tmp)?;
+    fill(&mut file)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| SpillError::io(&tmp, e))?;
+    drop(file);
+    std::fs::rename(&tmp, &path).map_err(|e| SpillError::io(&path, e))?;
+    disk.sync_dir()
+}
+
 /// Creates `path`, a file of the search's own (a temporary, or the dense
 /// array), anew for writing and reading. A regular file of the name (a
 /// temporary that a killed run left) is unlinked first; a link or anything

@@ -74,16 +74,7 @@ fn is_ours(name: &str) -> bool {
     if name == format!("{}.tmp", super::manifest::NAME) {
         return true;
     }
-    // A census's arrays, and their temporary files.
-    let census = name.strip_suffix(".tmp").unwrap_or(name);
-    if matches!(
-        census,
-        "census-buckets.u32" | "census-keys.u32" | "census-keys.u64" | "census-roots.u32"
-    ) || census
-        .strip_prefix("census-codes-")
-        .and_then(|rest| rest.strip_suffix(".u64"))
-        .is_some_and(|d| digits(d, None))
-    {
+    if crate::engine::census::saves::is_census_file(name) {
         return true;
     }
     if let Some(stem) = name.strip_suffix(".run") {

@@ -76,9 +76,10 @@ pub enum Command {
     Solve(SolveArgs),
     /// The positions farthest from the goal, within the start's component.
     Hardest(HardestArgs),
-    /// Every position of a sliding-block puzzle's pieces on its board (not
-    /// only those its start reaches): the components, and the hardest
-    /// starts of all.
+    /// Every position of a puzzle's pieces (not only those its start
+    /// reaches: a sliding-block board's every placement, a twisty
+    /// puzzle's every pattern of its key space): the components, and the
+    /// hardest starts of all.
     Census(CensusArgs),
     /// A local web page to design sliding-block puzzles in: draw the board
     /// or edit the file, and see the count, the solution, the hardest
@@ -390,12 +391,21 @@ pub struct HardestArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct CensusArgs {
-    /// A built-in sliding-block puzzle (see `reach list`) or a puzzle file.
+    /// A built-in sliding-block puzzle, `tiles-RxC` (see `reach list`), or
+    /// a puzzle file (a sliding-block puzzle, or a twisty puzzle whose
+    /// keys fit one word).
     pub puzzle: String,
 
-    /// What counts as one move [default: step].
+    /// What counts as one move [default: step for sliding blocks, htm for
+    /// twisty puzzles].
     #[arg(long, value_enum)]
     pub metric: Option<MetricArg>,
+
+    /// Twisty puzzles: only these of the file's moves generate (the
+    /// pieces they leave alone stay put, and the census places the
+    /// others).
+    #[arg(long, value_name = "M,M,...", value_delimiter = ',')]
+    pub moves: Option<Vec<String>>,
 
     /// How many of the hardest starts to print (farthest from the goal
     /// first, then by key, so the choice is the same on every run).
@@ -413,7 +423,8 @@ pub struct CensusArgs {
     pub max_depth: Option<u32>,
 
     /// Stop before memory use would pass SIZE (e.g. 512M, 4G): the census
-    /// holds about 10 bytes a position, 14 while it sorts and indexes them.
+    /// holds about 10 bytes a position, 14 while it sorts and indexes them;
+    /// 4.25 where every key is a position (tile boards, twisty puzzles).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
 

@@ -1,5 +1,7 @@
-//! `reach census`: every position of a sliding-block puzzle's pieces on
-//! its board, split into components, with the hardest starts of all.
+//! `reach census`: every position of a puzzle's pieces, split into
+//! components, with the hardest starts of all: a sliding-block puzzle's
+//! every placement on its board (`tiles-RxC` as the board of its tiles),
+//! a twisty puzzle's every pattern of its key space.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -8,8 +10,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use reach::engine::{Census, Progress, StopReason, memory};
+use reach::engine::{Census, EveryPosition, Progress, StopReason, memory};
 use reach::puzzles::sliding::SlidingPuzzle;
+use reach::puzzles::twisty::Twisty;
 
 use super::args::CensusArgs;
 use super::exit;
@@ -25,19 +28,21 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     if let Some(dir) = &a.toml {
         check_dir(dir)?;
     }
-    let puzzle = puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
-    if !matches!(puzzle.loaded, Loaded::Sliding(_)) {
-        bail!(
-            "a census places a sliding-block puzzle's pieces every way they fit on its board; {} is not a sliding-block puzzle\n  help: `reach count {}` counts the positions reachable from its start",
-            puzzle.loaded.name(),
-            a.puzzle
-        );
-    }
+    let mut puzzle = puzzle::load(&a.puzzle, s.puzzle_text.as_deref())?;
     let shape = Shape {
         metric: a.metric,
-        moves: &None,
+        moves: &a.moves,
         scramble: &None,
     };
+    match &puzzle.loaded {
+        Loaded::Sliding(_) => {}
+        Loaded::Tiles(t) => puzzle = tile_board(&a.puzzle, t.rows(), t.cols())?,
+        Loaded::LargeTiles(t) => puzzle = tile_board(&a.puzzle, t.rows(), t.cols())?,
+        Loaded::Twisty(_) => return twisty(a, s, puzzle, shape),
+        Loaded::Clocks(_) => bail!(
+            "a census places a puzzle's pieces every way they fit; the clocks are counted from all at twelve\n  help: `reach count clocks` counts the positions reachable from it"
+        ),
+    }
     let puzzle = Resolved::new(puzzle, shape)?;
     let toml = puzzle.toml.clone();
     let p = puzzle
@@ -50,17 +55,109 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
             p.name()
         );
     }
-    let spill = s.spill_until_printed(puzzle.file_text.as_deref())?;
+    let file_text = puzzle.file_text.as_deref();
+    run(a, s, &model, file_text, |found| {
+        write_hardest(a, &model, toml.as_deref(), found)
+    })
+}
+
+/// `tiles-RxC` as the board of its tiles, with the solved board its goal:
+/// what its census places (both parities) and measures from. Its TOML is
+/// what a checkpoint records as the puzzle's file.
+fn tile_board(name: &str, rows: usize, cols: usize) -> Result<puzzle::Puzzle> {
+    let text = reach::puzzles::any::tile_board_toml(rows, cols, true);
+    puzzle::Puzzle::from_text(&text, name).map_err(super::words::flagged)
+}
+
+/// The census of a twisty puzzle's patterns (one-word keys; no `--toml`:
+/// its hardest starts are printed as patterns).
+fn twisty(a: &CensusArgs, s: &Settings, puzzle: puzzle::Puzzle, shape: Shape) -> Result<ExitCode> {
+    if a.toml.is_some() {
+        bail!(
+            "--toml writes sliding-block puzzle files; {} is a twisty puzzle, whose hardest starts the census prints as patterns (ScrambleState bodies)",
+            puzzle.loaded.name()
+        );
+    }
+    let file_text = puzzle.file_text.clone();
+    let puzzle = Resolved::new(puzzle, shape)?;
+    let t = puzzle.twisty().expect("a twisty puzzle resolves as one");
+    if t.words() > 1 {
+        bail!(
+            "{}'s key space passes 2^64 ({} words a key), and a census numbers at most 2^31 - 1 positions\n  help: fewer moves (--moves) leave fewer pieces moving and a smaller key space",
+            t.name(),
+            t.words()
+        );
+    }
+    run(a, s, t, file_text.as_deref(), |_| Ok(()))
+}
+
+/// What a census report says of its puzzle.
+pub(super) trait Censused: EveryPosition {
+    /// Its name, for a person, and as its file gives it (for JSON).
+    fn name(&self) -> &str;
+    fn raw_name(&self) -> &str;
+    /// The metric's name.
+    fn metric_name(&self) -> &'static str;
+    /// A position, as the puzzle's files write one.
+    fn picture(&self, key: u64) -> String;
+}
+
+impl Censused for SlidingPuzzle {
+    fn name(&self) -> &str {
+        SlidingPuzzle::name(self)
+    }
+
+    fn raw_name(&self) -> &str {
+        SlidingPuzzle::raw_name(self)
+    }
+
+    fn metric_name(&self) -> &'static str {
+        self.metric().name()
+    }
+
+    fn picture(&self, key: u64) -> String {
+        self.render(key)
+    }
+}
+
+impl Censused for Twisty {
+    fn name(&self) -> &str {
+        Twisty::name(self)
+    }
+
+    fn raw_name(&self) -> &str {
+        Twisty::raw_name(self)
+    }
+
+    fn metric_name(&self) -> &'static str {
+        self.metric().name()
+    }
+
+    fn picture(&self, key: u64) -> String {
+        self.render(key)
+    }
+}
+
+/// Runs (or resumes) the census of `model` and reports it; `outputs`
+/// writes what the report's files need once it is complete.
+fn run<M: Censused>(
+    a: &CensusArgs,
+    s: &Settings,
+    model: &M,
+    file_text: Option<&str>,
+    outputs: impl FnOnce(&Census) -> Result<()>,
+) -> Result<ExitCode> {
+    let spill = s.spill_until_printed(file_text)?;
     let signals = Signals::install();
     let line = ProgressLine::new(s.verbose, s.quiet);
     let progress = |p: &Progress| line.update(p);
-    let walk = spilled(search(&model, s, &signals, &progress), &spill);
+    let walk = spilled(search(model, s, &signals, &progress), &spill);
     let found = match &s.resume {
         Some(cp) => walk.resume_census(a.top, cp)?,
         None => walk.census(a.top)?,
     };
     line.finish();
-    let doc = document(&model, &found);
+    let doc = document(model, &found);
     if let Some(reason) = &found.stopped {
         say!(
             "PARTIAL: the census stopped ({}): what it found so far follows",
@@ -80,9 +177,9 @@ pub(super) fn census(a: &CensusArgs, s: &Settings) -> Result<ExitCode> {
     if s.json {
         stdout(&format!("{doc}\n"))?;
     } else {
-        stdout(&text(&model, &found))?;
+        stdout(&text(model, &found))?;
     }
-    write_hardest(a, &model, toml.as_deref(), &found).inspect_err(|_| s.outputs_failed(&spill))?;
+    outputs(&found).inspect_err(|_| s.outputs_failed(&spill))?;
     s.outputs_written(&spill, found.stopped.is_none())?;
     if let Some(reason) = &found.stopped {
         s.stop_hint(reason);
@@ -146,7 +243,7 @@ fn write_hardest(
 fn stop_text(reason: &StopReason) -> String {
     match reason {
         StopReason::MemoryLimit { limit, needed } => format!(
-            "it would need about {} at 14 bytes a position, over --memory-limit {}",
+            "it would need about {}, over --memory-limit {}",
             bytes(*needed),
             bytes(*limit)
         ),
@@ -155,7 +252,7 @@ fn stop_text(reason: &StopReason) -> String {
             needed,
             bound,
         } => format!(
-            "it would need about {} more at 14 bytes a position, and {} {}",
+            "it would need about {} more, and {} {}",
             bytes(*needed),
             bound.name(),
             bytes(*available)
@@ -176,10 +273,10 @@ fn check_dir(dir: &Path) -> Result<()> {
 }
 
 /// `--json`'s document.
-pub(super) fn document(model: &SlidingPuzzle, c: &Census) -> Value {
+pub(super) fn document<M: Censused>(model: &M, c: &Census) -> Value {
     let mut v = json!({
         "puzzle": model.raw_name(),
-        "metric": model.metric().name(),
+        "metric": model.metric_name(),
         "complete": c.stopped.is_none(),
         "positions": c.positions,
         "positions_exact": c.all_listed,
@@ -206,7 +303,7 @@ pub(super) fn document(model: &SlidingPuzzle, c: &Census) -> Value {
                 .hardest
                 .iter()
                 .map(|h| {
-                    json!({"distance": h.distance, "board": model.render(h.key), "component_size": h.component})
+                    json!({"distance": h.distance, "board": model.picture(h.key), "component_size": h.component})
                 })
                 .collect();
         }
@@ -216,13 +313,13 @@ pub(super) fn document(model: &SlidingPuzzle, c: &Census) -> Value {
 }
 
 /// What a person reads.
-fn text(model: &SlidingPuzzle, c: &Census) -> String {
+fn text<M: Censused>(model: &M, c: &Census) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{}: every position of its pieces, {} metric",
         model.name(),
-        model.metric().name()
+        model.metric_name()
     );
     if c.all_listed {
         let _ = writeln!(out, "positions          {}", c.positions);
@@ -278,7 +375,7 @@ fn text(model: &SlidingPuzzle, c: &Census) -> String {
     let Some(first) = g.hardest.first() else {
         return out;
     };
-    let metric = model.metric().name();
+    let metric = model.metric_name();
     let _ = writeln!(
         out,
         "hardest            {} from the goal: {} at that distance",
@@ -295,7 +392,7 @@ fn text(model: &SlidingPuzzle, c: &Census) -> String {
             "\n{} from the goal, in a component of {}:\n{}",
             count_of(u64::from(h.distance), "move", "moves"),
             count_of(h.component, "position", "positions"),
-            model.render(h.key)
+            model.picture(h.key)
         );
     }
     out

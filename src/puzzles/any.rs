@@ -747,6 +747,13 @@ impl Prepared {
 /// keys are other than the tile puzzle's past 16 cells (each tile's cell
 /// in mixed radix), and its board's symmetries are found as any board's.
 pub fn tile_board(rows: usize, cols: usize) -> SlidingPuzzle {
+    SlidingPuzzle::from_toml(&tile_board_toml(rows, cols, false), "tiles")
+        .expect("a board of distinct tiles")
+}
+
+/// The TOML of [`tile_board`], with the solved board as its goal where
+/// `goal` says so (what a census of the tiles measures from).
+pub fn tile_board_toml(rows: usize, cols: usize, goal: bool) -> String {
     let n = rows * cols;
     let mut board = String::new();
     for cell in 0..n {
@@ -760,10 +767,13 @@ pub fn tile_board(rows: usize, cols: usize) -> SlidingPuzzle {
             board.push('\n');
         }
     }
-    let text = format!(
+    let mut text = format!(
         "name = \"tiles-{rows}x{cols}\"\ndistinct = \"*\"\nboard = \"\"\"\n{board}\"\"\"\n"
     );
-    SlidingPuzzle::from_toml(&text, "tiles").expect("a board of distinct tiles")
+    if goal {
+        text.push_str(&format!("goal = \"\"\"\n{board}\"\"\"\n"));
+    }
+    text
 }
 
 /// A tile puzzle's symmetries (see [`Prepared::symmetries`]): the sliding-block

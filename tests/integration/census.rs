@@ -615,9 +615,11 @@ fn a_census_cut_short_says_so_and_keeps_what_it_found() {
 
 #[test]
 fn a_census_past_its_memory_stops_cleanly_with_what_it_listed() {
-    // The 2x7 tiles: 14! = 87,178,291,200 positions, far past 64 MiB (one
-    // part of the listing alone would hold billions).
-    let text = "board = \"\"\"\nABCDEFG\nHIJKLM.\n\"\"\"\ndistinct = \"*\"\n";
+    // A domino and eleven tiles on a 2x7 board: billions of positions,
+    // far past 64 MiB (one part of the listing alone would hold hundreds
+    // of millions). Its keys are not all positions (the domino's places
+    // are ranked apart from the tiles'), so the census lists them.
+    let text = "board = \"\"\"\nAABCDEF\nGHIJKL.\n\"\"\"\ndistinct = \"*\"\n";
     let file = std::env::temp_dir().join(format!("reach-census-2x7-{}.toml", std::process::id()));
     std::fs::write(&file, text).unwrap();
     let out = reach()
@@ -646,10 +648,25 @@ fn a_census_past_its_memory_stops_cleanly_with_what_it_listed() {
 fn a_census_refuses_what_it_cannot_take_before_the_work() {
     let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
     reach()
-        .args(["census", cube])
+        .args(["census", "clocks"])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("not a sliding-block puzzle"));
+        .stderr(predicates::str::contains("counted from all at twelve"));
+    reach()
+        .args(["census", cube, "--toml", "/tmp"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("prints as patterns"));
+    reach()
+        .args(["census", "tiles-4x4"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("at most 2147483647 positions"));
+    reach()
+        .args(["census", "klotski", "--moves", "U"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not a twisty puzzle"));
     reach()
         .args(["census", "pe766-example", "--toml", "/tmp"])
         .assert()
@@ -664,6 +681,277 @@ fn a_census_refuses_what_it_cannot_take_before_the_work() {
         .code(2)
         .stderr(predicates::str::contains("takes a directory"));
     let _ = std::fs::remove_file(&file);
+}
+
+/// Censuses whose every key is a position (tile boards, twisty
+/// puzzles): numbered by their keys, nothing listed.
+mod every_key {
+    use std::collections::VecDeque;
+
+    use reach::engine::{Census, EveryPosition, Model, Search};
+    use reach::puzzles::twisty::{Twisty, TwistyMetric};
+    use serde_json::Value;
+
+    use super::{TILES_2X3, agrees, root};
+    use crate::spill::TempDir;
+    use crate::twisty::{build, data, load};
+    use crate::{json_out, reach};
+
+    /// `model`, except that it says its keys are not all positions: its
+    /// census lists them (every key below the key space) and indexes
+    /// them, the way a sliding-block puzzle's are.
+    struct Listed<'a>(&'a Twisty);
+
+    impl Model for Listed<'_> {
+        type State = <Twisty as Model>::State;
+        type Key = u64;
+
+        fn start(&self) -> u64 {
+            self.0.start()
+        }
+
+        fn key_space(&self) -> u64 {
+            self.0.key_space()
+        }
+
+        fn new_state(&self) -> Self::State {
+            self.0.new_state()
+        }
+
+        fn decode(&self, key: u64, state: &mut Self::State) {
+            self.0.decode(key, state)
+        }
+
+        fn successors(&self, state: &mut Self::State, out: &mut Vec<u64>) {
+            self.0.successors(state, out)
+        }
+
+        fn is_goal(&self, state: &Self::State) -> bool {
+            self.0.is_goal(state)
+        }
+
+        fn has_goal(&self) -> bool {
+            true
+        }
+
+        fn reversible(&self) -> bool {
+            self.0.reversible()
+        }
+
+        fn identity(&self) -> String {
+            self.0.identity()
+        }
+    }
+
+    impl EveryPosition for Listed<'_> {
+        fn position_parts(&self) -> usize {
+            7
+        }
+
+        fn part_positions(&self, part: usize, out: &mut Vec<u64>, _: usize) -> bool {
+            out.extend((0..self.key_space()).filter(|k| k % 7 == part as u64));
+            true
+        }
+    }
+
+    /// What a census found, as a sequential union-find and breadth-first
+    /// search over every key find it, from the model's moves alone.
+    fn oracle(t: &Twisty) -> (Vec<(u64, u64)>, u64, Vec<u64>) {
+        let n = t.key_space() as usize;
+        let mut state = t.new_state();
+        let mut out = Vec::new();
+        let mut edges = vec![Vec::new(); n];
+        let mut parent: Vec<usize> = (0..n).collect();
+        let mut goals = Vec::new();
+        for (k, next) in edges.iter_mut().enumerate() {
+            t.decode(k as u64, &mut state);
+            if t.is_goal(&state) {
+                goals.push(k);
+            }
+            out.clear();
+            t.successors(&mut state, &mut out);
+            for &j in &out {
+                let (a, b) = (root(&mut parent, k), root(&mut parent, j as usize));
+                parent[a] = b;
+                next.push(j as usize);
+            }
+        }
+        let mut size = vec![0u64; n];
+        for k in 0..n {
+            size[root(&mut parent, k)] += 1;
+        }
+        let mut histogram: Vec<(u64, u64)> = Vec::new();
+        let mut sizes: Vec<u64> = size.iter().copied().filter(|&s| s > 0).collect();
+        sizes.sort();
+        for s in sizes {
+            match histogram.last_mut() {
+                Some((z, c)) if *z == s => *c += 1,
+                _ => histogram.push((s, 1)),
+            }
+        }
+        let start = size[root(&mut parent, t.start() as usize)];
+        let mut distance = vec![u32::MAX; n];
+        let mut queue: VecDeque<usize> = goals.iter().copied().collect();
+        for &g in &goals {
+            distance[g] = 0;
+        }
+        let mut levels = vec![0u64];
+        while let Some(k) = queue.pop_front() {
+            let d = distance[k] as usize;
+            levels.resize(levels.len().max(d + 1), 0);
+            levels[d] += 1;
+            for &j in &edges[k] {
+                if distance[j] == u32::MAX {
+                    distance[j] = distance[k] + 1;
+                    queue.push_back(j);
+                }
+            }
+        }
+        (histogram, start, levels)
+    }
+
+    fn census<M: EveryPosition>(model: &M, threads: usize) -> Census {
+        let c = Search::new(model).threads(threads).census(5).unwrap();
+        assert!(c.stopped.is_none());
+        c
+    }
+
+    #[test]
+    fn a_twisty_census_numbered_by_its_keys_equals_its_listing_and_the_oracle() {
+        let twists = load("twists.tws");
+        let cube = load("cube2.tws");
+        for (t, what) in [
+            (build(&twists, TwistyMetric::Htm, None), "twists htm"),
+            (build(&twists, TwistyMetric::Qtm, None), "twists qtm"),
+            (build(&cube, TwistyMetric::Htm, Some("U,F")), "2x2x2 <U,F>"),
+        ] {
+            assert!(t.keys_are_states(), "{what}");
+            let (histogram, start, levels) = oracle(&t);
+            let keyed = census(&t, 2);
+            let listed = census(&Listed(&t), 2);
+            let one = census(&t, 1);
+            let components = keyed.components.clone().unwrap();
+            assert_eq!(components.size_histogram, histogram, "{what}");
+            assert_eq!(components.start, start, "{what}");
+            let goal = keyed.goal.clone().unwrap();
+            assert_eq!(goal.levels, levels, "{what}");
+            assert_eq!(goal.solvable, levels.iter().sum::<u64>(), "{what}");
+            assert_eq!(keyed.positions, t.key_space(), "{what}");
+            for other in [listed, one] {
+                assert_eq!(other.positions, keyed.positions, "{what}");
+                assert_eq!(other.components, keyed.components, "{what}");
+                assert_eq!(other.goal, keyed.goal, "{what}");
+            }
+        }
+        // The 2x2x2 in <U,F>: 174,960 patterns of its six moving corners,
+        // six cosets of the 29,160 positions the moves reach.
+        let t = build(&cube, TwistyMetric::Htm, Some("U,F"));
+        let c = census(&t, 2).components.unwrap();
+        assert_eq!(c.size_histogram, [(29_160, 6)]);
+    }
+
+    #[test]
+    fn the_census_of_a_twisty_file_has_counts_levels_and_its_hardest_patterns() {
+        let cube = data("cube2.tws");
+        let census = json_out(reach().args([
+            "census", &cube, "--moves", "U,F,R", "--top", "3", "--json", "-q",
+        ]));
+        let count = json_out(reach().args(["count", &cube, "--moves", "U,F,R", "--json", "-q"]));
+        assert_eq!(census["positions"], 3_674_160);
+        assert_eq!(census["components"], 1);
+        assert_eq!(census["start_component"], count["states"], "{count}");
+        assert_eq!(census["levels"], count["levels"]);
+        assert_eq!(census["distance"], 11);
+        assert_eq!(census["metric"], "htm");
+        // Each hardest pattern, as the file's ScrambleState, solves in 11.
+        for h in census["hardest"].as_array().unwrap() {
+            assert_eq!(h["distance"], 11);
+            let dir = TempDir::new("census-twisty-hardest");
+            std::fs::create_dir_all(dir.path()).unwrap();
+            let file = dir.path().join("hard.tws");
+            let text = std::fs::read_to_string(&cube).unwrap();
+            let board = h["board"].as_str().unwrap();
+            std::fs::write(&file, format!("{text}\nScrambleState hard\n{board}End\n")).unwrap();
+            let solved = json_out(reach().args([
+                "solve",
+                file.to_str().unwrap(),
+                "--moves",
+                "U,F,R",
+                "--json",
+                "-q",
+            ]));
+            assert_eq!(solved["length"], 11, "{solved}");
+        }
+    }
+
+    #[test]
+    fn the_census_of_tiles_rxc_is_that_of_the_board_of_its_tiles() {
+        // The built-in, as the board of its tiles with the solved board
+        // its goal: the oracle's census of that board, both parities.
+        let strip = |mut v: Value| {
+            for k in ["seconds", "peak_rss_bytes", "run", "puzzle"] {
+                v.as_object_mut().unwrap().remove(k);
+            }
+            v
+        };
+        agrees("tiles-2x3-file", TILES_2X3, "step");
+        let dir = TempDir::new("census-tiles");
+        std::fs::create_dir_all(dir.path()).unwrap();
+        let file = dir.path().join("tiles-2x3.toml");
+        std::fs::write(&file, TILES_2X3.replace("ABC\nDE.", "123\n45.")).unwrap();
+        let args = ["--top", "3", "--json", "-q"];
+        let builtin = json_out(reach().args(["census", "tiles-2x3"]).args(args));
+        let from_file = json_out(reach().arg("census").arg(&file).args(args));
+        assert_eq!(strip(builtin.clone()), strip(from_file));
+        assert_eq!(builtin["puzzle"], "tiles-2x3");
+        let nine = json_out(reach().args(["census", "tiles-3x3"]).args(args));
+        assert_eq!(nine["size_histogram"], serde_json::json!([[181_440, 2]]));
+        assert_eq!(nine["distance"], 31);
+        let count = json_out(reach().args(["count", "tiles-3x3", "--json", "-q"]));
+        assert_eq!(nine["start_component"], count["states"]);
+        assert_eq!(nine["levels"], count["levels"]);
+    }
+
+    #[test]
+    fn a_twisty_census_stopped_at_a_depth_resumes_from_its_checkpoint() {
+        let cube = data("cube2.tws");
+        let dir = TempDir::new("census-twisty-checkpoint");
+        let cp = dir.path().join("cp");
+        let base = [
+            "census", &cube, "--moves", "U,F,R", "--top", "4", "--json", "-q",
+        ];
+        let whole = json_out(reach().args(base));
+        let mut cut = reach();
+        cut.args(base)
+            .args(["--max-depth", "6", "--checkpoint"])
+            .arg(&cp);
+        let cut = json_out(&mut cut);
+        assert_eq!(cut["complete"], false, "{cut}");
+        assert!(cp.join("checkpoint.toml").exists());
+        let names: Vec<String> = std::fs::read_dir(&cp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert!(
+            !names.iter().any(|n| n.starts_with("census-keys")),
+            "{names:?}"
+        );
+        let resumed = json_out(
+            reach()
+                .args(["resume", "--json", "-q", "--max-depth", "100"])
+                .arg(&cp),
+        );
+        for k in [
+            "levels",
+            "hardest",
+            "components",
+            "size_histogram",
+            "distance",
+        ] {
+            assert_eq!(resumed[k], whole[k], "{k}");
+        }
+        assert!(!cp.exists());
+    }
 }
 
 /// A census's checkpoint through the binary: stopped at a depth, killed at

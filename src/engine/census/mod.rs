@@ -248,11 +248,51 @@ impl<L: Low> Index<L> {
         })
     }
 
+    /// The bucket that holds index `i`.
+    fn bucket_of(&self, i: usize) -> usize {
+        // The last bucket that starts at or before `i` (empty buckets
+        // start where the next one does).
+        self.buckets.partition_point(|&b| b as usize <= i) - 1
+    }
+}
+
+/// How a census numbers its positions (0, 1, ... in the order of their
+/// keys) and finds a position's number from its key: the sorted keys of
+/// an [`Index`], or [`EveryKey`] where every key is a position.
+trait Numbering: Sync {
+    /// How many positions there are.
+    fn len(&self) -> usize;
+
+    /// The number of `key`, if it is a position.
+    fn of(&self, key: u64) -> Option<u32>;
+
+    /// The key of position `i`.
+    fn key_at(&self, i: usize) -> u64;
+
+    /// A reader of the keys at rising numbers from `i`.
+    fn cursor(&self, i: usize) -> impl Rising;
+
+    /// Writes what a checkpoint keeps of the numbering, and the
+    /// components (`roots`), into `saves`; `state` says the rest.
+    fn save(
+        &self,
+        saves: &mut Saves,
+        state: CensusState,
+        roots: &[AtomicU32],
+    ) -> Result<(), SpillError>;
+}
+
+/// Reads the keys of positions at rising numbers.
+trait Rising {
+    /// The key of position `i`, no lower than the last one read.
+    fn key(&mut self, i: usize) -> u64;
+}
+
+impl<L: Low> Numbering for Index<L> {
     fn len(&self) -> usize {
         self.low.len()
     }
 
-    /// The index of `key`, if it is a position.
     #[inline]
     fn of(&self, key: u64) -> Option<u32> {
         let h = (key >> self.shift) as usize;
@@ -266,26 +306,78 @@ impl<L: Low> Index<L> {
             .map(|i| (lo + i) as u32)
     }
 
-    /// The bucket that holds index `i`.
-    fn bucket_of(&self, i: usize) -> usize {
-        // The last bucket that starts at or before `i` (empty buckets
-        // start where the next one does).
-        self.buckets.partition_point(|&b| b as usize <= i) - 1
-    }
-
-    /// The key at index `i`.
     fn key_at(&self, i: usize) -> u64 {
         self.low[i].whole(self.bucket_of(i) as u64, self.shift)
     }
 
-    /// A reader of the keys at rising indices from `i`.
-    fn cursor(&self, i: usize) -> Cursor<'_, L> {
+    fn cursor(&self, i: usize) -> impl Rising {
         let h = self.bucket_of(i.min(self.len().saturating_sub(1)));
         Cursor {
             index: self,
             h,
             end: self.buckets[h + 1] as usize,
         }
+    }
+
+    fn save(
+        &self,
+        saves: &mut Saves,
+        state: CensusState,
+        roots: &[AtomicU32],
+    ) -> Result<(), SpillError> {
+        let state = CensusState {
+            shift: self.shift,
+            whole_keys: L::BYTES == 8,
+            ..state
+        };
+        saves.arrays(state, Some((&self.buckets, &self.low)), roots)
+    }
+}
+
+/// Every key below the model's key space, each a position
+/// ([`Model::keys_are_states`]: a tile board, a twisty puzzle's pattern),
+/// numbered by itself: the census lists nothing and keeps no key.
+struct EveryKey(usize);
+
+impl Numbering for EveryKey {
+    fn len(&self) -> usize {
+        self.0
+    }
+
+    #[inline]
+    fn of(&self, key: u64) -> Option<u32> {
+        (key < self.0 as u64).then_some(key as u32)
+    }
+
+    fn key_at(&self, i: usize) -> u64 {
+        i as u64
+    }
+
+    fn cursor(&self, _: usize) -> impl Rising {
+        Itself
+    }
+
+    fn save(
+        &self,
+        saves: &mut Saves,
+        state: CensusState,
+        roots: &[AtomicU32],
+    ) -> Result<(), SpillError> {
+        let state = CensusState {
+            every_key: true,
+            ..state
+        };
+        saves.arrays::<u32>(state, None, roots)
+    }
+}
+
+/// A position's key is its number.
+struct Itself;
+
+impl Rising for Itself {
+    #[inline]
+    fn key(&mut self, i: usize) -> u64 {
+        i as u64
     }
 }
 
@@ -297,10 +389,10 @@ struct Cursor<'a, L> {
     end: usize,
 }
 
-impl<L: Low> Cursor<'_, L> {
-    /// The key at `i`, no lower than the last index read: a few buckets
-    /// on are walked to, farther ones found by a galloping search (the
-    /// positions of a thin level lie far apart, though not very far).
+impl<L: Low> Rising for Cursor<'_, L> {
+    /// A few buckets on are walked to, farther ones found by a galloping
+    /// search (the positions of a thin level lie far apart, though not
+    /// very far).
     #[inline]
     fn key(&mut self, i: usize) -> u64 {
         let buckets = &self.index.buckets;
@@ -610,6 +702,14 @@ impl Stray {
     }
 }
 
+/// The refusal of a census of `n` positions, more than its numbers hold.
+fn too_many(n: u64) -> SearchError {
+    SearchError::Unsearchable(format!(
+        "the census holds at most {} positions, and this puzzle has {n}",
+        ROOT - 1
+    ))
+}
+
 /// Words of codes a worker takes at once.
 const WORDS_PER_CHUNK: usize = 256;
 
@@ -831,6 +931,12 @@ impl<M: EveryPosition> Walk<'_, M> {
                 let index = Index::read(low, buckets, shift).map_err(broken)?;
                 self.go_on(&index, &roots, &codes, front, top, &mut saves)?
             }
+            Keys::Every => {
+                if !self.model.keys_are_states() || self.model.key_space() != n as u64 {
+                    return Err(broken("its positions are not its model's every key"));
+                }
+                self.go_on(&EveryKey(n), &roots, &codes, front, top, &mut saves)?
+            }
         };
         census.components = Some(components);
         (census.goal, census.stopped) = (Some(measured.0), measured.1);
@@ -838,9 +944,9 @@ impl<M: EveryPosition> Walk<'_, M> {
     }
 
     /// The resumed census's components and the rest of its distances.
-    fn go_on<L: Low>(
+    fn go_on<N: Numbering>(
         &self,
-        index: &Index<L>,
+        index: &N,
         roots: &Roots,
         codes: &Codes,
         front: Front,
@@ -861,6 +967,9 @@ impl<M: EveryPosition> Walk<'_, M> {
         census: &mut Census,
         saves: &mut Option<Saves>,
     ) -> Result<(), SearchError> {
+        if self.model.keys_are_states() {
+            return self.every_key(top, census, saves);
+        }
         let keys = match self.list() {
             Ok(keys) => keys,
             Err((why, listed)) => {
@@ -870,11 +979,7 @@ impl<M: EveryPosition> Walk<'_, M> {
             }
         };
         if keys.len() >= ROOT as usize {
-            return Err(SearchError::Unsearchable(format!(
-                "the census holds at most {} positions, and this puzzle has {}",
-                ROOT - 1,
-                keys.len()
-            )));
+            return Err(too_many(keys.len() as u64));
         }
         census.positions = keys.len() as u64;
         census.all_listed = true;
@@ -895,6 +1000,27 @@ impl<M: EveryPosition> Walk<'_, M> {
                 self.rest(index, top, census, saves)
             }
         }
+    }
+
+    /// Passes 2 and 3 where every key below the key space is a position
+    /// (nothing to list): about four bytes and two bits a position.
+    fn every_key(
+        &self,
+        top: usize,
+        census: &mut Census,
+        saves: &mut Option<Saves>,
+    ) -> Result<(), SearchError> {
+        let n = self.model.key_space();
+        if n >= u64::from(ROOT) {
+            return Err(too_many(n));
+        }
+        census.positions = n;
+        census.all_listed = true;
+        if let Some(why) = self.room_for(n * 4 + n.div_ceil(4)) {
+            census.stopped = Some(why);
+            return Ok(());
+        }
+        self.rest(EveryKey(n as usize), top, census, saves)
     }
 
     /// Pass 1: every position's key, sorted. Stops when the keys would
@@ -954,9 +1080,9 @@ impl<M: EveryPosition> Walk<'_, M> {
     }
 
     /// Passes 2 and 3 over the index, filling in `census`.
-    fn rest<L: Low>(
+    fn rest<N: Numbering>(
         &self,
-        index: Index<L>,
+        index: N,
         top: usize,
         census: &mut Census,
         saves: &mut Option<Saves>,
@@ -978,9 +1104,9 @@ impl<M: EveryPosition> Walk<'_, M> {
 
     /// Pass 2: the union-find over the moves; the goal positions are put
     /// in the distances' first frontier. `None` when stopped.
-    fn join<L: Low>(
+    fn join<N: Numbering>(
         &self,
-        index: &Index<L>,
+        index: &N,
         codes: &Codes,
     ) -> Result<Option<Vec<AtomicU32>>, SearchError> {
         let n = index.len();
@@ -1026,9 +1152,9 @@ impl<M: EveryPosition> Walk<'_, M> {
         Ok(Some(parent))
     }
 
-    fn components<L: Low>(
+    fn components<N: Numbering>(
         &self,
-        index: &Index<L>,
+        index: &N,
         roots: &Roots,
     ) -> Result<Components, SearchError> {
         let mut sizes: Vec<u64> = roots
@@ -1070,9 +1196,9 @@ impl<M: EveryPosition> Walk<'_, M> {
     /// Pass 3: the breadth-first search from every goal position at once,
     /// over two bits a position; with a checkpoint, the arrays and its
     /// first level saved first.
-    fn distances<L: Low>(
+    fn distances<N: Numbering>(
         &self,
-        index: &Index<L>,
+        index: &N,
         roots: &Roots,
         codes: &Codes,
         top: usize,
@@ -1088,14 +1214,12 @@ impl<M: EveryPosition> Walk<'_, M> {
         if let Some(s) = saves {
             let state = CensusState {
                 positions: index.len() as u64,
-                shift: index.shift,
-                whole_keys: L::BYTES == 8,
                 goal_components: front.goal_components,
                 solvable: front.solvable,
                 ..CensusState::default()
             };
-            let saved = s
-                .arrays(state, &index.buckets, &index.low, &roots.0)
+            let saved = index
+                .save(s, state, &roots.0)
                 .and_then(|()| s.level(&codes.0, &front.levels, front.tail.clone()));
             if let Err(e) = saved {
                 return Ok((front.distances(Vec::new()), Some(storage_stop(&e, s))));
@@ -1105,9 +1229,9 @@ impl<M: EveryPosition> Walk<'_, M> {
     }
 
     /// The levels of the distances from `front` on.
-    fn measure<L: Low>(
+    fn measure<N: Numbering>(
         &self,
-        index: &Index<L>,
+        index: &N,
         roots: &Roots,
         codes: &Codes,
         top: usize,
@@ -1262,9 +1386,9 @@ impl<M: EveryPosition> Walk<'_, M> {
     /// else every position whose code says so): marks every unseen
     /// successor of its positions. Returns the positions it marked (in no
     /// order) unless they passed `cap`.
-    fn expand<L: Low>(
+    fn expand<N: Numbering>(
         &self,
-        index: &Index<L>,
+        index: &N,
         codes: &Codes,
         list: Option<&[u32]>,
         cap: usize,

@@ -47,14 +47,28 @@ pub(crate) struct CensusState {
     pub shift: u32,
     /// Whether the index keeps whole keys (else four bytes a key).
     pub whole_keys: bool,
+    /// Whether every key below the model's key space is a position,
+    /// numbered by itself: no index is kept.
+    #[serde(default)]
+    pub every_key: bool,
     /// Components that hold a goal position.
     pub goal_components: u64,
     /// Positions of those components.
     pub solvable: u64,
     /// The last levels' smallest indices (the hardest starts' candidates).
     pub tail: Vec<TailLevel>,
-    /// The bucket starts, the keys, the components and the codes.
+    /// The bucket starts and the keys (unless every key is a position),
+    /// the components and the codes.
     pub files: Vec<Saved>,
+}
+
+impl CensusState {
+    /// How many files of arrays that do not change come before the codes:
+    /// the index's two, unless every key is a position, and the
+    /// components.
+    fn arrays(&self) -> usize {
+        if self.every_key { 1 } else { 3 }
+    }
 }
 
 /// A level's smallest indices.
@@ -128,6 +142,8 @@ pub(crate) struct Loaded {
 pub(crate) enum Keys {
     Cut(Vec<u32>),
     Whole(Vec<u64>),
+    /// None kept: every key is a position.
+    Every,
 }
 
 const BUCKETS: &str = "census-buckets.u32";
@@ -208,24 +224,25 @@ impl Saves {
             .len()
             .checked_sub(1)
             .ok_or_else(|| damaged("it names no level"))? as u32;
-        let [buckets, keys, roots, codes] = &state.files[..] else {
-            return Err(damaged("it does not name a census's four files"));
+        let damaged_files = || damaged("it does not name a census's files");
+        if state.files.len() != state.arrays() + 1 {
+            return Err(damaged_files());
+        }
+        let (index, [roots, codes]) = state.files.split_at(state.files.len() - 2) else {
+            return Err(damaged_files());
         };
-        let names = [
-            BUCKETS,
-            keys_name(state.whole_keys),
-            ROOTS,
-            &codes_name(depth),
-        ];
-        if [buckets, keys, roots, codes]
-            .iter()
-            .zip(names)
-            .any(|(f, n)| f.name != n)
-        {
-            return Err(damaged("it does not name a census's four files"));
+        let mut names = vec![ROOTS.to_string(), codes_name(depth)];
+        if !state.every_key {
+            names.splice(0..0, [BUCKETS.into(), keys_name(state.whole_keys).into()]);
+        }
+        if state.files.iter().zip(&names).any(|(f, n)| &f.name != n) {
+            return Err(damaged_files());
         }
         let positions = state.positions;
-        if keys.bytes != positions * if state.whole_keys { 8 } else { 4 }
+        let key_bytes = if state.whole_keys { 8 } else { 4 };
+        if index
+            .get(1)
+            .is_some_and(|keys| keys.bytes != positions * key_bytes)
             || roots.bytes != positions * 4
             || codes.bytes != positions.div_ceil(32) * 8
         {
@@ -237,11 +254,14 @@ impl Saves {
         // Codes written after the manifest, and temporaries.
         names::remove_orphans(disk.dir(), &m.kept);
         let loaded = Loaded {
-            buckets: read_words(&cp.dir, buckets)?,
-            keys: if state.whole_keys {
-                Keys::Whole(read_words(&cp.dir, keys)?)
-            } else {
-                Keys::Cut(read_words(&cp.dir, keys)?)
+            buckets: match index.first() {
+                Some(buckets) => read_words(&cp.dir, buckets)?,
+                None => Vec::new(),
+            },
+            keys: match index.get(1) {
+                None => Keys::Every,
+                Some(keys) if state.whole_keys => Keys::Whole(read_words(&cp.dir, keys)?),
+                Some(keys) => Keys::Cut(read_words(&cp.dir, keys)?),
             },
             roots: read_words::<u32>(&cp.dir, roots)?
                 .into_iter()
@@ -276,25 +296,31 @@ impl Saves {
     }
 
     /// Writes the arrays that do not change: the index's bucket starts
-    /// and keys, and the components (`roots`). Named by the manifest only
-    /// with the first level's codes ([`Saves::level`]).
+    /// and keys (`None` where every key is a position), and the
+    /// components (`roots`). Named by the manifest only with the first
+    /// level's codes ([`Saves::level`]).
     pub(crate) fn arrays<W: Word>(
         &mut self,
         state: CensusState,
-        buckets: &[u32],
-        keys: &[W],
+        index: Option<(&[u32], &[W])>,
         roots: &[AtomicU32],
     ) -> Result<(), SpillError> {
         let began = Instant::now();
-        let files = vec![
-            write_words(&self.disk, BUCKETS, buckets.len(), |i| buckets[i])?,
-            write_words(&self.disk, keys_name(W::BYTES == 8), keys.len(), |i| {
-                keys[i]
-            })?,
-            write_words(&self.disk, ROOTS, roots.len(), |i| {
-                roots[i].load(Ordering::Relaxed)
-            })?,
-        ];
+        let mut files = Vec::new();
+        if let Some((buckets, keys)) = index {
+            files.push(write_words(&self.disk, BUCKETS, buckets.len(), |i| {
+                buckets[i]
+            })?);
+            files.push(write_words(
+                &self.disk,
+                keys_name(W::BYTES == 8),
+                keys.len(),
+                |i| keys[i],
+            )?);
+        }
+        files.push(write_words(&self.disk, ROOTS, roots.len(), |i| {
+            roots[i].load(Ordering::Relaxed)
+        })?);
         self.manifest.census = Some(CensusState { files, ..state });
         self.spent += began.elapsed().as_secs_f64();
         Ok(())
@@ -335,7 +361,7 @@ impl Saves {
             .as_mut()
             .expect("the arrays are saved before a level");
         state.tail = tail;
-        let old = if state.files.len() == 4 {
+        let old = if state.files.len() > state.arrays() {
             state.files.pop()
         } else {
             None

@@ -20,6 +20,7 @@
 //! powers as one move; `qtm` each move and its inverse; `moves` only the
 //! moves as written (a directed graph when a move is not its own inverse).
 
+mod census;
 pub mod coord;
 pub mod def;
 pub mod group;

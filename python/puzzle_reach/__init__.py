@@ -197,18 +197,22 @@ def census(
     text: Optional[str] = None,
     threads: int = 0,
     metric: Optional[str] = None,
+    moves: Optional[Sequence[str]] = None,
     top: int = 10,
     max_depth: Optional[int] = None,
     memory_limit: Size = None,
     progress: Optional[Progress] = None,
 ) -> Census:
-    """Every position of a sliding-block puzzle's pieces on its board (not
-    only the start's component): its components, and the ``top`` hardest
-    starts of all (farthest from the nearest goal)."""
+    """Every position of a puzzle's pieces (not only the start's
+    component): a sliding-block board's every placement (``tiles-RxC`` as
+    the board of its tiles, solved as its goal), a twisty puzzle's every
+    pattern (``moves``: its generators); its components, and the ``top``
+    hardest starts of all (farthest from the nearest goal)."""
     return _run(
         "census", puzzle,
-        text=text, threads=threads, metric=metric, max_depth=max_depth,
-        memory_limit=memory_limit, top=top, progress=progress,
+        text=text, threads=threads, metric=metric, moves=moves,
+        max_depth=max_depth, memory_limit=memory_limit, top=top,
+        progress=progress,
     )
 
 

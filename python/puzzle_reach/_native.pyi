@@ -58,7 +58,7 @@ class HardStart:
     component_size: int
 
 class Census:
-    """Every position of a sliding-block puzzle's pieces, by component."""
+    """Every position of a puzzle's pieces, by component."""
 
     positions: int
     positions_exact: bool

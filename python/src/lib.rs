@@ -21,13 +21,14 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use reach::engine::{
-    Checkpoint, Key, Model, Outcome, Progress, Report as EngineReport, Search, Spill, memory,
-    positions_of,
+    Checkpoint, EveryPosition, Key, Model, Outcome, Progress, Report as EngineReport, Search,
+    Spill, memory, positions_of,
 };
 use reach::puzzles::any::{
     AnyMetric, Prepared, Puzzle, Shape, StoreSettings, Symmetries, SymmetryChoice, View, Visit,
-    Walk,
+    Walk, tile_board_toml,
 };
+use reach::puzzles::sliding::SlidingPuzzle;
 
 create_exception!(
     _native,
@@ -519,21 +520,51 @@ impl Visit for Job<'_> {
     }
 }
 
-/// A census of a sliding-block puzzle's pieces.
+/// A census of a puzzle's pieces: a sliding-block board's every
+/// placement (`tiles-RxC` as the board of its tiles, the solved board its
+/// goal), a twisty puzzle's every pattern (one-word keys).
 fn census(
     prepared: &Prepared,
     o: &Options,
     stop: &AtomicBool,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<Found, String> {
-    let Prepared::Sliding(p) = prepared else {
-        return Err(format!(
-            "a census places a sliding-block puzzle's pieces every way they fit on its board; {} is not a sliding-block puzzle\n  help: count() counts the positions reachable from its start",
-            prepared.name()
-        ));
+    let tiles = |rows, cols| {
+        SlidingPuzzle::from_toml(&tile_board_toml(rows, cols, true), "tiles")
+            .map_err(|e| e.to_string())
     };
-    let model = p.census_model()?;
-    let found = Search::new(&model)
+    let board = match prepared {
+        Prepared::Sliding(p) => p.census_model()?,
+        Prepared::Tiles(t) => tiles(t.rows(), t.cols())?.census_model()?,
+        Prepared::LargeTiles(t) => tiles(t.rows(), t.cols())?.census_model()?,
+        Prepared::Twisty(t) if t.words() == 1 => {
+            return census_of(t.as_ref(), |k| t.render(k), o, stop, progress);
+        }
+        Prepared::Twisty(t) => {
+            return Err(format!(
+                "{}'s keys take {} words, and a census numbers its positions by one-word keys\n  help: fewer moves (moves=...) leave fewer pieces moving and a smaller key space",
+                t.name(),
+                t.words()
+            ));
+        }
+        Prepared::Clocks(_) => {
+            return Err(
+                "a census places a puzzle's pieces every way they fit; the clocks are counted from all at twelve\n  help: count() counts the positions reachable from it".to_string(),
+            );
+        }
+    };
+    census_of(&board, |k| board.render(k), o, stop, progress)
+}
+
+/// The census of `model`, its positions drawn by `render`.
+fn census_of<M: EveryPosition>(
+    model: &M,
+    render: impl Fn(u64) -> String,
+    o: &Options,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<Found, String> {
+    let found = Search::new(model)
         .threads(o.threads)
         .max_depth(o.max_depth)
         .memory_limit(o.memory_limit)
@@ -560,7 +591,7 @@ fn census(
                 .iter()
                 .map(|h| HardStart {
                     distance: h.distance,
-                    board: model.render(h.key),
+                    board: render(h.key),
                     component_size: h.component,
                 })
                 .collect()

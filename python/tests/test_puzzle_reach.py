@@ -148,6 +148,17 @@ def test_census_of_klotski():
     assert sum(size * n for size, n in c.size_histogram) == c.positions
 
 
+def test_census_of_tiles_and_of_a_twisty_puzzle():
+    nine = reach.census("tiles-3x3", threads=2, top=2)
+    assert nine.positions == 362880 and nine.size_histogram == [(181440, 2)]
+    assert nine.distance == 31 and [h.distance for h in nine.hardest] == [31, 31]
+    cube = ROOT / "tests" / "data" / "cube2.tws"
+    c = reach.census(cube, threads=2, moves=["U", "F"], top=1)
+    assert (c.positions, c.components, c.start_component) == (174960, 6, 29160)
+    assert c.levels == reach.count(cube, threads=2, moves=["U", "F"]).levels
+    assert c.hardest[0].board.startswith("CORNERS")
+
+
 def test_limits_stop_with_what_was_found():
     r = reach.count("pe766", threads=2, max_depth=10)
     assert not r.complete and r.depth == 10

@@ -254,6 +254,22 @@ impl<L: Low> Index<L> {
         // start where the next one does).
         self.buckets.partition_point(|&b| b as usize <= i) - 1
     }
+
+    /// Writes the index and the components (`roots`) into `saves`;
+    /// `state` says the rest.
+    fn save(
+        &self,
+        saves: &mut Saves,
+        state: CensusState,
+        roots: &[AtomicU32],
+    ) -> Result<(), SpillError> {
+        let state = CensusState {
+            shift: self.shift,
+            whole_keys: L::BYTES == 8,
+            ..state
+        };
+        saves.arrays(state, Some((&self.buckets, &self.low, roots)))
+    }
 }
 
 /// How a census numbers its positions (0, 1, ... in the order of their
@@ -271,15 +287,6 @@ trait Numbering: Sync {
 
     /// A reader of the keys at rising numbers from `i`.
     fn cursor(&self, i: usize) -> impl Rising;
-
-    /// Writes what a checkpoint keeps of the numbering, and the
-    /// components (`roots`), into `saves`; `state` says the rest.
-    fn save(
-        &self,
-        saves: &mut Saves,
-        state: CensusState,
-        roots: &[AtomicU32],
-    ) -> Result<(), SpillError>;
 }
 
 /// Reads the keys of positions at rising numbers.
@@ -318,20 +325,6 @@ impl<L: Low> Numbering for Index<L> {
             end: self.buckets[h + 1] as usize,
         }
     }
-
-    fn save(
-        &self,
-        saves: &mut Saves,
-        state: CensusState,
-        roots: &[AtomicU32],
-    ) -> Result<(), SpillError> {
-        let state = CensusState {
-            shift: self.shift,
-            whole_keys: L::BYTES == 8,
-            ..state
-        };
-        saves.arrays(state, Some((&self.buckets, &self.low)), roots)
-    }
 }
 
 /// Every key below the model's key space, each a position
@@ -355,19 +348,6 @@ impl Numbering for EveryKey {
 
     fn cursor(&self, _: usize) -> impl Rising {
         Itself
-    }
-
-    fn save(
-        &self,
-        saves: &mut Saves,
-        state: CensusState,
-        roots: &[AtomicU32],
-    ) -> Result<(), SpillError> {
-        let state = CensusState {
-            every_key: true,
-            ..state
-        };
-        saves.arrays::<u32>(state, None, roots)
     }
 }
 
@@ -710,6 +690,9 @@ fn too_many(n: u64) -> SearchError {
     ))
 }
 
+/// What the join leaves: each position's parent, and the goal positions.
+type Joined = (Vec<AtomicU32>, Vec<u32>);
+
 /// Words of codes a worker takes at once.
 const WORDS_PER_CHUNK: usize = 256;
 
@@ -909,18 +892,38 @@ impl<M: EveryPosition> Walk<'_, M> {
         {
             return Err(broken("its hardest starts lie outside its levels"));
         }
+        let codes = Codes(loaded.codes);
+        let mut saves = Some(saves);
+        if let Keys::Every = loaded.keys {
+            if !self.model.keys_are_states() || self.model.key_space() != n as u64 {
+                return Err(broken("its positions are not its model's every key"));
+            }
+            let front = Front {
+                levels: loaded.levels,
+                tail: loaded.state.tail.clone(),
+                goal_components: 0,
+                solvable: 0,
+            };
+            self.every_key_on(
+                &EveryKey(n),
+                &codes,
+                Some(front),
+                top,
+                &mut census,
+                &mut saves,
+            )?;
+            return self.end(census, saves);
+        }
         let roots = Roots(loaded.roots);
         if !roots.whole() {
             return Err(broken("its components do not name their roots"));
         }
-        let codes = Codes(loaded.codes);
         let front = Front {
             levels: loaded.levels,
             tail: loaded.state.tail.clone(),
             goal_components: loaded.state.goal_components,
             solvable: loaded.state.solvable,
         };
-        let mut saves = Some(saves);
         let (shift, buckets) = (loaded.state.shift, loaded.buckets);
         let (components, measured) = match loaded.keys {
             Keys::Cut(low) => {
@@ -931,12 +934,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                 let index = Index::read(low, buckets, shift).map_err(broken)?;
                 self.go_on(&index, &roots, &codes, front, top, &mut saves)?
             }
-            Keys::Every => {
-                if !self.model.keys_are_states() || self.model.key_space() != n as u64 {
-                    return Err(broken("its positions are not its model's every key"));
-                }
-                self.go_on(&EveryKey(n), &roots, &codes, front, top, &mut saves)?
-            }
+            Keys::Every => unreachable!("gone on with above"),
         };
         census.components = Some(components);
         (census.goal, census.stopped) = (Some(measured.0), measured.1);
@@ -954,10 +952,9 @@ impl<M: EveryPosition> Walk<'_, M> {
         saves: &mut Option<Saves>,
     ) -> Result<(Components, (Distances, Option<StopReason>)), SearchError> {
         let components = self.components(index, roots)?;
-        Ok((
-            components,
-            self.measure(index, roots, codes, top, front, saves)?,
-        ))
+        let (front, stopped) = self.measure(index, codes, top, front, saves)?;
+        let measured = Self::ended(index, front, stopped, top, |i| roots.size(i))?;
+        Ok((components, measured))
     }
 
     /// The three passes, filling in `census`.
@@ -1002,8 +999,10 @@ impl<M: EveryPosition> Walk<'_, M> {
         }
     }
 
-    /// Passes 2 and 3 where every key below the key space is a position
-    /// (nothing to list): about four bytes and two bits a position.
+    /// The census where every key below the key space is a position
+    /// (nothing to list): the distances first, over two bits a position;
+    /// then the components, one where the distances reached every key,
+    /// else joined (four bytes a position more).
     fn every_key(
         &self,
         top: usize,
@@ -1016,11 +1015,126 @@ impl<M: EveryPosition> Walk<'_, M> {
         }
         census.positions = n;
         census.all_listed = true;
-        if let Some(why) = self.room_for(n * 4 + n.div_ceil(4)) {
+        if let Some(why) = self.room_for(n.div_ceil(4)) {
             census.stopped = Some(why);
             return Ok(());
         }
-        self.rest(EveryKey(n as usize), top, census, saves)
+        let index = EveryKey(n as usize);
+        let codes = Codes::new(index.len());
+        let mut front = None;
+        if self.model.has_goal() {
+            self.goal_frontier(&index, &codes);
+            let (goal_positions, _, smallest) = Self::goals(None, &codes, top);
+            let first = Front {
+                levels: vec![goal_positions],
+                tail: vec![TailLevel { depth: 0, smallest }],
+                goal_components: 0,
+                solvable: 0,
+            };
+            if let Some(s) = saves {
+                let state = CensusState {
+                    positions: n,
+                    every_key: true,
+                    ..CensusState::default()
+                };
+                let saved = s
+                    .arrays::<u32>(state, None)
+                    .and_then(|()| s.level(&codes.0, &first.levels, first.tail.clone()));
+                if let Err(e) = saved {
+                    census.stopped = Some(storage_stop(&e, s));
+                    return Ok(());
+                }
+            }
+            front = Some(first);
+        }
+        self.every_key_on(&index, &codes, front, top, census, saves)
+    }
+
+    /// Puts every goal position in the first frontier: the model's goal
+    /// keys where it knows them, else every key's position asked.
+    fn goal_frontier(&self, index: &EveryKey, codes: &Codes) {
+        if let Some(keys) = self.model.goal_keys() {
+            for i in keys.into_iter().filter_map(|k| index.of(k)) {
+                codes.set_frontier(i as usize);
+            }
+            return;
+        }
+        let (n, chunk) = (index.len(), WORDS_PER_CHUNK * PER_WORD);
+        (0..n).into_par_iter().step_by(chunk).for_each_init(
+            || self.model.new_state(),
+            |state, first| {
+                for i in first..(first + chunk).min(n) {
+                    self.model.decode(i as u64, state);
+                    if self.model.is_goal(state) {
+                        codes.set_frontier(i);
+                    }
+                }
+            },
+        );
+    }
+
+    /// An every-key census from its distances' `front` on (its first
+    /// level, or the last a checkpoint saved; `None`: no goal), then its
+    /// components. Stopped while it measures (but for `--max-depth`), it
+    /// knows neither yet: a resume goes on.
+    fn every_key_on(
+        &self,
+        index: &EveryKey,
+        codes: &Codes,
+        front: Option<Front>,
+        top: usize,
+        census: &mut Census,
+        saves: &mut Option<Saves>,
+    ) -> Result<(), SearchError> {
+        let measured = match front {
+            Some(front) => Some(self.measure(index, codes, top, front, saves)?),
+            None => None,
+        };
+        if let Some((_, Some(why))) = &measured
+            && !matches!(why, StopReason::MaxDepth(_))
+        {
+            census.stopped = Some(why.clone());
+            return Ok(());
+        }
+        let n = index.len() as u64;
+        let everywhere = measured
+            .as_ref()
+            .is_some_and(|(f, stopped)| stopped.is_none() && f.levels.iter().sum::<u64>() == n);
+        let sizes: Box<dyn Fn(u32) -> u64 + Sync>;
+        let mut goal_roots = Vec::new();
+        if everywhere {
+            // The goal reaches every position: one component.
+            census.components = Some(Components {
+                count: 1,
+                size_histogram: vec![(n, 1)],
+                start: n,
+            });
+            goal_roots.push(0);
+            sizes = Box::new(move |_| n);
+        } else {
+            if let Some(why) = self.room_for(n * 4) {
+                census.stopped = Some(why);
+                return Ok(());
+            }
+            let Some((parent, goals)) = self.join(index)? else {
+                census.stopped = Some(self.stop_reason());
+                return Ok(());
+            };
+            let roots = Roots::new(parent);
+            census.components = Some(self.components(index, &roots)?);
+            goal_roots = goals.iter().map(|&g| roots.root(g)).collect();
+            goal_roots.sort_unstable();
+            goal_roots.dedup();
+            sizes = Box::new(move |i| roots.size(i));
+        }
+        if let Some((mut front, stopped)) = measured {
+            front.goal_components = goal_roots.len() as u64;
+            front.solvable = goal_roots.iter().map(|&r| sizes(r)).sum();
+            let (distances, stopped) = Self::ended(index, front, stopped, top, sizes)?;
+            census.goal = Some(distances);
+            census.stopped = stopped;
+        }
+        Ok(())
     }
 
     /// Pass 1: every position's key, sorted. Stops when the keys would
@@ -1080,18 +1194,21 @@ impl<M: EveryPosition> Walk<'_, M> {
     }
 
     /// Passes 2 and 3 over the index, filling in `census`.
-    fn rest<N: Numbering>(
+    fn rest<L: Low>(
         &self,
-        index: N,
+        index: Index<L>,
         top: usize,
         census: &mut Census,
         saves: &mut Option<Saves>,
     ) -> Result<(), SearchError> {
         let codes = Codes::new(index.len());
-        let Some(parent) = self.join(&index, &codes)? else {
+        let Some((parent, goals)) = self.join(&index)? else {
             census.stopped = Some(self.stop_reason());
             return Ok(());
         };
+        for &i in &goals {
+            codes.set_frontier(i as usize);
+        }
         let roots = Roots::new(parent);
         census.components = Some(self.components(&index, &roots)?);
         if self.model.has_goal() {
@@ -1102,54 +1219,58 @@ impl<M: EveryPosition> Walk<'_, M> {
         Ok(())
     }
 
-    /// Pass 2: the union-find over the moves; the goal positions are put
-    /// in the distances' first frontier. `None` when stopped.
-    fn join<N: Numbering>(
-        &self,
-        index: &N,
-        codes: &Codes,
-    ) -> Result<Option<Vec<AtomicU32>>, SearchError> {
+    /// Pass 2: the union-find over the moves, and the goal positions
+    /// (rising). `None` when stopped.
+    fn join<N: Numbering>(&self, index: &N) -> Result<Option<Joined>, SearchError> {
         let n = index.len();
         let parent: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
         let chunk = WORDS_PER_CHUNK * PER_WORD;
         let batch = (n / 64).max(1 << 16).next_multiple_of(chunk);
         let mut from = 0;
+        let mut goals: Vec<u32> = Vec::new();
         while from < n {
             if self.stopped() {
                 return Ok(None);
             }
             let to = (from + batch).min(n);
             let stray = Stray::default();
-            (from..to).into_par_iter().step_by(chunk).for_each_init(
-                || (self.model.new_state(), Vec::new()),
-                |(state, out), first| {
-                    let mut cursor = index.cursor(first);
-                    for i in first..(first + chunk).min(to) {
-                        let key = cursor.key(i);
-                        self.model.decode(key, state);
-                        out.clear();
-                        self.model.successors(state, out);
-                        for &next in out.iter() {
-                            match index.of(next) {
-                                // Moves are reversible: each edge is
-                                // seen from both ends, and joined from
-                                // one.
-                                Some(j) if (j as usize) < i => join(&parent, i as u32, j),
-                                Some(_) => {}
-                                None => stray.found(key, next),
+            let found: Vec<Vec<u32>> = (from..to)
+                .into_par_iter()
+                .step_by(chunk)
+                .map_init(
+                    || (self.model.new_state(), Vec::new()),
+                    |(state, out), first| {
+                        let mut goals = Vec::new();
+                        let mut cursor = index.cursor(first);
+                        for i in first..(first + chunk).min(to) {
+                            let key = cursor.key(i);
+                            self.model.decode(key, state);
+                            out.clear();
+                            self.model.successors(state, out);
+                            for &next in out.iter() {
+                                match index.of(next) {
+                                    // Moves are reversible: each edge is
+                                    // seen from both ends, and joined from
+                                    // one.
+                                    Some(j) if (j as usize) < i => join(&parent, i as u32, j),
+                                    Some(_) => {}
+                                    None => stray.found(key, next),
+                                }
+                            }
+                            if self.model.is_goal(state) {
+                                goals.push(i as u32);
                             }
                         }
-                        if self.model.is_goal(state) {
-                            codes.set_frontier(i);
-                        }
-                    }
-                },
-            );
+                        goals
+                    },
+                )
+                .collect();
             stray.check()?;
+            goals.extend(found.into_iter().flatten());
             from = to;
             self.tell("joining components", 0, 0, to as u64, n as u64);
         }
-        Ok(Some(parent))
+        Ok(Some((parent, goals)))
     }
 
     fn components<N: Numbering>(
@@ -1196,15 +1317,15 @@ impl<M: EveryPosition> Walk<'_, M> {
     /// Pass 3: the breadth-first search from every goal position at once,
     /// over two bits a position; with a checkpoint, the arrays and its
     /// first level saved first.
-    fn distances<N: Numbering>(
+    fn distances<L: Low>(
         &self,
-        index: &N,
+        index: &Index<L>,
         roots: &Roots,
         codes: &Codes,
         top: usize,
         saves: &mut Option<Saves>,
     ) -> Result<(Distances, Option<StopReason>), SearchError> {
-        let (goal_positions, goal_roots, smallest) = Self::goals(roots, codes, top);
+        let (goal_positions, goal_roots, smallest) = Self::goals(Some(roots), codes, top);
         let front = Front {
             levels: vec![goal_positions],
             tail: vec![TailLevel { depth: 0, smallest }],
@@ -1225,22 +1346,28 @@ impl<M: EveryPosition> Walk<'_, M> {
                 return Ok((front.distances(Vec::new()), Some(storage_stop(&e, s))));
             }
         }
-        self.measure(index, roots, codes, top, front, saves)
+        let (front, stopped) = self.measure(index, codes, top, front, saves)?;
+        Self::ended(index, front, stopped, top, |i| roots.size(i))
     }
 
-    /// The levels of the distances from `front` on.
+    /// The levels of the distances from `front` on, and why they
+    /// stopped short, if they did.
     fn measure<N: Numbering>(
         &self,
         index: &N,
-        roots: &Roots,
         codes: &Codes,
         top: usize,
         mut front: Front,
         saves: &mut Option<Saves>,
-    ) -> Result<(Distances, Option<StopReason>), SearchError> {
+    ) -> Result<(Front, Option<StopReason>), SearchError> {
         let levels = &mut front.levels;
         let tail = &mut front.tail;
-        let solvable = front.solvable;
+        // What the levels will hold: the goal's components, where they are
+        // known already; at most every position.
+        let solvable = match front.solvable {
+            0 => index.len() as u64,
+            known => known,
+        };
         let mut stopped = None;
         // The frontier as a list of its positions while it is thin (at
         // most a sixteenth of a byte a position), so that a thin level
@@ -1321,7 +1448,21 @@ impl<M: EveryPosition> Walk<'_, M> {
         {
             stopped = Some(storage_stop(&e, s));
         }
-        let reached: u64 = levels.iter().sum();
+        Ok((front, stopped))
+    }
+
+    /// The distances measured (`front`, stopped for `stopped`) checked
+    /// against the goal's components, with the `top` hardest starts, each
+    /// with its component's `size`.
+    fn ended<N: Numbering>(
+        index: &N,
+        front: Front,
+        stopped: Option<StopReason>,
+        top: usize,
+        size: impl Fn(u32) -> u64,
+    ) -> Result<(Distances, Option<StopReason>), SearchError> {
+        let (tail, solvable) = (&front.tail, front.solvable);
+        let reached: u64 = front.levels.iter().sum();
         if stopped.is_none() && reached != solvable {
             return Err(SearchError::Unsearchable(format!(
                 "the census reached {reached} positions from the goal and its components hold {solvable} (a bug: please report it)"
@@ -1336,7 +1477,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                 .map(|(distance, i)| HardStart {
                     key: index.key_at(i as usize),
                     distance,
-                    component: roots.size(i),
+                    component: size(i),
                 })
                 .collect()
         } else {
@@ -1346,8 +1487,9 @@ impl<M: EveryPosition> Walk<'_, M> {
     }
 
     /// The goal positions (the first frontier): how many, their
-    /// components' roots, and their smallest `top` indices.
-    fn goals(roots: &Roots, codes: &Codes, top: usize) -> (u64, Vec<u32>, Smallest) {
+    /// components' roots (where `roots` are known), and their smallest
+    /// `top` indices.
+    fn goals(roots: Option<&Roots>, codes: &Codes, top: usize) -> (u64, Vec<u32>, Smallest) {
         let (count, mut found, smallest) = (0..codes.0.len())
             .into_par_iter()
             .step_by(WORDS_PER_CHUNK)
@@ -1359,8 +1501,9 @@ impl<M: EveryPosition> Walk<'_, M> {
                     let mask = codes.frontier_in(w);
                     count += u64::from(mask.count_ones());
                     for i in positions_in(w, mask) {
-                        let root = roots.root(i as u32);
-                        if found.last() != Some(&root) {
+                        if let Some(root) = roots.map(|r| r.root(i as u32))
+                            && found.last() != Some(&root)
+                        {
                             found.push(root);
                         }
                         if smallest.len() < top {

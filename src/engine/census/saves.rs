@@ -57,17 +57,17 @@ pub(crate) struct CensusState {
     pub solvable: u64,
     /// The last levels' smallest indices (the hardest starts' candidates).
     pub tail: Vec<TailLevel>,
-    /// The bucket starts and the keys (unless every key is a position),
-    /// the components and the codes.
+    /// The bucket starts, the keys and the components (unless every key
+    /// is a position), and the codes.
     pub files: Vec<Saved>,
 }
 
 impl CensusState {
     /// How many files of arrays that do not change come before the codes:
-    /// the index's two, unless every key is a position, and the
-    /// components.
+    /// the index's two and the components; none where every key is a
+    /// position (its census measures the distances before it joins).
     fn arrays(&self) -> usize {
-        if self.every_key { 1 } else { 3 }
+        if self.every_key { 0 } else { 3 }
     }
 }
 
@@ -228,24 +228,24 @@ impl Saves {
         if state.files.len() != state.arrays() + 1 {
             return Err(damaged_files());
         }
-        let (index, [roots, codes]) = state.files.split_at(state.files.len() - 2) else {
+        let (arrays, [codes]) = state.files.split_at(state.arrays()) else {
             return Err(damaged_files());
         };
-        let mut names = vec![ROOTS.to_string(), codes_name(depth)];
+        let mut names = vec![codes_name(depth)];
         if !state.every_key {
-            names.splice(0..0, [BUCKETS.into(), keys_name(state.whole_keys).into()]);
+            let index = [BUCKETS, keys_name(state.whole_keys), ROOTS];
+            names.splice(0..0, index.map(String::from));
         }
         if state.files.iter().zip(&names).any(|(f, n)| &f.name != n) {
             return Err(damaged_files());
         }
         let positions = state.positions;
         let key_bytes = if state.whole_keys { 8 } else { 4 };
-        if index
-            .get(1)
-            .is_some_and(|keys| keys.bytes != positions * key_bytes)
-            || roots.bytes != positions * 4
-            || codes.bytes != positions.div_ceil(32) * 8
-        {
+        let index_fits = match arrays {
+            [_, keys, roots] => keys.bytes == positions * key_bytes && roots.bytes == positions * 4,
+            _ => true,
+        };
+        if !index_fits || codes.bytes != positions.div_ceil(32) * 8 {
             return Err(damaged(
                 "its files' lengths do not fit its number of positions",
             ));
@@ -254,19 +254,22 @@ impl Saves {
         // Codes written after the manifest, and temporaries.
         names::remove_orphans(disk.dir(), &m.kept);
         let loaded = Loaded {
-            buckets: match index.first() {
+            buckets: match arrays.first() {
                 Some(buckets) => read_words(&cp.dir, buckets)?,
                 None => Vec::new(),
             },
-            keys: match index.get(1) {
+            keys: match arrays.get(1) {
                 None => Keys::Every,
                 Some(keys) if state.whole_keys => Keys::Whole(read_words(&cp.dir, keys)?),
                 Some(keys) => Keys::Cut(read_words(&cp.dir, keys)?),
             },
-            roots: read_words::<u32>(&cp.dir, roots)?
-                .into_iter()
-                .map(AtomicU32::new)
-                .collect(),
+            roots: match arrays.get(2) {
+                Some(roots) => read_words::<u32>(&cp.dir, roots)?
+                    .into_iter()
+                    .map(AtomicU32::new)
+                    .collect(),
+                None => Vec::new(),
+            },
             codes: read_words::<u64>(&cp.dir, codes)?
                 .into_iter()
                 .map(AtomicU64::new)
@@ -296,18 +299,17 @@ impl Saves {
     }
 
     /// Writes the arrays that do not change: the index's bucket starts
-    /// and keys (`None` where every key is a position), and the
-    /// components (`roots`). Named by the manifest only with the first
+    /// and keys, and the components (`roots`); none where every key is a
+    /// position (`None`). Named by the manifest only with the first
     /// level's codes ([`Saves::level`]).
     pub(crate) fn arrays<W: Word>(
         &mut self,
         state: CensusState,
-        index: Option<(&[u32], &[W])>,
-        roots: &[AtomicU32],
+        index: Option<(&[u32], &[W], &[AtomicU32])>,
     ) -> Result<(), SpillError> {
         let began = Instant::now();
         let mut files = Vec::new();
-        if let Some((buckets, keys)) = index {
+        if let Some((buckets, keys, roots)) = index {
             files.push(write_words(&self.disk, BUCKETS, buckets.len(), |i| {
                 buckets[i]
             })?);
@@ -317,10 +319,10 @@ impl Saves {
                 keys.len(),
                 |i| keys[i],
             )?);
+            files.push(write_words(&self.disk, ROOTS, roots.len(), |i| {
+                roots[i].load(Ordering::Relaxed)
+            })?);
         }
-        files.push(write_words(&self.disk, ROOTS, roots.len(), |i| {
-            roots[i].load(Ordering::Relaxed)
-        })?);
         self.manifest.census = Some(CensusState { files, ..state });
         self.spent += began.elapsed().as_secs_f64();
         Ok(())

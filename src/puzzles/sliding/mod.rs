@@ -1392,8 +1392,29 @@ impl Model for SlidingPuzzle {
     }
 
     fn goal_keys(&self) -> Option<Vec<u64>> {
-        // A goal that places every tile is one position.
-        self.tiled.as_ref()?.goal_keys()
+        // A goal that places every piece is one position.
+        if let Some(t) = &self.tiled {
+            return t.goal_keys();
+        }
+        if self.goal.len() != self.pieces || self.wide.is_some() {
+            return None;
+        }
+        let mut pos = vec![0u16; self.pieces];
+        for (ci, class) in self.classes.iter().enumerate() {
+            let mut anchors: Vec<u16> = self
+                .goal
+                .iter()
+                .filter(|&&(c, _)| c == ci)
+                .map(|&(_, a)| a)
+                .collect();
+            if anchors.len() != class.count() {
+                return None;
+            }
+            // Within a class, anchors rise (a set).
+            anchors.sort_unstable();
+            pos[class.offset..class.offset + class.count()].copy_from_slice(&anchors);
+        }
+        Some(vec![self.encode_generic(&pos)])
     }
 
     fn adjacent_keys(&self) -> Option<crate::engine::AdjacentKeys> {
@@ -1412,8 +1433,51 @@ impl Model for SlidingPuzzle {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EveryPosition;
     use crate::puzzles::builtin;
     use std::collections::{HashSet, VecDeque};
+
+    /// Where a goal places every piece, its one key is the one key whose
+    /// position meets the goal (every key of small boards tried, in
+    /// their generic keys and as the search has them).
+    #[test]
+    fn a_goal_of_every_piece_is_the_one_goal_key() {
+        let boards = [
+            "board = \"\"\"\nABC\nDE.\n\"\"\"\ndistinct = \"*\"\ngoal = \"\"\"\nEDC\nBA.\n\"\"\"\n",
+            "board = \"\"\"\nAAb\nc..\n\"\"\"\ngoal = \"\"\"\nc.b\n.AA\n\"\"\"\n",
+            "board = \"\"\"\nAA.b\n.#c.\n\"\"\"\ngoal = \"\"\"\nb.AA\n.#.c\n\"\"\"\n",
+        ];
+        for text in boards {
+            let read = SlidingPuzzle::from_toml(text, "goal.toml").unwrap();
+            let generic = read.with_generic_keys();
+            // Every position, as the census lists them; the tile model's
+            // keys, each a position.
+            let mut listed = Vec::new();
+            for part in 0..generic.position_parts() {
+                assert!(generic.part_positions(part, &mut listed, usize::MAX));
+            }
+            let every: Vec<u64> = (0..read.key_space()).collect();
+            for (p, keys) in [(&generic, &listed), (&read, &every)] {
+                if p.tiled.is_none() && !std::ptr::eq(keys, &listed) {
+                    continue;
+                }
+                let mut state = p.new_state();
+                let met: Vec<u64> = keys
+                    .iter()
+                    .copied()
+                    .filter(|&k| {
+                        p.decode(k, &mut state);
+                        p.is_goal(&state)
+                    })
+                    .collect();
+                assert_eq!(met.len(), 1, "{text}");
+                assert_eq!(p.goal_keys(), Some(met), "{text}");
+            }
+        }
+        // A goal of some pieces only: not one position.
+        let some = builtin::sliding("klotski").unwrap();
+        assert_eq!(some.goal_keys(), None);
+    }
 
     /// Every reachable key (up to `limit`) decodes to a state that encodes
     /// back to it, lies in the key space, and agrees with its cells; every

@@ -29,7 +29,15 @@
 //!
 //! Everything lives in memory: about 10 bytes a position (4 of key, 4 of
 //! parent, a bucket's share and two bits), 14 at the widest while the
-//! index is built from the sorted list. The counts do not depend on the
+//! index is built from the sorted list.
+//!
+//! Where every key is a position ([`Model::keys_are_states`]), nothing is
+//! listed and a position's number is its key ([`EveryKey`]); the
+//! distances come first, and from one goal position they reach its
+//! component, so the others are searched one by one over the same two
+//! bits ([`Walk::flood`]); only with several goal positions, or very many
+//! components, is the union-find built (see [`Walk::every_key_on`]). The
+//! counts do not depend on the
 //! number of workers: the components are those of the graph, and a
 //! position's distance is the level that first reaches it.
 
@@ -536,6 +544,12 @@ impl Codes {
         )
     }
 
+    /// The code of `i`.
+    #[inline]
+    fn code(&self, i: usize) -> u64 {
+        (self.0[i / PER_WORD].load(Ordering::Relaxed) >> (2 * (i % PER_WORD))) & 3
+    }
+
     /// Puts `i` in the frontier (from unseen: the word's other codes are
     /// untouched).
     fn set_frontier(&self, i: usize) {
@@ -689,6 +703,39 @@ fn too_many(n: u64) -> SearchError {
         ROOT - 1
     ))
 }
+
+/// The components from their sizes, checked to hold the `n` positions,
+/// the start's of size `start`.
+fn tally(mut sizes: Vec<u64>, n: u64, start: u64) -> Result<Components, SearchError> {
+    sizes.par_sort_unstable();
+    let mut size_histogram: Vec<(u64, u64)> = Vec::new();
+    for &size in &sizes {
+        match size_histogram.last_mut() {
+            Some((s, k)) if *s == size => *k += 1,
+            _ => size_histogram.push((size, 1)),
+        }
+    }
+    let sum: u64 = sizes.iter().sum();
+    if sum != n {
+        return Err(SearchError::Unsearchable(format!(
+            "the census's components hold {sum} positions of {n} (a bug: please report it)"
+        )));
+    }
+    Ok(Components {
+        count: sizes.len() as u64,
+        size_histogram,
+        start,
+    })
+}
+
+/// Components an every-key census finds one by one before it joins them
+/// all instead (each costs a scan and a search of its own; a join costs
+/// four bytes a position and a pass).
+const FLOODS: usize = 1 << 12;
+
+/// What a flood found: the sizes of the components it searched, and the
+/// start's where it lay among them.
+type Flooded = (Vec<u64>, Option<u64>);
 
 /// What the join leaves: each position's parent, and the goal positions.
 type Joined = (Vec<AtomicU32>, Vec<u32>);
@@ -1097,20 +1144,35 @@ impl<M: EveryPosition> Walk<'_, M> {
             return Ok(());
         }
         let n = index.len() as u64;
-        let everywhere = measured
+        // From one goal position, the distances reached its component:
+        // the others are searched one by one, where they are few.
+        let one_goal = measured
             .as_ref()
-            .is_some_and(|(f, stopped)| stopped.is_none() && f.levels.iter().sum::<u64>() == n);
+            .filter(|(f, stopped)| stopped.is_none() && f.levels[0] == 1)
+            .map(|(f, _)| f.levels.iter().sum::<u64>());
+        let mut flooded = None;
+        if let Some(reached) = one_goal {
+            let start_reached = codes.code(self.start_at(index)? as usize) != UNSEEN;
+            match self.flood(index, codes)? {
+                Some((mut others, start)) => {
+                    let start = if start_reached { Some(reached) } else { start };
+                    others.push(reached);
+                    let start = start.expect("every position is in a component");
+                    flooded = Some((tally(others, n, start)?, reached));
+                }
+                None if self.stopped() => {
+                    census.stopped = Some(self.stop_reason());
+                    return Ok(());
+                }
+                None => {}
+            }
+        }
         let sizes: Box<dyn Fn(u32) -> u64 + Sync>;
         let mut goal_roots = Vec::new();
-        if everywhere {
-            // The goal reaches every position: one component.
-            census.components = Some(Components {
-                count: 1,
-                size_histogram: vec![(n, 1)],
-                start: n,
-            });
+        if let Some((components, reached)) = flooded {
+            census.components = Some(components);
             goal_roots.push(0);
-            sizes = Box::new(move |_| n);
+            sizes = Box::new(move |_| reached);
         } else {
             if let Some(why) = self.room_for(n * 4) {
                 census.stopped = Some(why);
@@ -1278,7 +1340,7 @@ impl<M: EveryPosition> Walk<'_, M> {
         index: &N,
         roots: &Roots,
     ) -> Result<Components, SearchError> {
-        let mut sizes: Vec<u64> = roots
+        let sizes: Vec<u64> = roots
             .0
             .par_iter()
             .filter_map(|p| {
@@ -1286,32 +1348,109 @@ impl<M: EveryPosition> Walk<'_, M> {
                 (p & ROOT != 0).then_some(u64::from(p & !ROOT))
             })
             .collect();
-        sizes.par_sort_unstable();
-        let mut size_histogram: Vec<(u64, u64)> = Vec::new();
-        for &size in &sizes {
-            match size_histogram.last_mut() {
-                Some((s, n)) if *s == size => *n += 1,
-                _ => size_histogram.push((size, 1)),
-            }
-        }
-        let sum: u64 = sizes.iter().sum();
-        if sum != index.len() as u64 {
-            return Err(SearchError::Unsearchable(format!(
-                "the census's components hold {sum} positions of {} (a bug: please report it)",
-                index.len()
-            )));
-        }
+        let at = self.start_at(index)?;
+        tally(sizes, index.len() as u64, roots.size(at))
+    }
+
+    /// The start's number among the positions.
+    fn start_at<N: Numbering>(&self, index: &N) -> Result<u32, SearchError> {
         let start = self.model.start();
-        let at = index.of(start).ok_or_else(|| {
+        index.of(start).ok_or_else(|| {
             SearchError::Unsearchable(format!(
                 "the start's key {start} is not among the positions the census listed (a bug: please report it)"
             ))
-        })?;
-        Ok(Components {
-            count: sizes.len() as u64,
-            size_histogram,
-            start: roots.size(at),
         })
+    }
+
+    /// The components of the positions the distances from one goal
+    /// position did not reach (the codes' unseen ones), each by a
+    /// breadth-first search from its smallest position over the codes:
+    /// their sizes, and the start's where it lies among them. `None` past
+    /// [`FLOODS`] components (a join is then the cheaper way) or when
+    /// stopped.
+    fn flood(&self, index: &EveryKey, codes: &Codes) -> Result<Option<Flooded>, SearchError> {
+        let n = index.len();
+        let start = self.start_at(index)? as usize;
+        let start_unseen = codes.code(start) == UNSEEN;
+        let (mut sizes, mut start_size) = (Vec::new(), None);
+        let mut local = (self.model.new_state(), Vec::new());
+        let mut w = 0;
+        while w < codes.0.len() {
+            let v = codes.0[w].load(Ordering::Relaxed);
+            let Some(first) = positions_in(w, !(v | (v >> 1)) & LOW_BITS)
+                .next()
+                .filter(|&i| i < n)
+            else {
+                w += 1;
+                continue;
+            };
+            if sizes.len() >= FLOODS || self.stopped() {
+                return Ok(None);
+            }
+            codes.mark(first);
+            let mut frontier = vec![first as u32];
+            let mut size = 1;
+            while !frontier.is_empty() {
+                frontier = self.flood_level(index, codes, &frontier, &mut local)?;
+                size += frontier.len() as u64;
+            }
+            if start_unseen && start_size.is_none() && codes.code(start) != UNSEEN {
+                start_size = Some(size);
+            }
+            sizes.push(size);
+            self.tell("other components", 0, 0, sizes.len() as u64, 0);
+        }
+        Ok(Some((sizes, start_size)))
+    }
+
+    /// The unseen successors of `frontier`'s positions, marked: in
+    /// parallel where the frontier is wide, else on this thread with its
+    /// `local` state.
+    fn flood_level(
+        &self,
+        index: &EveryKey,
+        codes: &Codes,
+        frontier: &[u32],
+        local: &mut (M::State, Vec<u64>),
+    ) -> Result<Vec<u32>, SearchError> {
+        let stray = Stray::default();
+        let visit = |(state, out): &mut (M::State, Vec<u64>), next: &mut Vec<u32>, i: u32| {
+            self.model.decode(u64::from(i), state);
+            out.clear();
+            self.model.successors(state, out);
+            for &succ in out.iter() {
+                match index.of(succ) {
+                    Some(j) if codes.mark(j as usize) => next.push(j),
+                    Some(_) => {}
+                    None => stray.found(u64::from(i), succ),
+                }
+            }
+        };
+        const WIDE: usize = 4096;
+        let next = if frontier.len() < WIDE {
+            let mut next = Vec::new();
+            for &i in frontier {
+                visit(local, &mut next, i);
+            }
+            next
+        } else {
+            frontier
+                .par_chunks(WIDE / 4)
+                .map_init(
+                    || (self.model.new_state(), Vec::new()),
+                    |local, chunk| {
+                        let mut next = Vec::new();
+                        for &i in chunk {
+                            visit(local, &mut next, i);
+                        }
+                        next
+                    },
+                )
+                .flatten_iter()
+                .collect()
+        };
+        stray.check()?;
+        Ok(next)
     }
 
     /// Pass 3: the breadth-first search from every goal position at once,

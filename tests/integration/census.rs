@@ -952,6 +952,36 @@ mod every_key {
         }
         assert!(!cp.exists());
     }
+
+    #[test]
+    fn a_twisty_file_with_illegal_lines_lists_its_legal_patterns() {
+        // One set of four, R a 4-cycle, U a swap, piece 2 never at position
+        // 1: 18 of the 24 arrangements, all one component; the census
+        // lists them (its keys are not all positions) and agrees with
+        // `count`.
+        let dir = TempDir::new("census-illegal");
+        std::fs::create_dir_all(dir.path()).unwrap();
+        let file = dir.path().join("illegal.tws");
+        std::fs::write(
+            &file,
+            "Name illegal\nSet A 4 1\nSolved\nA\n1 2 3 4\nEnd\n\
+             Move R\nA\n2 3 4 1\nEnd\nMove U\nA\n2 1 3 4\nEnd\nIllegal A 1 2\n",
+        )
+        .unwrap();
+        let file = file.to_str().unwrap();
+        let census = json_out(reach().args(["census", file, "--top", "30", "--json", "-q"]));
+        let count = json_out(reach().args(["count", file, "--json", "-q"]));
+        assert_eq!(census["positions"], 18, "{census}");
+        assert_eq!(census["components"], 1);
+        assert_eq!(census["levels"], count["levels"]);
+        let hardest = census["hardest"].as_array().unwrap();
+        assert_eq!(hardest.len(), 18);
+        for h in hardest {
+            // Piece 2 is never at position 1.
+            let board = h["board"].as_str().unwrap();
+            assert!(!board.lines().nth(1).unwrap().starts_with("2 "), "{board}");
+        }
+    }
 }
 
 /// A census's checkpoint through the binary: stopped at a depth, killed at

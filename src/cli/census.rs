@@ -102,41 +102,30 @@ pub(super) trait Censused: EveryPosition {
     fn picture(&self, key: u64) -> String;
 }
 
-impl Censused for SlidingPuzzle {
-    fn name(&self) -> &str {
-        SlidingPuzzle::name(self)
-    }
+/// Both kinds name themselves, their metric and a position alike.
+macro_rules! censused {
+    ($($t:ty),*) => {$(
+        impl Censused for $t {
+            fn name(&self) -> &str {
+                <$t>::name(self)
+            }
 
-    fn raw_name(&self) -> &str {
-        SlidingPuzzle::raw_name(self)
-    }
+            fn raw_name(&self) -> &str {
+                <$t>::raw_name(self)
+            }
 
-    fn metric_name(&self) -> &'static str {
-        self.metric().name()
-    }
+            fn metric_name(&self) -> &'static str {
+                self.metric().name()
+            }
 
-    fn picture(&self, key: u64) -> String {
-        self.render(key)
-    }
+            fn picture(&self, key: u64) -> String {
+                self.render(key)
+            }
+        }
+    )*};
 }
 
-impl Censused for Twisty {
-    fn name(&self) -> &str {
-        Twisty::name(self)
-    }
-
-    fn raw_name(&self) -> &str {
-        Twisty::raw_name(self)
-    }
-
-    fn metric_name(&self) -> &'static str {
-        self.metric().name()
-    }
-
-    fn picture(&self, key: u64) -> String {
-        self.render(key)
-    }
-}
+censused!(SlidingPuzzle, Twisty);
 
 /// Runs (or resumes) the census of `model` and reports it; `outputs`
 /// writes what the report's files need once it is complete.

@@ -959,16 +959,7 @@ mod every_key {
         // 1: 18 of the 24 arrangements, all one component; the census
         // lists them (its keys are not all positions) and agrees with
         // `count`.
-        let dir = TempDir::new("census-illegal");
-        std::fs::create_dir_all(dir.path()).unwrap();
-        let file = dir.path().join("illegal.tws");
-        std::fs::write(
-            &file,
-            "Name illegal\nSet A 4 1\nSolved\nA\n1 2 3 4\nEnd\n\
-             Move R\nA\n2 3 4 1\nEnd\nMove U\nA\n2 1 3 4\nEnd\nIllegal A 1 2\n",
-        )
-        .unwrap();
-        let file = file.to_str().unwrap();
+        let file = &data("illegal.tws");
         let census = json_out(reach().args(["census", file, "--top", "30", "--json", "-q"]));
         let count = json_out(reach().args(["count", file, "--json", "-q"]));
         assert_eq!(census["positions"], 18, "{census}");

@@ -161,15 +161,7 @@ fn json_carries_the_name_as_given_and_terminals_an_escaped_one() {
 fn a_solution_on_a_file_with_illegal_lines_names_the_moves_it_makes() {
     // Issue 50's case: R and U on one set of 4, `Illegal A 1 2`; the
     // solution of R U R U was printed as `R R'` (the identity).
-    let dir = TempDir::new("illegal-names");
-    std::fs::create_dir_all(dir.path()).unwrap();
-    let file = dir.path().join("illegal.tws");
-    std::fs::write(
-        &file,
-        "Name illegal\nSet A 4 1\nSolved\nA\n1 2 3 4\nEnd\n\
-         Move R\nA\n2 3 4 1\nEnd\nMove U\nA\n2 1 3 4\nEnd\nIllegal A 1 2\n",
-    )
-    .unwrap();
+    let file = std::path::PathBuf::from(crate::twisty::data("illegal.tws"));
     let out = reach()
         .args(["solve", file.to_str().unwrap(), "--scramble", "R U R U"])
         .assert()

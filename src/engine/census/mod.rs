@@ -1048,8 +1048,7 @@ impl<M: EveryPosition> Walk<'_, M> {
 
     /// The census where every key below the key space is a position
     /// (nothing to list): the distances first, over two bits a position;
-    /// then the components, one where the distances reached every key,
-    /// else joined (four bytes a position more).
+    /// then the components (see [`Walk::every_key_on`]).
     fn every_key(
         &self,
         top: usize,

@@ -83,7 +83,7 @@ fn twisty(a: &CensusArgs, s: &Settings, puzzle: puzzle::Puzzle, shape: Shape) ->
     let t = puzzle.twisty().expect("a twisty puzzle resolves as one");
     if t.words() > 1 {
         bail!(
-            "{}'s key space passes 2^64 ({} words a key), and a census numbers at most 2^31 - 1 positions\n  help: fewer moves (--moves) leave fewer pieces moving and a smaller key space",
+            "{}'s key space passes 2^64 ({} words a key), and a census numbers its positions by keys of one word\n  help: fewer moves (--moves) leave fewer pieces moving and a smaller key space",
             t.name(),
             t.words()
         );

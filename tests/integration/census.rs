@@ -657,11 +657,21 @@ fn a_census_refuses_what_it_cannot_take_before_the_work() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("prints as patterns"));
+    // 16! positions: two bits each is more than the machine has, and
+    // past 2^31 - 1 the components cannot be joined after a --max-depth.
     reach()
         .args(["census", "tiles-4x4"])
         .assert()
+        .code(3)
+        .stdout(predicates::str::contains("20922789888000"))
+        .stderr(predicates::str::contains("it would need about 4.8 TiB more"));
+    reach()
+        .args(["census", "tiles-4x4", "--max-depth", "3"])
+        .assert()
         .code(2)
-        .stderr(predicates::str::contains("at most 2147483647 positions"));
+        .stderr(predicates::str::contains(
+            "past 2147483647 a census finds its components only by measuring every distance from one goal position, but --max-depth stops the distances",
+        ));
     reach()
         .args(["census", "klotski", "--moves", "U"])
         .assert()
@@ -848,6 +858,47 @@ mod every_key {
         let t = build(&cube, TwistyMetric::Htm, Some("U,F"));
         let c = census(&t, 2).components.unwrap();
         assert_eq!(c.size_histogram, [(29_160, 6)]);
+    }
+
+    #[test]
+    fn past_the_floods_an_every_key_census_joins_its_components() {
+        // The 3x3x3 in <U,D>: 331,776 patterns of the two layers' pieces,
+        // 20,736 cosets of the 16 positions the moves reach. From its one
+        // goal position, more components than the census searches one by
+        // one: it joins them all instead, and says so in its progress.
+        let t = build(&load("cube3.tws"), TwistyMetric::Htm, Some("U,D"));
+        let (histogram, start, levels) = oracle(&t);
+        assert_eq!(histogram, [(16, 20_736)]);
+        assert_eq!(levels, [1, 6, 9]);
+        let stages = std::sync::Mutex::new(Vec::new());
+        let tell = |p: &reach::engine::Progress| {
+            let mut stages = stages.lock().unwrap();
+            if stages.last() != Some(&p.stage) {
+                stages.push(p.stage);
+            }
+        };
+        for threads in [1, 2] {
+            stages.lock().unwrap().clear();
+            let c = Search::new(&t)
+                .threads(threads)
+                .progress(&tell)
+                .census(5)
+                .unwrap();
+            assert!(c.stopped.is_none());
+            let components = c.components.unwrap();
+            assert_eq!(components.size_histogram, histogram);
+            assert_eq!(components.start, start);
+            let goal = c.goal.unwrap();
+            assert_eq!(goal.levels, levels);
+            assert_eq!((goal.goal_components, goal.solvable), (1, 16));
+            assert!(goal.hardest.iter().all(|h| h.distance == 2 && h.component == 16));
+            let stages = stages.lock().unwrap();
+            assert_eq!(
+                stages[stages.len() - 2..],
+                ["other components", "joining components"],
+                "{stages:?}"
+            );
+        }
     }
 
     #[test]

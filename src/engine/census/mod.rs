@@ -43,6 +43,7 @@
 
 pub(crate) mod saves;
 
+use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -284,17 +285,56 @@ impl<L: Low> Index<L> {
 /// keys) and finds a position's number from its key: the sorted keys of
 /// an [`Index`], or [`EveryKey`] where every key is a position.
 trait Numbering: Sync {
+    /// A position's number as lists of positions hold it.
+    type Pos: Pos;
+
     /// How many positions there are.
     fn len(&self) -> usize;
 
     /// The number of `key`, if it is a position.
-    fn of(&self, key: u64) -> Option<u32>;
+    fn of(&self, key: u64) -> Option<usize>;
 
     /// The key of position `i`.
     fn key_at(&self, i: usize) -> u64;
 
     /// A reader of the keys at rising numbers from `i`.
     fn cursor(&self, i: usize) -> impl Rising;
+}
+
+/// A position's number in a list of positions (a thin level, a
+/// component's frontier): four bytes where the numbers fit, eight past
+/// 2^32 positions.
+trait Pos: Copy + Ord + Send + Sync + 'static {
+    /// Number `i`, which fits.
+    fn new(i: usize) -> Self;
+
+    /// The number.
+    fn at(self) -> usize;
+}
+
+impl Pos for u32 {
+    #[inline]
+    fn new(i: usize) -> u32 {
+        debug_assert!(u32::try_from(i).is_ok(), "position {i} in four bytes");
+        i as u32
+    }
+
+    #[inline]
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
+impl Pos for u64 {
+    #[inline]
+    fn new(i: usize) -> u64 {
+        i as u64
+    }
+
+    #[inline]
+    fn at(self) -> usize {
+        self as usize
+    }
 }
 
 /// Reads the keys of positions at rising numbers.
@@ -304,12 +344,14 @@ trait Rising {
 }
 
 impl<L: Low> Numbering for Index<L> {
+    type Pos = u32;
+
     fn len(&self) -> usize {
         self.low.len()
     }
 
     #[inline]
-    fn of(&self, key: u64) -> Option<u32> {
+    fn of(&self, key: u64) -> Option<usize> {
         let h = (key >> self.shift) as usize;
         if h >= self.buckets.len() - 1 {
             return None;
@@ -318,7 +360,7 @@ impl<L: Low> Numbering for Index<L> {
         self.low[lo..hi]
             .binary_search(&L::cut(key, self.shift))
             .ok()
-            .map(|i| (lo + i) as u32)
+            .map(|i| lo + i)
     }
 
     fn key_at(&self, i: usize) -> u64 {
@@ -337,17 +379,26 @@ impl<L: Low> Numbering for Index<L> {
 
 /// Every key below the model's key space, each a position
 /// ([`Model::keys_are_states`]: a tile board, a twisty puzzle's pattern),
-/// numbered by itself: the census lists nothing and keeps no key.
-struct EveryKey(usize);
+/// numbered by itself: the census lists nothing and keeps no key. Its
+/// lists hold `P`: `u32` below 2^32 keys, else `u64`.
+struct EveryKey<P>(usize, PhantomData<P>);
 
-impl Numbering for EveryKey {
+impl<P: Pos> EveryKey<P> {
+    fn new(n: usize) -> EveryKey<P> {
+        EveryKey(n, PhantomData)
+    }
+}
+
+impl<P: Pos> Numbering for EveryKey<P> {
+    type Pos = P;
+
     fn len(&self) -> usize {
         self.0
     }
 
     #[inline]
-    fn of(&self, key: u64) -> Option<u32> {
-        (key < self.0 as u64).then_some(key as u32)
+    fn of(&self, key: u64) -> Option<usize> {
+        (key < self.0 as u64).then_some(key as usize)
     }
 
     fn key_at(&self, i: usize) -> u64 {
@@ -504,15 +555,15 @@ impl Roots {
 
     /// The root of `i`'s component.
     #[inline]
-    fn root(&self, i: u32) -> u32 {
-        let p = self.0[i as usize].load(Ordering::Relaxed);
-        if p & ROOT != 0 { i } else { p }
+    fn root(&self, i: usize) -> usize {
+        let p = self.0[i].load(Ordering::Relaxed);
+        if p & ROOT != 0 { i } else { p as usize }
     }
 
     /// The size of `i`'s component.
     #[inline]
-    fn size(&self, i: u32) -> u64 {
-        u64::from(self.0[self.root(i) as usize].load(Ordering::Relaxed) & !ROOT)
+    fn size(&self, i: usize) -> u64 {
+        u64::from(self.0[self.root(i)].load(Ordering::Relaxed) & !ROOT)
     }
 }
 
@@ -633,7 +684,7 @@ fn positions_in(w: usize, mut mask: u64) -> impl Iterator<Item = usize> {
 
 /// The smallest `top` indices of a level, which the hardest starts are
 /// chosen from.
-type Smallest = Vec<u32>;
+type Smallest = Vec<u64>;
 
 /// Keeps the first `top` of `a` then `b` (each rising, `a` below `b`).
 fn first_of(mut a: Smallest, b: Smallest, top: usize) -> Smallest {
@@ -700,6 +751,15 @@ impl Stray {
 fn too_many(n: u64) -> SearchError {
     SearchError::Unsearchable(format!(
         "the census holds at most {} positions, and this puzzle has {n}",
+        ROOT - 1
+    ))
+}
+
+/// The refusal of an every-key census of `n` positions that would need
+/// its components joined (see [`Walk::every_key_on`]), for `why`.
+fn too_many_to_join(n: u64, why: &str) -> SearchError {
+    SearchError::Unsearchable(format!(
+        "this puzzle has {n} positions, and past {} a census finds its components only by measuring every distance from one goal position, but {why}",
         ROOT - 1
     ))
 }
@@ -945,20 +1005,24 @@ impl<M: EveryPosition> Walk<'_, M> {
             if !self.model.keys_are_states() || self.model.key_space() != n as u64 {
                 return Err(broken("its positions are not its model's every key"));
             }
+            self.floodable(n as u64)?;
             let front = Front {
                 levels: loaded.levels,
                 tail: loaded.state.tail.clone(),
                 goal_components: 0,
                 solvable: 0,
             };
-            self.every_key_on(
-                &EveryKey(n),
-                &codes,
-                Some(front),
-                top,
-                &mut census,
-                &mut saves,
-            )?;
+            let front = Some(front);
+            match u32::try_from(n) {
+                Ok(_) => {
+                    let index = EveryKey::<u32>::new(n);
+                    self.every_key_on(&index, &codes, front, top, &mut census, &mut saves)?
+                }
+                Err(_) => {
+                    let index = EveryKey::<u64>::new(n);
+                    self.every_key_on(&index, &codes, front, top, &mut census, &mut saves)?
+                }
+            }
             return self.end(census, saves);
         }
         let roots = Roots(loaded.roots);
@@ -1056,21 +1120,53 @@ impl<M: EveryPosition> Walk<'_, M> {
         saves: &mut Option<Saves>,
     ) -> Result<(), SearchError> {
         let n = self.model.key_space();
-        if n >= u64::from(ROOT) {
-            return Err(too_many(n));
-        }
+        self.floodable(n)?;
         census.positions = n;
         census.all_listed = true;
         if let Some(why) = self.room_for(n.div_ceil(4)) {
             census.stopped = Some(why);
             return Ok(());
         }
-        let index = EveryKey(n as usize);
+        match u32::try_from(n) {
+            Ok(_) => self.every_key_as(EveryKey::<u32>::new(n as usize), top, census, saves),
+            Err(_) => self.every_key_as(EveryKey::<u64>::new(n as usize), top, census, saves),
+        }
+    }
+
+    /// Refuses an every-key census of `n` positions that could not find
+    /// its components: past the union-find's numbers, only the flood
+    /// from one goal position, after every distance, finds them.
+    fn floodable(&self, n: u64) -> Result<(), SearchError> {
+        if n < u64::from(ROOT) {
+            return Ok(());
+        }
+        if !self.model.has_goal() {
+            return Err(too_many_to_join(n, "the puzzle has no goal"));
+        }
+        if self.limits.max_depth.is_some() {
+            return Err(too_many_to_join(n, "--max-depth stops the distances"));
+        }
+        Ok(())
+    }
+
+    /// [`Walk::every_key`] over `index`, its lists of positions in `P`.
+    fn every_key_as<P: Pos>(
+        &self,
+        index: EveryKey<P>,
+        top: usize,
+        census: &mut Census,
+        saves: &mut Option<Saves>,
+    ) -> Result<(), SearchError> {
+        let n = index.len() as u64;
         let codes = Codes::new(index.len());
         let mut front = None;
         if self.model.has_goal() {
             self.goal_frontier(&index, &codes);
             let (goal_positions, _, smallest) = Self::goals(None, &codes, top);
+            if n >= u64::from(ROOT) && goal_positions != 1 {
+                let why = format!("its goal has {goal_positions} positions");
+                return Err(too_many_to_join(n, &why));
+            }
             let first = Front {
                 levels: vec![goal_positions],
                 tail: vec![TailLevel { depth: 0, smallest }],
@@ -1098,10 +1194,10 @@ impl<M: EveryPosition> Walk<'_, M> {
 
     /// Puts every goal position in the first frontier: the model's goal
     /// keys where it knows them, else every key's position asked.
-    fn goal_frontier(&self, index: &EveryKey, codes: &Codes) {
+    fn goal_frontier<P: Pos>(&self, index: &EveryKey<P>, codes: &Codes) {
         if let Some(keys) = self.model.goal_keys() {
             for i in keys.into_iter().filter_map(|k| index.of(k)) {
-                codes.set_frontier(i as usize);
+                codes.set_frontier(i);
             }
             return;
         }
@@ -1123,9 +1219,9 @@ impl<M: EveryPosition> Walk<'_, M> {
     /// level, or the last a checkpoint saved; `None`: no goal), then its
     /// components. Stopped while it measures (but for `--max-depth`), it
     /// knows neither yet: a resume goes on.
-    fn every_key_on(
+    fn every_key_on<P: Pos>(
         &self,
-        index: &EveryKey,
+        index: &EveryKey<P>,
         codes: &Codes,
         front: Option<Front>,
         top: usize,
@@ -1151,8 +1247,8 @@ impl<M: EveryPosition> Walk<'_, M> {
             .map(|(f, _)| f.levels.iter().sum::<u64>());
         let mut flooded = None;
         if let Some(reached) = one_goal {
-            let start_reached = codes.code(self.start_at(index)? as usize) != UNSEEN;
-            match self.flood(index, codes)? {
+            let start_reached = codes.code(self.start_at(index)?) != UNSEEN;
+            match self.flood(index, codes, reached)? {
                 Some((mut others, start)) => {
                     let start = if start_reached { Some(reached) } else { start };
                     others.push(reached);
@@ -1166,13 +1262,16 @@ impl<M: EveryPosition> Walk<'_, M> {
                 None => {}
             }
         }
-        let sizes: Box<dyn Fn(u32) -> u64 + Sync>;
+        let sizes: Box<dyn Fn(usize) -> u64 + Sync>;
         let mut goal_roots = Vec::new();
         if let Some((components, reached)) = flooded {
             census.components = Some(components);
             goal_roots.push(0);
             sizes = Box::new(move |_| reached);
         } else {
+            if n >= u64::from(ROOT) {
+                return Err(too_many_to_join(n, "its distances stopped before their end"));
+            }
             if let Some(why) = self.room_for(n * 4) {
                 census.stopped = Some(why);
                 return Ok(());
@@ -1183,7 +1282,7 @@ impl<M: EveryPosition> Walk<'_, M> {
             };
             let roots = Roots::new(parent);
             census.components = Some(self.components(index, &roots)?);
-            goal_roots = goals.iter().map(|&g| roots.root(g)).collect();
+            goal_roots = goals.iter().map(|&g| roots.root(g as usize)).collect();
             goal_roots.sort_unstable();
             goal_roots.dedup();
             sizes = Box::new(move |i| roots.size(i));
@@ -1313,7 +1412,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                                     // Moves are reversible: each edge is
                                     // seen from both ends, and joined from
                                     // one.
-                                    Some(j) if (j as usize) < i => join(&parent, i as u32, j),
+                                    Some(j) if j < i => join(&parent, i as u32, j as u32),
                                     Some(_) => {}
                                     None => stray.found(key, next),
                                 }
@@ -1352,7 +1451,7 @@ impl<M: EveryPosition> Walk<'_, M> {
     }
 
     /// The start's number among the positions.
-    fn start_at<N: Numbering>(&self, index: &N) -> Result<u32, SearchError> {
+    fn start_at<N: Numbering>(&self, index: &N) -> Result<usize, SearchError> {
         let start = self.model.start();
         index.of(start).ok_or_else(|| {
             SearchError::Unsearchable(format!(
@@ -1363,16 +1462,26 @@ impl<M: EveryPosition> Walk<'_, M> {
 
     /// The components of the positions the distances from one goal
     /// position did not reach (the codes' unseen ones), each by a
-    /// breadth-first search from its smallest position over the codes:
-    /// their sizes, and the start's where it lies among them. `None` past
-    /// [`FLOODS`] components (a join is then the cheaper way) or when
-    /// stopped.
-    fn flood(&self, index: &EveryKey, codes: &Codes) -> Result<Option<Flooded>, SearchError> {
+    /// breadth-first search from its smallest position over the codes, as
+    /// the distances are measured (lists while a level is thin, a sweep
+    /// of the codes while it is wide): their sizes, and the start's where
+    /// it lies among them. `None` past [`FLOODS`] components (a join is
+    /// then the cheaper way) or when stopped.
+    fn flood<P: Pos>(
+        &self,
+        index: &EveryKey<P>,
+        codes: &Codes,
+        reached: u64,
+    ) -> Result<Option<Flooded>, SearchError> {
         let n = index.len();
-        let start = self.start_at(index)? as usize;
+        // Past the union-find's numbers, every component is searched.
+        let floods = if n < ROOT as usize { FLOODS } else { usize::MAX };
+        let start = self.start_at(index)?;
         let start_unseen = codes.code(start) == UNSEEN;
         let (mut sizes, mut start_size) = (Vec::new(), None);
-        let mut local = (self.model.new_state(), Vec::new());
+        // Positions in the components found so far, for the progress line.
+        let mut done = reached;
+        let cap = Self::list_cap(index, codes);
         let mut w = 0;
         while w < codes.0.len() {
             let v = codes.0[w].load(Ordering::Relaxed);
@@ -1383,73 +1492,33 @@ impl<M: EveryPosition> Walk<'_, M> {
                 w += 1;
                 continue;
             };
-            if sizes.len() >= FLOODS || self.stopped() {
+            if sizes.len() >= floods {
                 return Ok(None);
             }
-            codes.mark(first);
-            let mut frontier = vec![first as u32];
+            codes.set_frontier(first);
+            let mut list = Some(vec![P::new(first)]);
             let mut size = 1;
-            while !frontier.is_empty() {
-                frontier = self.flood_level(index, codes, &frontier, &mut local)?;
-                size += frontier.len() as u64;
+            loop {
+                if self.stopped() {
+                    return Ok(None);
+                }
+                let (width, _) = self.step(index, codes, &mut list, cap, 0)?;
+                if width == 0 {
+                    break;
+                }
+                size += width;
+                if list.is_none() {
+                    self.tell("other components", 0, 0, done + size, n as u64);
+                }
             }
             if start_unseen && start_size.is_none() && codes.code(start) != UNSEEN {
                 start_size = Some(size);
             }
             sizes.push(size);
-            self.tell("other components", 0, 0, sizes.len() as u64, 0);
+            done += size;
+            self.tell("other components", 0, 0, done, n as u64);
         }
         Ok(Some((sizes, start_size)))
-    }
-
-    /// The unseen successors of `frontier`'s positions, marked: in
-    /// parallel where the frontier is wide, else on this thread with its
-    /// `local` state.
-    fn flood_level(
-        &self,
-        index: &EveryKey,
-        codes: &Codes,
-        frontier: &[u32],
-        local: &mut (M::State, Vec<u64>),
-    ) -> Result<Vec<u32>, SearchError> {
-        let stray = Stray::default();
-        let visit = |(state, out): &mut (M::State, Vec<u64>), next: &mut Vec<u32>, i: u32| {
-            self.model.decode(u64::from(i), state);
-            out.clear();
-            self.model.successors(state, out);
-            for &succ in out.iter() {
-                match index.of(succ) {
-                    Some(j) if codes.mark(j as usize) => next.push(j),
-                    Some(_) => {}
-                    None => stray.found(u64::from(i), succ),
-                }
-            }
-        };
-        const WIDE: usize = 4096;
-        let next = if frontier.len() < WIDE {
-            let mut next = Vec::new();
-            for &i in frontier {
-                visit(local, &mut next, i);
-            }
-            next
-        } else {
-            frontier
-                .par_chunks(WIDE / 4)
-                .map_init(
-                    || (self.model.new_state(), Vec::new()),
-                    |local, chunk| {
-                        let mut next = Vec::new();
-                        for &i in chunk {
-                            visit(local, &mut next, i);
-                        }
-                        next
-                    },
-                )
-                .flatten_iter()
-                .collect()
-        };
-        stray.check()?;
-        Ok(next)
     }
 
     /// Pass 3: the breadth-first search from every goal position at once,
@@ -1507,11 +1576,8 @@ impl<M: EveryPosition> Walk<'_, M> {
             known => known,
         };
         let mut stopped = None;
-        // The frontier as a list of its positions while it is thin (at
-        // most a sixteenth of a byte a position), so that a thin level
-        // costs what it holds, not a sweep of every position's code.
-        let cap = codes.0.len() * PER_WORD / 64;
-        let mut list: Option<Vec<u32>> = None;
+        let cap = Self::list_cap(index, codes);
+        let mut list: Option<Vec<N::Pos>> = None;
         let done: u64 = levels.iter().sum();
         let depth = levels.len() as u32 - 1;
         self.tell(
@@ -1533,22 +1599,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                 stopped = Some(StopReason::MaxDepth(max));
                 break;
             }
-            let marked = self.expand(index, codes, list.as_deref(), cap)?;
-            let (width, smallest) = match (list.take(), marked) {
-                (Some(old), Some(mut new)) => {
-                    let ended = Self::advance_listed(codes, &old, &mut new, top);
-                    list = Some(new);
-                    ended
-                }
-                (_, marked) => {
-                    let ended = Self::advance(codes, top);
-                    list = marked.map(|mut new| {
-                        new.par_sort_unstable();
-                        new
-                    });
-                    ended
-                }
-            };
+            let (width, smallest) = self.step(index, codes, &mut list, cap, top)?;
             if width == 0 {
                 break;
             }
@@ -1597,7 +1648,7 @@ impl<M: EveryPosition> Walk<'_, M> {
         front: Front,
         stopped: Option<StopReason>,
         top: usize,
-        size: impl Fn(u32) -> u64,
+        size: impl Fn(usize) -> u64,
     ) -> Result<(Distances, Option<StopReason>), SearchError> {
         let (tail, solvable) = (&front.tail, front.solvable);
         let reached: u64 = front.levels.iter().sum();
@@ -1615,7 +1666,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                 .map(|(distance, i)| HardStart {
                     key: index.key_at(i as usize),
                     distance,
-                    component: size(i),
+                    component: size(i as usize),
                 })
                 .collect()
         } else {
@@ -1627,25 +1678,25 @@ impl<M: EveryPosition> Walk<'_, M> {
     /// The goal positions (the first frontier): how many, their
     /// components' roots (where `roots` are known), and their smallest
     /// `top` indices.
-    fn goals(roots: Option<&Roots>, codes: &Codes, top: usize) -> (u64, Vec<u32>, Smallest) {
+    fn goals(roots: Option<&Roots>, codes: &Codes, top: usize) -> (u64, Vec<usize>, Smallest) {
         let (count, mut found, smallest) = (0..codes.0.len())
             .into_par_iter()
             .step_by(WORDS_PER_CHUNK)
             .map(|first| {
                 let mut count = 0;
-                let mut found: Vec<u32> = Vec::new();
+                let mut found: Vec<usize> = Vec::new();
                 let mut smallest = Vec::new();
                 for w in first..(first + WORDS_PER_CHUNK).min(codes.0.len()) {
                     let mask = codes.frontier_in(w);
                     count += u64::from(mask.count_ones());
                     for i in positions_in(w, mask) {
-                        if let Some(root) = roots.map(|r| r.root(i as u32))
+                        if let Some(root) = roots.map(|r| r.root(i))
                             && found.last() != Some(&root)
                         {
                             found.push(root);
                         }
                         if smallest.len() < top {
-                            smallest.push(i as u32);
+                            smallest.push(i as u64);
                         }
                     }
                 }
@@ -1663,6 +1714,43 @@ impl<M: EveryPosition> Walk<'_, M> {
         (count, found, smallest)
     }
 
+    /// The most positions a frontier is listed by: while it is thin (at
+    /// most a sixteenth of a byte a position), so that a thin level costs
+    /// what it holds, not a sweep of every position's code.
+    fn list_cap<N: Numbering>(_: &N, codes: &Codes) -> usize {
+        codes.0.len() * PER_WORD / 16 / size_of::<N::Pos>()
+    }
+
+    /// One level of a breadth-first search over the codes: the frontier
+    /// (`list`, or the codes' where `None`) expanded and ended, its list
+    /// left the new frontier's where that is at most `cap`. The new
+    /// level's size and smallest `top` indices.
+    fn step<N: Numbering>(
+        &self,
+        index: &N,
+        codes: &Codes,
+        list: &mut Option<Vec<N::Pos>>,
+        cap: usize,
+        top: usize,
+    ) -> Result<(u64, Smallest), SearchError> {
+        let marked = self.expand(index, codes, list.as_deref(), cap)?;
+        Ok(match (list.take(), marked) {
+            (Some(old), Some(mut new)) => {
+                let ended = Self::advance_listed(codes, &old, &mut new, top);
+                *list = Some(new);
+                ended
+            }
+            (_, marked) => {
+                let ended = Self::advance(codes, top);
+                *list = marked.map(|mut new| {
+                    new.par_sort_unstable();
+                    new
+                });
+                ended
+            }
+        })
+    }
+
     /// Expands the frontier (`list`, its positions in rising order, or
     /// else every position whose code says so): marks every unseen
     /// successor of its positions. Returns the positions it marked (in no
@@ -1671,31 +1759,31 @@ impl<M: EveryPosition> Walk<'_, M> {
         &self,
         index: &N,
         codes: &Codes,
-        list: Option<&[u32]>,
+        list: Option<&[N::Pos]>,
         cap: usize,
-    ) -> Result<Option<Vec<u32>>, SearchError> {
+    ) -> Result<Option<Vec<N::Pos>>, SearchError> {
         let stray = Stray::default();
         // How many were kept, and whether they passed the cap: counts only
         // (Relaxed); the pass's end, a rayon join, orders them before the
         // last read.
         let kept = AtomicUsize::new(0);
         let over = AtomicBool::new(false);
-        let visit = |state: &mut M::State, out: &mut Vec<u64>, marked: &mut Vec<u32>, key: u64| {
+        let visit = |state: &mut M::State, out: &mut Vec<u64>, marked: &mut Vec<N::Pos>, key| {
             self.model.decode(key, state);
             out.clear();
             self.model.successors(state, out);
             for &succ in out.iter() {
                 match index.of(succ) {
                     Some(j) => {
-                        if codes.mark(j as usize) {
-                            marked.push(j);
+                        if codes.mark(j) {
+                            marked.push(N::Pos::new(j));
                         }
                     }
                     None => stray.found(key, succ),
                 }
             }
         };
-        let keep = |mut marked: Vec<u32>| {
+        let keep = |mut marked: Vec<N::Pos>| {
             let n = marked.len();
             if over.load(Ordering::Relaxed) || kept.fetch_add(n, Ordering::Relaxed) + n > cap {
                 over.store(true, Ordering::Relaxed);
@@ -1704,14 +1792,14 @@ impl<M: EveryPosition> Walk<'_, M> {
             marked
         };
         let init = || (self.model.new_state(), Vec::new());
-        let lists: Vec<Vec<u32>> = match list {
+        let lists: Vec<Vec<N::Pos>> = match list {
             Some(list) => list
                 .par_chunks(WORDS_PER_CHUNK * 4)
                 .map_init(init, |(state, out), chunk| {
-                    let mut cursor = index.cursor(chunk[0] as usize);
+                    let mut cursor = index.cursor(chunk[0].at());
                     let mut marked = Vec::new();
                     for &i in chunk {
-                        visit(state, out, &mut marked, cursor.key(i as usize));
+                        visit(state, out, &mut marked, cursor.key(i.at()));
                     }
                     keep(marked)
                 })
@@ -1739,11 +1827,12 @@ impl<M: EveryPosition> Walk<'_, M> {
     /// Ends a level whose frontier and new positions are both listed
     /// (`old`, `new`): only their codes change. The new frontier's size
     /// and smallest `top` indices; `new` is left sorted.
-    fn advance_listed(codes: &Codes, old: &[u32], new: &mut [u32], top: usize) -> (u64, Smallest) {
-        old.par_iter().for_each(|&i| codes.expanded(i as usize));
+    fn advance_listed<P: Pos>(codes: &Codes, old: &[P], new: &mut [P], top: usize) -> (u64, Smallest) {
+        old.par_iter().for_each(|&i| codes.expanded(i.at()));
         new.par_sort_unstable();
-        new.par_iter().for_each(|&j| codes.enter(j as usize));
-        (new.len() as u64, new[..top.min(new.len())].to_vec())
+        new.par_iter().for_each(|&j| codes.enter(j.at()));
+        let smallest = new[..top.min(new.len())].iter().map(|&i| i.at() as u64);
+        (new.len() as u64, smallest.collect())
     }
 
     /// Ends a level: the new frontier's size and smallest `top` indices.
@@ -1758,7 +1847,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                     let mask = codes.advance(w);
                     count += u64::from(mask.count_ones());
                     if smallest.len() < top {
-                        smallest.extend(positions_in(w, mask).map(|i| i as u32));
+                        smallest.extend(positions_in(w, mask).map(|i| i as u64));
                         smallest.truncate(top);
                     }
                 }
@@ -1799,7 +1888,7 @@ mod tests {
     fn check_index(keys: &[u64]) {
         fn each<L: Low>(index: Index<L>, keys: &[u64]) {
             for (i, &k) in keys.iter().enumerate() {
-                assert_eq!(index.of(k), Some(i as u32), "key {k}");
+                assert_eq!(index.of(k), Some(i), "key {k}");
                 if !keys.contains(&(k + 1)) {
                     assert_eq!(index.of(k + 1), None);
                 }
@@ -1892,8 +1981,108 @@ mod tests {
             size[find(&seq, i) as usize] += 1;
         }
         for i in 0..n {
-            assert_eq!(roots.root(i), find(&seq, i));
-            assert_eq!(roots.size(i), size[find(&seq, i) as usize]);
+            assert_eq!(roots.root(i as usize), find(&seq, i) as usize);
+            assert_eq!(roots.size(i as usize), size[find(&seq, i) as usize]);
+        }
+    }
+
+    /// Rings of `ring` keys each (`n` keys in all), a move one step
+    /// either way around a key's ring: `n / ring` components, the goal
+    /// key 0, the start the last key.
+    struct Rings {
+        n: u64,
+        ring: u64,
+    }
+
+    impl Model for Rings {
+        type State = u64;
+        type Key = u64;
+
+        fn start(&self) -> u64 {
+            self.n - 1
+        }
+
+        fn key_space(&self) -> u64 {
+            self.n
+        }
+
+        fn new_state(&self) -> u64 {
+            0
+        }
+
+        fn decode(&self, key: u64, state: &mut u64) {
+            *state = key;
+        }
+
+        fn successors(&self, state: &mut u64, out: &mut Vec<u64>) {
+            let (base, at) = (*state - *state % self.ring, *state % self.ring);
+            out.push(base + (at + 1) % self.ring);
+            out.push(base + (at + self.ring - 1) % self.ring);
+        }
+
+        fn is_goal(&self, state: &u64) -> bool {
+            *state == 0
+        }
+
+        fn has_goal(&self) -> bool {
+            true
+        }
+
+        fn reversible(&self) -> bool {
+            true
+        }
+
+        fn keys_are_states(&self) -> bool {
+            true
+        }
+    }
+
+    impl EveryPosition for Rings {
+        fn position_parts(&self) -> usize {
+            1
+        }
+
+        fn part_positions(&self, _: usize, out: &mut Vec<u64>, _: usize) -> bool {
+            out.extend(0..self.n);
+            true
+        }
+    }
+
+    #[test]
+    fn lists_of_eight_byte_positions_find_what_four_byte_ones_do() {
+        // A few rings (flooded), and more than the floods (joined), each
+        // searched with both widths of position.
+        for (n, ring) in [(20_000, 1000), (3 * FLOODS as u64, 3), (99_999, 99_999)] {
+            let rings = Rings { n, ring };
+            let census = |wide: bool| {
+                let search = Search::new(&rings).threads(2);
+                let walk = search.walk();
+                let mut census = walk.empty();
+                let n = n as usize;
+                let done = if wide {
+                    walk.every_key_as(EveryKey::<u64>::new(n), 3, &mut census, &mut None)
+                } else {
+                    walk.every_key_as(EveryKey::<u32>::new(n), 3, &mut census, &mut None)
+                };
+                done.unwrap();
+                census
+            };
+            let (four, eight) = (census(false), census(true));
+            let components = four.components.clone().unwrap();
+            assert_eq!(components.size_histogram, [(ring, n / ring)]);
+            assert_eq!(components.start, ring);
+            let goal = four.goal.clone().unwrap();
+            // Around a ring: one position at 0 and at the far side of an
+            // even ring, two at every distance between.
+            let mut levels = vec![1];
+            levels.resize((ring / 2) as usize + 1, 2);
+            if ring % 2 == 0 {
+                *levels.last_mut().unwrap() = 1;
+            }
+            assert_eq!(goal.levels, levels);
+            assert_eq!(goal.hardest[0].distance as u64, ring / 2);
+            assert_eq!(eight.components, four.components);
+            assert_eq!(eight.goal, four.goal);
         }
     }
 }

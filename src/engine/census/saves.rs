@@ -75,7 +75,7 @@ impl CensusState {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct TailLevel {
     pub depth: u32,
-    pub smallest: Vec<u32>,
+    pub smallest: Vec<u64>,
 }
 
 /// A file of words, as the manifest names it.

@@ -2,7 +2,7 @@
 # Drives `reach studio` in headless Chromium as a designer would
 # (scripts/studio_check.py): draws a piece, makes a mistake, plays a
 # solution, runs a census and opens its hardest start, saves; foreign hosts refused;
-# a twisty puzzle pasted in: its God's-number table and a scramble's solution.
+# a twisty puzzle pasted in: its God's-number table, a scramble's solution, its census.
 # Takes Chromium from scripts/chromium.sh (which installs it when it can);
 # where there is none, says so and skips.
 set -euo pipefail

@@ -24,7 +24,10 @@ library only), with real mouse input:
    turns to twisty puzzles (its metrics, no board), shows the God's-number
    table of `reach count --moves U,F,R` (God's number 11), solves
    a typed scramble in `reach solve`'s number of moves and plays it to the
-   end; a scramble with a move the file lacks is shown as a mistake.
+   end; a scramble with a move the file lacks is shown as a mistake;
+10. runs that puzzle's census in `<U,F,R>`, compares it and its hardest
+   patterns with `reach census`, and opens the first as the file's
+   `ScrambleState`: its solution takes the census's distance.
 Screenshots are left in OUT_DIR (studio-*.png) for a person to look at.
 """
 
@@ -251,8 +254,9 @@ try:
     idle(b, done)
     summary = b.js("document.getElementById('census-summary').textContent")
     census = cli_json("census", with_text(drawn, "drawn.toml"), "--top", "5")
-    check(summary.startswith(f"{census['positions']:,} positions in {census['components']:,} components"),
+    check(summary.startswith(f"{census['positions']:,} positions in {census['components']:,} component"),
           f"the census is the CLI's: {summary!r}")
+    b.js("document.getElementById('census-part').scrollIntoView()")
     b.shot("studio-census.png")
     done = last_done(b)
     b.js("document.querySelector('#census .open-census').click()")
@@ -325,6 +329,32 @@ try:
                    "the scramble's mistake")
     check('"Q" is not a move' in shown, f"a scramble's unknown move is shown ({shown.splitlines()[0]!r})")
     check(b.errors() == [], f"no console error on the twisty studio {b.errors()}")
+
+    # 10. The twisty puzzle's census, and its hardest pattern opened as the
+    # file's start (the scramble's mistake plays no part in a census).
+    done = last_done(b)
+    b.js("document.getElementById('census-run').click()")
+    idle(b, done)
+    summary = b.js("document.getElementById('census-summary').textContent")
+    census = cli_json("census", cube, "--moves", "U,F,R", "--top", "5")
+    check(summary.startswith(f"{census['positions']:,} positions in {census['components']:,} component"),
+          f"the twisty census is the CLI's: {summary!r}")
+    shown = b.js("Array.from(document.querySelectorAll('#census pre')).map((p) => p.textContent)")
+    check(shown == [h["board"] for h in census["hardest"]],
+          f"its hardest patterns are the CLI's ({len(shown)} of {len(census['hardest'])})")
+    b.js("document.getElementById('census-part').scrollIntoView()")
+    b.shot("studio-twisty-census.png")
+    done = last_done(b)
+    b.js("document.querySelector('#census .open-census').click()")
+    idle(b, done)
+    opened = b.js("document.getElementById('toml').value")
+    check(f"ScrambleState hardest\n{census['hardest'][0]['board']}End" in opened,
+          "the hardest pattern is the file's start")
+    length = int(b.js("document.getElementById('solution').dataset.length || -1"))
+    check(length == census["hardest"][0]["distance"],
+          f"its solution takes the census's distance ({length} = {census['hardest'][0]['distance']})")
+    b.shot("studio-twisty-opened.png")
+    check(b.errors() == [], f"no console error on the twisty census {b.errors()}")
     b.proc.kill()
 
     # 7. Other hosts and origins are refused.

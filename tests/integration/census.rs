@@ -664,7 +664,9 @@ fn a_census_refuses_what_it_cannot_take_before_the_work() {
         .assert()
         .code(3)
         .stdout(predicates::str::contains("20922789888000"))
-        .stderr(predicates::str::contains("it would need about 4.8 TiB more"));
+        .stderr(predicates::str::contains(
+            "it would need about 4.8 TiB more",
+        ));
     reach()
         .args(["census", "tiles-4x4", "--max-depth", "3"])
         .assert()
@@ -891,7 +893,11 @@ mod every_key {
             let goal = c.goal.unwrap();
             assert_eq!(goal.levels, levels);
             assert_eq!((goal.goal_components, goal.solvable), (1, 16));
-            assert!(goal.hardest.iter().all(|h| h.distance == 2 && h.component == 16));
+            assert!(
+                goal.hardest
+                    .iter()
+                    .all(|h| h.distance == 2 && h.component == 16)
+            );
             let stages = stages.lock().unwrap();
             assert_eq!(
                 stages[stages.len() - 2..],
@@ -1350,17 +1356,13 @@ mod studio {
             "no scramble, no solution: {events}"
         );
         // Mistakes: the scramble's and the moves' without a line, the file's
-        // at its line; a census is refused.
+        // at its line.
         for (request, says) in [
             (
                 serde_json::json!({"text": text, "scramble": "R Q"}),
                 "\"Q\" is not a move",
             ),
             (serde_json::json!({"text": text, "moves": "U,X"}), "X"),
-            (
-                serde_json::json!({"text": text, "kind": "census"}),
-                "twisty puzzle",
-            ),
             (
                 serde_json::json!({"text": text.replacen("Move F", "Mvoe F", 1)}),
                 "unknown keyword",
@@ -1387,6 +1389,61 @@ mod studio {
         assert_eq!(answer["puzzle"]["kind"], "twisty", "{answer}");
         let count = json_out(crate::reach().args(["count", kpuzzle, "--moves", "U,F,R", "--json"]));
         assert_eq!(event(&events, "count")["levels"], count["levels"]);
+    }
+
+    #[test]
+    fn the_studio_takes_a_twisty_census_as_the_cli() {
+        // The 2x2x2 in <U,F> (the page's scramble plays no part, even a
+        // wrong one): the CLI's document, whose hardest patterns open as
+        // the file's start and solve in their distance.
+        let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
+        let text = std::fs::read_to_string(cube).unwrap();
+        let st = studio();
+        let (answer, events) = job(
+            st.1,
+            serde_json::json!({"kind": "census", "text": text, "metric": "step",
+                "moves": "U,F", "scramble": "R Q"}),
+        );
+        assert_eq!(answer["puzzle"]["kind"], "twisty", "{answer}");
+        let census = event(&events, "census");
+        let cli = json_out(crate::reach().args([
+            "census", cube, "--moves", "U,F", "--top", "5", "--json", "-q",
+        ]));
+        for field in [
+            "positions",
+            "components",
+            "size_histogram",
+            "start_component",
+            "levels",
+            "metric",
+            "complete",
+        ] {
+            assert_eq!(census[field], cli[field], "{field}: {census}");
+        }
+        assert_eq!(census["components"], 6);
+        assert_eq!(census["hardest"], cli["hardest"]);
+        let hardest = &census["hardest"][0];
+        assert_eq!(hardest["distance"], 14);
+        let opened = format!(
+            "{text}\nScrambleState hardest\n{}End\n",
+            hardest["board"].as_str().unwrap()
+        );
+        let (_, events) = job(
+            st.1,
+            serde_json::json!({"kind": "analyze", "text": opened, "moves": "U,F"}),
+        );
+        assert_eq!(event(&events, "solution")["length"], 14, "{events}");
+        // Keys of two words: the job fails and says why.
+        let cube3 =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube3.tws"))
+                .unwrap();
+        let (_, events) = job(st.1, serde_json::json!({"kind": "census", "text": cube3}));
+        assert!(
+            event(&events, "failed")["message"]
+                .as_str()
+                .unwrap()
+                .contains("words a key")
+        );
     }
 
     #[test]

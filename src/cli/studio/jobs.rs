@@ -17,6 +17,7 @@ use reach::puzzles::twisty::{Twisty, TwistyMetric};
 
 use super::twisty;
 
+use crate::cli::census::Censused;
 use crate::cli::sliding;
 
 /// The studio's work limits: no request may take more.
@@ -88,6 +89,8 @@ enum Work {
     Census(Box<SlidingPuzzle>),
     /// A twisty puzzle's table and solution.
     Twisty(Box<twisty::Work>),
+    /// A census of a twisty puzzle's patterns under its moves.
+    TwistyCensus(Box<twisty::Work>),
 }
 
 /// The sliding-block puzzle in `text`, or the error as the page shows it.
@@ -168,27 +171,21 @@ impl Jobs {
             )?),
         };
         let (work, fields) = if reach::puzzles::twisty::sniff(&text, "puzzle").is_some() {
-            if kind == "census" {
-                return Err(json!({"error": {
-                    "message": "a census places the pieces of a sliding-block puzzle; this is a twisty puzzle",
-                    "help": "the page counts a twisty puzzle from solved (its God's-number table) and solves a scramble",
-                }}));
-            }
             // The page's metric may still be the other kind's, from the
             // text before: each kind of puzzle takes its own default then.
             let metric = match metric {
                 Some(AnyMetric::Twisty(m)) => m,
                 _ => TwistyMetric::Htm,
             };
-            let work = twisty::prepare(
-                &text,
-                &self.origin,
-                metric,
-                v["moves"].as_str(),
-                v["scramble"].as_str(),
-            )?;
+            // A census starts from every pattern: the scramble plays no
+            // part (nor can its mistakes).
+            let scramble = v["scramble"].as_str().filter(|_| kind != "census");
+            let work = twisty::prepare(&text, &self.origin, metric, v["moves"].as_str(), scramble)?;
             let fields = twisty::fields(&work);
-            (Work::Twisty(Box::new(work)), fields)
+            match kind {
+                "census" => (Work::TwistyCensus(Box::new(work)), fields),
+                _ => (Work::Twisty(Box::new(work)), fields),
+            }
         } else {
             let metric = match metric {
                 Some(AnyMetric::Sliding(m)) => m,
@@ -225,9 +222,12 @@ impl Jobs {
             let watch = Arc::clone(&job);
             std::thread::spawn(move || watchdog(&watch, limits.seconds));
             let outcome = match &work {
-                Work::Census(puzzle) => census(puzzle, &job, limits),
+                Work::Census(puzzle) => puzzle
+                    .census_model()
+                    .and_then(|model| census(&model, &job, limits)),
                 Work::Analyze(puzzle) => analyze(puzzle, &job, limits, id),
                 Work::Twisty(work) => twisty::run(work, &job, limits, id),
+                Work::TwistyCensus(work) => twisty::census(work, &job, limits),
             };
             if let Err(message) = outcome {
                 job.push("failed", &json!({"message": message}));
@@ -420,22 +420,21 @@ fn analyze(puzzle: &SlidingPuzzle, job: &Job, limits: Limits, id: u64) -> Result
     Ok(())
 }
 
-/// A census of the puzzle's pieces.
-fn census(puzzle: &SlidingPuzzle, job: &Job, limits: Limits) -> Result<(), String> {
-    let model = puzzle.census_model()?;
+/// A census of `model`'s pieces, within the studio's seconds and memory.
+pub(super) fn census<M: Censused>(model: &M, job: &Job, limits: Limits) -> Result<(), String> {
     let progress = |p: &Progress| {
         job.push(
             "progress",
             &json!({"stage": p.stage, "depth": p.depth, "states": p.total_states, "of": p.expected_states}),
         )
     };
-    let found = Search::new(&model)
+    let found = Search::new(model)
         .threads(limits.threads)
         .memory_limit(limits.memory)
         .stop_flag(&job.stop)
         .progress(&progress)
         .census(CENSUS_TOP)
         .map_err(|e| e.to_string())?;
-    job.push("census", &crate::cli::census::document(&model, &found));
+    job.push("census", &crate::cli::census::document(model, &found));
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! `reach studio [FILE]`: a page to design sliding-block puzzles in, and
-//! to count and solve twisty ones, served on 127.0.0.1 (feature
+//! to count, solve and census twisty ones, served on 127.0.0.1 (feature
 //! `studio`).
 //!
 //! The page (`page/`: plain HTML, CSS and script, compiled into the
@@ -9,8 +9,8 @@
 //! own: the count, the shortest solution and the hardest position of the
 //! start's component, or a census; for a twisty puzzle's text (`.tws` or
 //! KPuzzle, told apart as the command line tells files apart), the count
-//! from solved as its God's-number table and a scramble's solution
-//! (`twisty`). The page follows a job through
+//! from solved as its God's-number table and a scramble's solution, or
+//! its census (`twisty`). The page follows a job through
 //! server-sent events (`/api/jobs/ID/events`): a line of progress per
 //! level, then each part's result. A new edit cancels the job before it; a
 //! job stops at the studio's work limits (states, memory, seconds), so the

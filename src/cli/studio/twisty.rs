@@ -2,7 +2,8 @@
 //! editor makes a job that counts from solved (the God's-number table,
 //! as deep as the studio's work limits allow), then, from a scramble (the
 //! page's, else the file's `ScrambleState`), finds the shortest solution
-//! and plays it in the page that `solve --html` writes.
+//! and plays it in the page that `solve --html` writes; or a job that
+//! takes its census.
 
 use serde_json::{Value, json};
 
@@ -209,4 +210,18 @@ fn moves_of<K: reach::engine::Key>(
         let positions = p.iter().map(|&k| puzzle.render(k)).collect();
         (puzzle.path_moves(&p), positions)
     })
+}
+
+/// The job of a census: every pattern of the pieces the moves move (as
+/// `reach census FILE --moves` places them), from solved.
+pub(super) fn census(w: &Work, job: &Job, limits: Limits) -> Result<(), String> {
+    let t = &w.solved;
+    if t.words() > 1 {
+        return Err(format!(
+            "{}'s key space passes 2^64 ({} words a key), and a census numbers its positions by keys of one word; fewer moves leave fewer pieces moving and a smaller key space",
+            t.name(),
+            t.words()
+        ));
+    }
+    super::jobs::census(t, job, limits)
 }

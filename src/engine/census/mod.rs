@@ -1270,7 +1270,10 @@ impl<M: EveryPosition> Walk<'_, M> {
             sizes = Box::new(move |_| reached);
         } else {
             if n >= u64::from(ROOT) {
-                return Err(too_many_to_join(n, "its distances stopped before their end"));
+                return Err(too_many_to_join(
+                    n,
+                    "its distances stopped before their end",
+                ));
             }
             if let Some(why) = self.room_for(n * 4) {
                 census.stopped = Some(why);
@@ -1475,7 +1478,11 @@ impl<M: EveryPosition> Walk<'_, M> {
     ) -> Result<Option<Flooded>, SearchError> {
         let n = index.len();
         // Past the union-find's numbers, every component is searched.
-        let floods = if n < ROOT as usize { FLOODS } else { usize::MAX };
+        let floods = if n < ROOT as usize {
+            FLOODS
+        } else {
+            usize::MAX
+        };
         let start = self.start_at(index)?;
         let start_unseen = codes.code(start) == UNSEEN;
         let (mut sizes, mut start_size) = (Vec::new(), None);
@@ -1827,7 +1834,12 @@ impl<M: EveryPosition> Walk<'_, M> {
     /// Ends a level whose frontier and new positions are both listed
     /// (`old`, `new`): only their codes change. The new frontier's size
     /// and smallest `top` indices; `new` is left sorted.
-    fn advance_listed<P: Pos>(codes: &Codes, old: &[P], new: &mut [P], top: usize) -> (u64, Smallest) {
+    fn advance_listed<P: Pos>(
+        codes: &Codes,
+        old: &[P],
+        new: &mut [P],
+        top: usize,
+    ) -> (u64, Smallest) {
         old.par_iter().for_each(|&i| codes.expanded(i.at()));
         new.par_sort_unstable();
         new.par_iter().for_each(|&j| codes.enter(j.at()));

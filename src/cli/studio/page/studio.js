@@ -278,6 +278,11 @@ function number(n) {
   return Number(n).toLocaleString("en-US");
 }
 
+// `n` and `word`, made plural unless `n` is one.
+function counted(n, word) {
+  return `${number(n)} ${word}${Number(n) === 1 ? "" : "s"}`;
+}
+
 function showError(err) {
   const box = $("error");
   if (!err) { box.hidden = true; box.textContent = ""; return; }
@@ -433,7 +438,7 @@ function showSolution(s) {
   $("player").src = s.page;
 }
 
-function boardBlock(board, caption, open) {
+function boardBlock(board, caption, open, onOpen = openBoard, label = "Open as the board") {
   const div = document.createElement("div");
   div.className = "start";
   const p = document.createElement("p");
@@ -443,10 +448,11 @@ function boardBlock(board, caption, open) {
   pre.textContent = board;
   const button = document.createElement("button");
   button.type = "button";
-  button.textContent = "Open as the board";
+  button.textContent = label;
   button.className = open;
-  button.addEventListener("click", () => openBoard(board));
-  div.append(p, pre, button);
+  button.addEventListener("click", () => onOpen(board));
+  div.append(p, pre);
+  if (onOpen) div.append(button);
   return div;
 }
 
@@ -461,12 +467,31 @@ function showCensus(c) {
   out.replaceChildren();
   const p = document.createElement("p");
   p.id = "census-summary";
-  p.textContent = `${number(c.positions)} positions in ${number(c.components)} components; the start's holds ${number(c.start_component)}.`
-    + (c.goal_positions !== undefined ? ` ${number(c.goal_positions)} goal positions; ${number(c.solvable)} positions can reach the goal, ${number(c.unsolvable)} cannot.` : "")
+  p.textContent = `${counted(c.positions, "position")} in ${counted(c.components, "component")}; the start's holds ${number(c.start_component)}.`
+    + (c.goal_positions !== undefined ? ` ${counted(c.goal_positions, "goal position")}; ${number(c.solvable)} can reach the goal, ${number(c.unsolvable)} cannot.` : "")
     + (c.complete ? "" : ` (stopped: ${c.stop_reason})`);
   out.appendChild(p);
+  // A twisty puzzle's hardest patterns open as its .tws file's start (a
+  // KPuzzle file's text has no place for one: they are shown only).
+  const twisty = kind === "twisty";
+  const open = !twisty ? openBoard : isKPuzzle() ? null : openPattern;
   (c.hardest || []).forEach((h, i) => out.appendChild(boardBlock(h.board,
-    `${i + 1}. ${h.distance} moves from the goal, in a component of ${number(h.component_size)}`, "open-census")));
+    `${i + 1}. ${h.distance} moves from the goal, in a ${twisty ? "coset" : "component"} of ${number(h.component_size)}`,
+    "open-census", open, twisty ? "Open as the start" : "Open as the board")));
+}
+
+function isKPuzzle() {
+  return $("toml").value.trimStart().startsWith("{");
+}
+
+// A twisty census's hardest pattern, opened as the file's start: its
+// ScrambleState (any other removed), the page's scramble cleared.
+function openPattern(pattern) {
+  const t = $("toml");
+  const rest = t.value.replace(/^ScrambleState\b[\s\S]*?^End[ \t]*(\n|$)/gm, "").trimEnd();
+  t.value = `${rest}\n\nScrambleState hardest\n${pattern}End\n`;
+  $("scramble").value = "";
+  analyze(true);
 }
 
 function openBoard(board) {
@@ -477,7 +502,7 @@ function openBoard(board) {
 async function runCensus() {
   if (censusJob) { censusJob.source.close(); post(`/api/jobs/${censusJob.id}/cancel`, {}); }
   $("census").replaceChildren();
-  const { ok, body } = await post("/api/jobs", { kind: "census", text: $("toml").value, metric: $("metric").value });
+  const { ok, body } = await post("/api/jobs", { kind: "census", text: $("toml").value, metric: $("metric").value, moves: $("moves").value });
   if (!ok) { showError(body.error); return; }
   follow(body.job, true);
 }

@@ -665,7 +665,7 @@ fn a_census_refuses_what_it_cannot_take_before_the_work() {
         .code(3)
         .stdout(predicates::str::contains("20922789888000"))
         .stderr(predicates::str::contains(
-            "it would need about 4.8 TiB more",
+            "it would need about 8.3 TiB more",
         ));
     reach()
         .args(["census", "tiles-4x4", "--max-depth", "3"])

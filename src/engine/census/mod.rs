@@ -1123,7 +1123,10 @@ impl<M: EveryPosition> Walk<'_, M> {
         self.floodable(n)?;
         census.positions = n;
         census.all_listed = true;
-        if let Some(why) = self.room_for(n.div_ceil(4)) {
+        // The codes, and at most a sixteenth of a byte a position in each
+        // of a level's lists: the frontier's, the new level's as marked
+        // and as gathered (see `list_cap`).
+        if let Some(why) = self.room_for(n.div_ceil(4) + 3 * n.div_ceil(16)) {
             census.stopped = Some(why);
             return Ok(());
         }

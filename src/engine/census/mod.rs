@@ -2065,12 +2065,18 @@ mod tests {
 
     #[test]
     fn lists_of_eight_byte_positions_find_what_four_byte_ones_do() {
-        // A few rings (flooded), and more than the floods (joined), each
-        // searched with both widths of position.
-        for (n, ring) in [(20_000, 1000), (3 * FLOODS as u64, 3), (99_999, 99_999)] {
+        // A few rings (flooded), more than the floods (joined), and one,
+        // each searched with both widths of position.
+        for (n, ring) in [(20_000, 1000), (6 * FLOODS as u64, 3), (99_999, 99_999)] {
             let rings = Rings { n, ring };
+            let joined = AtomicBool::new(false);
+            let tell = |p: &Progress| {
+                if p.stage == "joining components" {
+                    joined.store(true, Ordering::Relaxed);
+                }
+            };
             let census = |wide: bool| {
-                let search = Search::new(&rings).threads(2);
+                let search = Search::new(&rings).threads(2).progress(&tell);
                 let walk = search.walk();
                 let mut census = walk.empty();
                 let n = n as usize;
@@ -2083,6 +2089,14 @@ mod tests {
                 census
             };
             let (four, eight) = (census(false), census(true));
+            // The goal's ring is measured, the others flooded while they
+            // are at most the floods.
+            let others = (n / ring - 1) as usize;
+            assert_eq!(
+                joined.load(Ordering::Relaxed),
+                others > FLOODS,
+                "{n} / {ring}"
+            );
             let components = four.components.clone().unwrap();
             assert_eq!(components.size_histogram, [(ring, n / ring)]);
             assert_eq!(components.start, ring);

@@ -424,8 +424,9 @@ pub struct CensusArgs {
 
     /// Stop before memory use would pass SIZE (e.g. 512M, 4G): the census
     /// holds about 10 bytes a position, 14 while it sorts and indexes them;
-    /// where every key is a position (tile boards, twisty puzzles), two
-    /// bits, and four bytes more if it joins its components.
+    /// where every key is a position (tile boards, twisty puzzles), under
+    /// half a byte (two bits and its thin levels' lists), and four bytes
+    /// more if it joins its components.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory_limit: Option<u64>,
 

@@ -36,7 +36,7 @@
 //! distances come first, and from one goal position they reach its
 //! component, so the others are searched one by one over the same two
 //! bits ([`Walk::flood`]); only with several goal positions, or very many
-//! components, is the union-find built (see [`Walk::every_key_on`]). The
+//! components, is the union-find built (see [`Walk::every_key_in`]). The
 //! counts do not depend on the
 //! number of workers: the components are those of the graph, and a
 //! position's distance is the level that first reaches it.
@@ -756,7 +756,7 @@ fn too_many(n: u64) -> SearchError {
 }
 
 /// The refusal of an every-key census of `n` positions that would need
-/// its components joined (see [`Walk::every_key_on`]), for `why`.
+/// its components joined (see [`Walk::every_key_in`]), for `why`.
 fn too_many_to_join(n: u64, why: &str) -> SearchError {
     SearchError::Unsearchable(format!(
         "this puzzle has {n} positions, and past {} a census finds its components only by measuring every distance from one goal position, but {why}",
@@ -793,9 +793,8 @@ fn tally(mut sizes: Vec<u64>, n: u64, start: u64) -> Result<Components, SearchEr
 /// four bytes a position and a pass).
 const FLOODS: usize = 1 << 12;
 
-/// What a flood found: the sizes of the components it searched, and the
-/// start's where it lay among them.
-type Flooded = (Vec<u64>, Option<u64>);
+/// What a flood found: the sizes of every component, and the start's.
+type Flooded = (Vec<u64>, u64);
 
 /// What the join leaves: each position's parent, and the goal positions.
 type Joined = (Vec<AtomicU32>, Vec<u32>);
@@ -1012,17 +1011,8 @@ impl<M: EveryPosition> Walk<'_, M> {
                 goal_components: 0,
                 solvable: 0,
             };
-            let front = Some(front);
-            match u32::try_from(n) {
-                Ok(_) => {
-                    let index = EveryKey::<u32>::new(n);
-                    self.every_key_on(&index, &codes, front, top, &mut census, &mut saves)?
-                }
-                Err(_) => {
-                    let index = EveryKey::<u64>::new(n);
-                    self.every_key_on(&index, &codes, front, top, &mut census, &mut saves)?
-                }
-            }
+            let wide = u32::try_from(n).is_err();
+            self.every_key_on(wide, &codes, Some(front), top, &mut census, &mut saves)?;
             return self.end(census, saves);
         }
         let roots = Roots(loaded.roots);
@@ -1076,7 +1066,8 @@ impl<M: EveryPosition> Walk<'_, M> {
         saves: &mut Option<Saves>,
     ) -> Result<(), SearchError> {
         if self.model.keys_are_states() {
-            return self.every_key(top, census, saves);
+            let wide = u32::try_from(self.model.key_space()).is_err();
+            return self.every_key(wide, top, census, saves);
         }
         let keys = match self.list() {
             Ok(keys) => keys,
@@ -1112,9 +1103,11 @@ impl<M: EveryPosition> Walk<'_, M> {
 
     /// The census where every key below the key space is a position
     /// (nothing to list): the distances first, over two bits a position;
-    /// then the components (see [`Walk::every_key_on`]).
+    /// then the components (see [`Walk::every_key_in`]). Its lists hold
+    /// eight bytes a position where `wide`, else four (which must fit).
     fn every_key(
         &self,
+        wide: bool,
         top: usize,
         census: &mut Census,
         saves: &mut Option<Saves>,
@@ -1125,46 +1118,15 @@ impl<M: EveryPosition> Walk<'_, M> {
         census.all_listed = true;
         // The codes, and at most a sixteenth of a byte a position in each
         // of a level's lists: the frontier's, the new level's as marked
-        // and as gathered (see `list_cap`).
+        // and as gathered (see `step`).
         if let Some(why) = self.room_for(n.div_ceil(4) + 3 * n.div_ceil(16)) {
             census.stopped = Some(why);
             return Ok(());
         }
-        match u32::try_from(n) {
-            Ok(_) => self.every_key_as(EveryKey::<u32>::new(n as usize), top, census, saves),
-            Err(_) => self.every_key_as(EveryKey::<u64>::new(n as usize), top, census, saves),
-        }
-    }
-
-    /// Refuses an every-key census of `n` positions that could not find
-    /// its components: past the union-find's numbers, only the flood
-    /// from one goal position, after every distance, finds them.
-    fn floodable(&self, n: u64) -> Result<(), SearchError> {
-        if n < u64::from(ROOT) {
-            return Ok(());
-        }
-        if !self.model.has_goal() {
-            return Err(too_many_to_join(n, "the puzzle has no goal"));
-        }
-        if self.limits.max_depth.is_some() {
-            return Err(too_many_to_join(n, "--max-depth stops the distances"));
-        }
-        Ok(())
-    }
-
-    /// [`Walk::every_key`] over `index`, its lists of positions in `P`.
-    fn every_key_as<P: Pos>(
-        &self,
-        index: EveryKey<P>,
-        top: usize,
-        census: &mut Census,
-        saves: &mut Option<Saves>,
-    ) -> Result<(), SearchError> {
-        let n = index.len() as u64;
-        let codes = Codes::new(index.len());
+        let codes = Codes::new(n as usize);
         let mut front = None;
         if self.model.has_goal() {
-            self.goal_frontier(&index, &codes);
+            self.goal_frontier(n, &codes);
             let (goal_positions, _, smallest) = Self::goals(None, &codes, top);
             if n >= u64::from(ROOT) && goal_positions != 1 {
                 let why = format!("its goal has {goal_positions} positions");
@@ -1192,19 +1154,35 @@ impl<M: EveryPosition> Walk<'_, M> {
             }
             front = Some(first);
         }
-        self.every_key_on(&index, &codes, front, top, census, saves)
+        self.every_key_on(wide, &codes, front, top, census, saves)
+    }
+
+    /// Refuses an every-key census of `n` positions that could not find
+    /// its components: past the union-find's numbers, only the flood
+    /// from one goal position, after every distance, finds them.
+    fn floodable(&self, n: u64) -> Result<(), SearchError> {
+        if n < u64::from(ROOT) {
+            return Ok(());
+        }
+        if !self.model.has_goal() {
+            return Err(too_many_to_join(n, "the puzzle has no goal"));
+        }
+        if self.limits.max_depth.is_some() {
+            return Err(too_many_to_join(n, "--max-depth stops the distances"));
+        }
+        Ok(())
     }
 
     /// Puts every goal position in the first frontier: the model's goal
     /// keys where it knows them, else every key's position asked.
-    fn goal_frontier<P: Pos>(&self, index: &EveryKey<P>, codes: &Codes) {
+    fn goal_frontier(&self, n: u64, codes: &Codes) {
         if let Some(keys) = self.model.goal_keys() {
-            for i in keys.into_iter().filter_map(|k| index.of(k)) {
-                codes.set_frontier(i);
+            for k in keys.into_iter().filter(|&k| k < n) {
+                codes.set_frontier(k as usize);
             }
             return;
         }
-        let (n, chunk) = (index.len(), WORDS_PER_CHUNK * PER_WORD);
+        let (n, chunk) = (n as usize, WORDS_PER_CHUNK * PER_WORD);
         (0..n).into_par_iter().step_by(chunk).for_each_init(
             || self.model.new_state(),
             |state, first| {
@@ -1218,11 +1196,30 @@ impl<M: EveryPosition> Walk<'_, M> {
         );
     }
 
+    /// [`Walk::every_key_in`] over every key, listed in eight bytes a
+    /// position where `wide`, else in four.
+    fn every_key_on(
+        &self,
+        wide: bool,
+        codes: &Codes,
+        front: Option<Front>,
+        top: usize,
+        census: &mut Census,
+        saves: &mut Option<Saves>,
+    ) -> Result<(), SearchError> {
+        let n = self.model.key_space() as usize;
+        if wide {
+            self.every_key_in(&EveryKey::<u64>::new(n), codes, front, top, census, saves)
+        } else {
+            self.every_key_in(&EveryKey::<u32>::new(n), codes, front, top, census, saves)
+        }
+    }
+
     /// An every-key census from its distances' `front` on (its first
     /// level, or the last a checkpoint saved; `None`: no goal), then its
     /// components. Stopped while it measures (but for `--max-depth`), it
     /// knows neither yet: a resume goes on.
-    fn every_key_on<P: Pos>(
+    fn every_key_in<P: Pos>(
         &self,
         index: &EveryKey<P>,
         codes: &Codes,
@@ -1250,14 +1247,8 @@ impl<M: EveryPosition> Walk<'_, M> {
             .map(|(f, _)| f.levels.iter().sum::<u64>());
         let mut flooded = None;
         if let Some(reached) = one_goal {
-            let start_reached = codes.code(self.start_at(index)?) != UNSEEN;
             match self.flood(index, codes, reached)? {
-                Some((mut others, start)) => {
-                    let start = if start_reached { Some(reached) } else { start };
-                    others.push(reached);
-                    let start = start.expect("every position is in a component");
-                    flooded = Some((tally(others, n, start)?, reached));
-                }
+                Some((sizes, start)) => flooded = Some((tally(sizes, n, start)?, reached)),
                 None if self.stopped() => {
                     census.stopped = Some(self.stop_reason());
                     return Ok(());
@@ -1466,13 +1457,13 @@ impl<M: EveryPosition> Walk<'_, M> {
         })
     }
 
-    /// The components of the positions the distances from one goal
-    /// position did not reach (the codes' unseen ones), each by a
-    /// breadth-first search from its smallest position over the codes, as
-    /// the distances are measured (lists while a level is thin, a sweep
-    /// of the codes while it is wide): their sizes, and the start's where
-    /// it lies among them. `None` past [`FLOODS`] components (a join is
-    /// then the cheaper way) or when stopped.
+    /// Every component, once the distances from one goal position have
+    /// reached its, of `reached` positions: the others (the codes' unseen
+    /// positions) each by a breadth-first search from its smallest
+    /// position over the codes, as the distances are measured (lists while
+    /// a level is thin, a sweep of the codes while it is wide). Their
+    /// sizes, and the start's. `None` past [`FLOODS`] components (a join
+    /// is then the cheaper way) or when stopped.
     fn flood<P: Pos>(
         &self,
         index: &EveryKey<P>,
@@ -1487,11 +1478,10 @@ impl<M: EveryPosition> Walk<'_, M> {
             usize::MAX
         };
         let start = self.start_at(index)?;
-        let start_unseen = codes.code(start) == UNSEEN;
-        let (mut sizes, mut start_size) = (Vec::new(), None);
+        let mut start_size = (codes.code(start) != UNSEEN).then_some(reached);
+        let mut sizes = vec![reached];
         // Positions in the components found so far, for the progress line.
         let mut done = reached;
-        let cap = Self::list_cap(index, codes);
         let mut w = 0;
         while w < codes.0.len() {
             let v = codes.0[w].load(Ordering::Relaxed);
@@ -1502,7 +1492,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                 w += 1;
                 continue;
             };
-            if sizes.len() >= floods {
+            if sizes.len() > floods {
                 return Ok(None);
             }
             codes.set_frontier(first);
@@ -1512,7 +1502,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                 if self.stopped() {
                     return Ok(None);
                 }
-                let (width, _) = self.step(index, codes, &mut list, cap, 0)?;
+                let (width, _) = self.step(index, codes, &mut list, 0)?;
                 if width == 0 {
                     break;
                 }
@@ -1521,14 +1511,15 @@ impl<M: EveryPosition> Walk<'_, M> {
                     self.tell("other components", 0, 0, done + size, n as u64);
                 }
             }
-            if start_unseen && start_size.is_none() && codes.code(start) != UNSEEN {
+            if start_size.is_none() && codes.code(start) != UNSEEN {
                 start_size = Some(size);
             }
             sizes.push(size);
             done += size;
             self.tell("other components", 0, 0, done, n as u64);
         }
-        Ok(Some((sizes, start_size)))
+        let start = start_size.expect("the start lies in a component");
+        Ok(Some((sizes, start)))
     }
 
     /// Pass 3: the breadth-first search from every goal position at once,
@@ -1586,7 +1577,6 @@ impl<M: EveryPosition> Walk<'_, M> {
             known => known,
         };
         let mut stopped = None;
-        let cap = Self::list_cap(index, codes);
         let mut list: Option<Vec<N::Pos>> = None;
         let done: u64 = levels.iter().sum();
         let depth = levels.len() as u32 - 1;
@@ -1609,7 +1599,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                 stopped = Some(StopReason::MaxDepth(max));
                 break;
             }
-            let (width, smallest) = self.step(index, codes, &mut list, cap, top)?;
+            let (width, smallest) = self.step(index, codes, &mut list, top)?;
             if width == 0 {
                 break;
             }
@@ -1724,25 +1714,20 @@ impl<M: EveryPosition> Walk<'_, M> {
         (count, found, smallest)
     }
 
-    /// The most positions a frontier is listed by: while it is thin (at
-    /// most a sixteenth of a byte a position), so that a thin level costs
-    /// what it holds, not a sweep of every position's code.
-    fn list_cap<N: Numbering>(_: &N, codes: &Codes) -> usize {
-        codes.0.len() * PER_WORD / 16 / size_of::<N::Pos>()
-    }
-
     /// One level of a breadth-first search over the codes: the frontier
-    /// (`list`, or the codes' where `None`) expanded and ended, its list
-    /// left the new frontier's where that is at most `cap`. The new
-    /// level's size and smallest `top` indices.
+    /// (`list`, or the codes' where `None`) expanded and ended, `list`
+    /// left the new frontier's while it is thin (at most a sixteenth of a
+    /// byte a position), so that a thin level costs what it holds, not a
+    /// sweep of every position's code. The new level's size and smallest
+    /// `top` indices.
     fn step<N: Numbering>(
         &self,
         index: &N,
         codes: &Codes,
         list: &mut Option<Vec<N::Pos>>,
-        cap: usize,
         top: usize,
     ) -> Result<(u64, Smallest), SearchError> {
+        let cap = codes.0.len() * PER_WORD / 16 / size_of::<N::Pos>();
         let marked = self.expand(index, codes, list.as_deref(), cap)?;
         Ok(match (list.take(), marked) {
             (Some(old), Some(mut new)) => {
@@ -2079,13 +2064,7 @@ mod tests {
                 let search = Search::new(&rings).threads(2).progress(&tell);
                 let walk = search.walk();
                 let mut census = walk.empty();
-                let n = n as usize;
-                let done = if wide {
-                    walk.every_key_as(EveryKey::<u64>::new(n), 3, &mut census, &mut None)
-                } else {
-                    walk.every_key_as(EveryKey::<u32>::new(n), 3, &mut census, &mut None)
-                };
-                done.unwrap();
+                walk.every_key(wide, 3, &mut census, &mut None).unwrap();
                 census
             };
             let (four, eight) = (census(false), census(true));

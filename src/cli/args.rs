@@ -439,6 +439,9 @@ pub struct CensusArgs {
 
     #[command(flatten)]
     pub run: RunArgs,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 #[cfg(feature = "studio")]

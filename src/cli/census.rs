@@ -136,9 +136,15 @@ fn run<M: Censused>(
     file_text: Option<&str>,
     outputs: impl FnOnce(&Census) -> Result<()>,
 ) -> Result<ExitCode> {
+    if s.peers.is_some() && a.checkpoint.is_some() {
+        bail!(
+            "a census across processes keeps no checkpoint\n  help: leave --checkpoint out, or run it as one process"
+        );
+    }
     let spill = s.spill_until_printed(file_text)?;
     let signals = Signals::install();
-    let line = ProgressLine::new(s.verbose, s.quiet);
+    let first = s.process() == 0;
+    let line = ProgressLine::new(s.verbose && first, s.quiet || !first);
     let progress = |p: &Progress| line.update(p);
     let walk = spilled(search(model, s, &signals, &progress), &spill);
     let found = match &s.resume {
@@ -146,7 +152,14 @@ fn run<M: Censused>(
         None => walk.census(a.top)?,
     };
     line.finish();
-    let doc = document(model, &found);
+    if !first {
+        return Ok(exit_code(&found));
+    }
+    let mut doc = document(model, &found);
+    if let Some((processes, workers)) = s.cluster() {
+        doc["processes"] = json!(processes);
+        doc["workers_per_process"] = json!(workers);
+    }
     if let Some(reason) = &found.stopped {
         say!(
             "PARTIAL: the census stopped ({}): what it found so far follows",
@@ -154,12 +167,22 @@ fn run<M: Censused>(
         );
     }
     if !s.quiet {
+        let (on, whose) = match s.cluster() {
+            Some((processes, workers)) => (
+                format!(
+                    "on {} x {}",
+                    count_of(processes as u64, "process", "processes"),
+                    count_of(workers as u64, "worker", "workers")
+                ),
+                " (process 0's)",
+            ),
+            None => (format!("at {} threads", found.threads), ""),
+        };
         say!(
-            "census of {}{} positions in {:.2} s at {} threads, peak memory {}",
+            "census of {}{} positions in {:.2} s {on}, peak memory {}{whose}",
             if found.all_listed { "" } else { "at least " },
             found.positions,
             found.seconds,
-            found.threads,
             memory::peak_rss_bytes().map_or("?".into(), bytes)
         );
     }
@@ -173,13 +196,19 @@ fn run<M: Censused>(
     if let Some(reason) = &found.stopped {
         s.stop_hint(reason);
     }
-    Ok(match &found.stopped {
+    Ok(exit_code(&found))
+}
+
+/// A census's exit code: 0 when complete (or complete but for
+/// `--max-depth`'s distances), else the stop's.
+fn exit_code(found: &Census) -> ExitCode {
+    match &found.stopped {
         None => ExitCode::SUCCESS,
         Some(StopReason::Interrupted) => ExitCode::from(exit::SIGINT),
         Some(StopReason::Terminated) => ExitCode::from(exit::SIGTERM),
         Some(StopReason::MaxDepth(_)) if found.components.is_some() => ExitCode::SUCCESS,
         Some(_) => ExitCode::from(exit::LIMIT),
-    })
+    }
 }
 
 /// `--toml DIR`: each hardest start as a puzzle file.

@@ -111,7 +111,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             s.join_ranks(cluster::join(&a.cluster)?, &a.cluster);
             hardest::hardest(&a, &s)
         }
-        Command::Census(a) => census::census(&a, &Settings::of_census(&a, json)),
+        Command::Census(a) => {
+            let mut s = Settings::of_census(&a, json);
+            s.join_ranks(cluster::join(&a.cluster)?, &a.cluster);
+            census::census(&a, &s)
+        }
         #[cfg(feature = "studio")]
         Command::Studio(a) => studio::studio(&a),
         Command::Resume(a) => resume::resume(a, json),

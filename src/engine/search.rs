@@ -50,7 +50,7 @@ pub struct Search<'a, M: Model> {
     progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
     pub(crate) spill: Option<Spill>,
     /// The processes of the search, when it runs on several.
-    peers: Option<&'a dyn Peers>,
+    pub(crate) peers: Option<&'a dyn Peers>,
     /// Tests only: the dense store's segment size on disk, whatever fits.
     dense_segment: Option<u64>,
     /// Tests and benchmarks only: the dense store's pull ratio.
@@ -514,7 +514,7 @@ impl<'a, M: Model> Search<'a, M> {
     /// The processes of the search (this one alone, or the ranks of an MPI
     /// job), once every one is found to run `command` with the same
     /// puzzle and options.
-    fn connect(&self, command: &str) -> Result<&'a dyn Peers, SearchError> {
+    pub(crate) fn connect(&self, command: &str) -> Result<&'a dyn Peers, SearchError> {
         let peers = match self.peers {
             Some(peers) if peers.processes() > 1 => peers,
             _ => return Ok(&Alone),

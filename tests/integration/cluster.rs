@@ -328,6 +328,71 @@ mod mpi {
     }
 
     #[test]
+    fn a_census_on_ranks_is_that_of_one_process() {
+        let data = |f: &str| format!("{}/tests/data/{f}", env!("CARGO_MANIFEST_DIR"));
+        let (cube, twists) = (data("cube2.tws"), data("twists.tws"));
+        // The 2x2x2 (3,674,160 patterns: levels wider than a round of
+        // the exchange), in two cosets' moves (six components), and a
+        // puzzle of 54 components in both metrics (each flooded across
+        // the ranks).
+        for args in [
+            vec!["census", &cube, "--moves", "U,F,R", "--top", "5"],
+            vec!["census", &cube, "--moves", "U,F", "--top", "5"],
+            vec!["census", &twists, "--top", "3"],
+            vec!["census", &twists, "--metric", "qtm", "--top", "3"],
+        ] {
+            let one = alone(&args, 0);
+            assert_eq!(one["complete"], true, "{args:?}");
+            for n in [2, 3] {
+                let v = ranks(n, &[&args[..], &["--threads", "1"]].concat(), 0);
+                assert_eq!(v["processes"], n);
+                assert_eq!(essentials(&v), essentials(&one), "{args:?} on {n}");
+            }
+        }
+        let one = alone(&["census", &cube, "--moves", "U,F,R"], 0);
+        assert_eq!(one["positions"], 3_674_160);
+        assert_eq!(one["distance"], 11);
+    }
+
+    #[test]
+    fn a_census_on_ranks_refuses_what_one_process_alone_can_take() {
+        let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
+        for (args, says) in [
+            (
+                vec!["census", "pe766-example"],
+                "this one's positions are listed",
+            ),
+            (
+                vec!["census", cube, "--moves", "U,F", "--max-depth", "3"],
+                "--max-depth stops the distances",
+            ),
+        ] {
+            let out = StdCommand::new(launcher())
+                .args(["-n", "2"])
+                .arg(exe())
+                .args(&args)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(stderr.contains(says), "{args:?}: {stderr}");
+            assert!(stderr.contains("run it as one process"), "{stderr}");
+        }
+        let dir = TempDir::new("mpi-census-checkpoint");
+        let out = StdCommand::new(launcher())
+            .args(["-n", "2"])
+            .arg(exe())
+            .args(["census", cube, "--moves", "U,F", "--checkpoint"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("keeps no checkpoint"), "{stderr}");
+        assert!(!dir.path().exists(), "{stderr}");
+    }
+
+    #[test]
     fn ranks_given_different_puzzles_are_refused() {
         // Rank 0 with `zero`, rank 1 with `one`: exit 5 every time (an
         // abort's race once ended the launcher with 5 or 9), said once.

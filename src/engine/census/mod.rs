@@ -40,7 +40,12 @@
 //! counts do not depend on the
 //! number of workers: the components are those of the graph, and a
 //! position's distance is the level that first reaches it.
+//!
+//! Across the processes of a search (the ranks of an MPI job), a census
+//! of every key splits its codes into one range of keys a process, and
+//! finds every component by the flood (see [`ranks`]).
 
+mod ranks;
 pub(crate) mod saves;
 
 use std::marker::PhantomData;
@@ -747,6 +752,13 @@ impl Stray {
     }
 }
 
+/// The refusal of a census's checkpoint across processes.
+fn no_checkpoint_across() -> SearchError {
+    SearchError::Unsearchable(
+        "a census across processes keeps no checkpoint\n  help: leave --checkpoint out, or run it as one process".into(),
+    )
+}
+
 /// The refusal of a census of `n` positions, more than its numbers hold.
 fn too_many(n: u64) -> SearchError {
     SearchError::Unsearchable(format!(
@@ -811,6 +823,9 @@ impl<M: EveryPosition> Search<'_, M> {
     /// far. Needs reversible moves.
     pub fn census(self, top: usize) -> Result<Census, SearchError> {
         self.censusable()?;
+        if self.peers.is_some_and(|p| p.processes() > 1) {
+            return self.census_across(top);
+        }
         let saves = match &self.spill {
             Some(spill) if spill.checkpoint => Some(Saves::create(spill, &self.identity()?)?),
             _ => None,
@@ -825,6 +840,9 @@ impl<M: EveryPosition> Search<'_, M> {
     /// found. Threads and limits are this search's.
     pub fn resume_census(self, top: usize, checkpoint: &Checkpoint) -> Result<Census, SearchError> {
         self.censusable()?;
+        if self.peers.is_some_and(|p| p.processes() > 1) {
+            return Err(no_checkpoint_across());
+        }
         let spill = Spill {
             dir: checkpoint.dir.clone(),
             checkpoint: true,
@@ -836,6 +854,22 @@ impl<M: EveryPosition> Search<'_, M> {
         let (saves, loaded) = Saves::resume(checkpoint, &spill, &self.identity()?)?;
         let walk = self.walk();
         super::search::in_pool(walk.threads, || walk.resume(top, saves, loaded))?
+    }
+
+    /// The census across the search's processes (see [`ranks`]): of a
+    /// model whose every key is a position, without a checkpoint.
+    fn census_across(self, top: usize) -> Result<Census, SearchError> {
+        if !self.model.keys_are_states() {
+            return Err(SearchError::Unsearchable(
+                "across processes, a census walks a puzzle whose every key is a position (a twisty puzzle without `Illegal` lines); this one's positions are listed, and the list is one process's\n  help: run it as one process".into(),
+            ));
+        }
+        if self.spill.is_some() {
+            return Err(no_checkpoint_across());
+        }
+        let peers = self.connect("census")?;
+        let walk = self.walk();
+        super::search::in_pool(walk.threads, || walk.across(peers, top))?
     }
 
     /// Refuses a model a census cannot walk.
@@ -1989,9 +2023,9 @@ mod tests {
     /// Rings of `ring` keys each (`n` keys in all), a move one step
     /// either way around a key's ring: `n / ring` components, the goal
     /// key 0, the start the last key.
-    struct Rings {
-        n: u64,
-        ring: u64,
+    pub(super) struct Rings {
+        pub(super) n: u64,
+        pub(super) ring: u64,
     }
 
     impl Model for Rings {

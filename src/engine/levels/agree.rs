@@ -376,24 +376,10 @@ fn decode(words: &[u64]) -> Option<StopReason> {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::peers::Peers;
-    use crate::engine::peers::threads::Hub;
+    use crate::engine::peers::threads::on;
     use crate::engine::{Search, Spill, VisitedKind, reference};
     use crate::puzzles::builtin;
     use crate::puzzles::tiles::Tiles;
-
-    /// `run` as each of `n` processes (threads of this test), their
-    /// answers in process order.
-    fn on<R: Send>(n: usize, run: impl Fn(&dyn Peers) -> R + Sync) -> Vec<R> {
-        let hub = Hub::new(n);
-        std::thread::scope(|s| {
-            let (hub, run) = (&hub, &run);
-            let handles: Vec<_> = (0..n)
-                .map(|me| s.spawn(move || run(&hub.process(me))))
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        })
-    }
 
     /// A directory of this test's own, removed when it ends.
     struct Scratch(std::path::PathBuf);

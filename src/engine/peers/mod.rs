@@ -90,6 +90,19 @@ pub(crate) trait Peers: Sync {
     /// process sent this one, by process (empty at this one's index).
     fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, PeerError>;
 
+    /// As [`Peers::exchange`], from `outgoing`'s slices into `incoming`
+    /// (by process, empty at this one's), whose buffers a caller that
+    /// exchanges many times keeps: a round's buffers then cost no fresh
+    /// memory (which the kernel would fault in page by page).
+    fn exchange_into(
+        &self,
+        outgoing: &[&[u64]],
+        incoming: &mut Vec<Vec<u64>>,
+    ) -> Result<(), PeerError> {
+        *incoming = self.exchange(outgoing.iter().map(|o| o.to_vec()).collect())?;
+        Ok(())
+    }
+
     /// The sum of every process's `value`.
     fn sum(&self, value: u64) -> Result<u64, PeerError> {
         Ok(self.all_gather(&[value])?.iter().map(|v| v[0]).sum())

@@ -240,22 +240,31 @@ impl Mpi {
     /// Sends `outgoing[q]` to every rank q but this one; what each rank
     /// sent this one, by rank (empty at this one's).
     fn transfer(&self, outgoing: &[&[u64]]) -> Result<Vec<Vec<u64>>, PeerError> {
+        let mut incoming = Vec::new();
+        self.transfer_into(outgoing, &mut incoming)?;
+        Ok(incoming)
+    }
+
+    /// [`Mpi::transfer`] into `incoming`'s buffers, each resized to what
+    /// arrives (its memory kept from call to call).
+    fn transfer_into(
+        &self,
+        outgoing: &[&[u64]],
+        incoming: &mut Vec<Vec<u64>>,
+    ) -> Result<(), PeerError> {
         let s = &*self.shared;
         let me = s.rank;
         let counts: Vec<u64> = outgoing.iter().map(|o| o.len() as u64).collect();
         let mut arriving = vec![0u64; s.size];
         blocks(s, Blocks::AllToAll, &counts, &mut arriving);
-        let mut incoming: Vec<Vec<u64>> = arriving
-            .iter()
-            .enumerate()
-            .map(|(q, &n)| {
-                if q == me {
-                    Vec::new()
-                } else {
-                    vec![0; n as usize]
-                }
-            })
-            .collect();
+        incoming.resize_with(s.size, Vec::new);
+        for (q, buf) in incoming.iter_mut().enumerate() {
+            // (Zeroed where the last call left it: no page is faulted in.)
+            buf.clear();
+            if q != me {
+                buf.resize(arriving[q] as usize, 0);
+            }
+        }
         let mut lengths = Vec::new();
         scope(|sc| {
             let mut requests = Vec::new();
@@ -290,8 +299,7 @@ impl Mpi {
                 }
             }
             Ok(())
-        })?;
-        Ok(incoming)
+        })
     }
 }
 
@@ -336,6 +344,14 @@ impl Peers for Mpi {
     fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Result<Vec<Vec<u64>>, PeerError> {
         let refs: Vec<&[u64]> = outgoing.iter().map(Vec::as_slice).collect();
         self.transfer(&refs)
+    }
+
+    fn exchange_into(
+        &self,
+        outgoing: &[&[u64]],
+        incoming: &mut Vec<Vec<u64>>,
+    ) -> Result<(), PeerError> {
+        self.transfer_into(outgoing, incoming)
     }
 }
 

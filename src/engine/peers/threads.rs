@@ -77,6 +77,19 @@ impl Hub {
     }
 }
 
+/// `run` as each of `n` processes (threads of one test), their answers
+/// in process order.
+pub(crate) fn on<R: Send>(n: usize, run: impl Fn(&dyn Peers) -> R + Sync) -> Vec<R> {
+    let hub = Hub::new(n);
+    std::thread::scope(|s| {
+        let (hub, run) = (&hub, &run);
+        let handles: Vec<_> = (0..n)
+            .map(|me| s.spawn(move || run(&hub.process(me))))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
 /// One process of a [`Hub`].
 pub(crate) struct Threads<'h> {
     hub: &'h Hub,

@@ -636,4 +636,37 @@ mod mpi {
         assert_eq!(v["complete"], false);
         assert_eq!(v["stop_reason"], "terminated");
     }
+
+    #[test]
+    fn sigterm_stops_a_census_on_ranks_with_what_it_found() {
+        use std::io::{BufRead, BufReader};
+        let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
+        // Every pattern of the whole 2x2x2 (88,179,840): seconds on two
+        // ranks of one worker. Signalled once its distances show.
+        let mut job = StdCommand::new(launcher())
+            .args(["-n", "2"])
+            .arg(exe())
+            .args(["census", cube, "-j", "1", "--json"])
+            .env("REACH_PROGRESS_SECONDS", "0.2")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(job.stderr.take().unwrap()).lines();
+        let shown = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|l| l.contains("distances from the goal"));
+        assert!(shown, "no progress line");
+        // (The rest is read, so that no rank waits on a full pipe.)
+        std::thread::spawn(move || lines.for_each(drop));
+        signal(job.id() as i32, "-TERM");
+        let out = job.wait_with_output().unwrap();
+        let v = json(&out.stdout);
+        assert_eq!(v["complete"], false, "{v}");
+        assert_eq!(v["stop_reason"], "terminated");
+        assert_eq!(v["positions"], 88_179_840);
+        assert_eq!(v["components"], Value::Null);
+        assert_eq!(v["processes"], 2);
+    }
 }

@@ -699,6 +699,30 @@ fn first_of(mut a: Smallest, b: Smallest, top: usize) -> Smallest {
     a
 }
 
+/// Adds a level of the distances (`width` positions, the smallest of
+/// them `smallest`) to `levels` and `tail`, dropping the oldest of `tail`
+/// while the newer ones hold `top`.
+fn push_level(
+    levels: &mut Vec<u64>,
+    tail: &mut Vec<TailLevel>,
+    width: u64,
+    smallest: Smallest,
+    top: usize,
+) {
+    let depth = levels.len() as u32;
+    levels.push(width);
+    tail.push(TailLevel { depth, smallest });
+    while tail.len() > 1
+        && tail[1..]
+            .iter()
+            .map(|t| levels[t.depth as usize])
+            .sum::<u64>()
+            >= top as u64
+    {
+        tail.remove(0);
+    }
+}
+
 /// The distances measured so far: their levels, the last levels' smallest
 /// indices, and what the goal's components hold.
 struct Front {
@@ -1637,18 +1661,7 @@ impl<M: EveryPosition> Walk<'_, M> {
             if width == 0 {
                 break;
             }
-            levels.push(width);
-            tail.push(TailLevel { depth, smallest });
-            // Drop the oldest level while the newer ones hold `top`.
-            while tail.len() > 1
-                && tail[1..]
-                    .iter()
-                    .map(|t| levels[t.depth as usize])
-                    .sum::<u64>()
-                    >= top as u64
-            {
-                tail.remove(0);
-            }
+            push_level(levels, tail, width, smallest, top);
             if let Some(s) = saves.as_mut().filter(|s| s.due())
                 && let Err(e) = s.level(&codes.0, levels, tail.clone())
             {

@@ -36,7 +36,7 @@ use crate::engine::peers::{PeerError, Peers};
 
 use super::{
     Census, Codes, EveryKey, EveryPosition, Front, LOW_BITS, PER_WORD, Pos, Smallest, Stray,
-    TailLevel, UNSEEN, WORDS_PER_CHUNK, Walk, first_of, positions_in, tally, too_many_to_join,
+    TailLevel, UNSEEN, WORDS_PER_CHUNK, Walk, first_of, positions_in, push_level, tally,
 };
 use crate::engine::{SearchError, StopReason};
 
@@ -181,9 +181,7 @@ impl<M: EveryPosition> Walk<'_, M> {
         } else {
             return Ok(());
         };
-        Err(SearchError::Unsearchable(format!(
-            "across processes, a census of {n} positions finds its components only by measuring every distance from one goal position, but {why}\n  help: run it as one process"
-        )))
+        Err(not_spreadable(n, why))
     }
 
     fn finished(&self, mut census: Census) -> Result<Census, SearchError> {
@@ -199,10 +197,8 @@ impl<M: EveryPosition> Spread<'_, '_, M> {
         let n = census.positions;
         let (goals, smallest) = self.goal_frontier(top)?;
         if goals != 1 {
-            return Err(too_many_to_join(
-                n,
-                &format!("its goal has {goals} positions, and across processes there is no join"),
-            ));
+            let why = format!("its goal has {goals} positions");
+            return Err(not_spreadable(n, &why));
         }
         let mut front = Front {
             levels: vec![1],
@@ -278,21 +274,8 @@ impl<M: EveryPosition> Spread<'_, '_, M> {
             if level.width == 0 {
                 return Ok(None);
             }
-            front.levels.push(level.width);
-            front.tail.push(TailLevel {
-                depth,
-                smallest: level.smallest,
-            });
-            let levels = &front.levels;
-            while front.tail.len() > 1
-                && front.tail[1..]
-                    .iter()
-                    .map(|t| levels[t.depth as usize])
-                    .sum::<u64>()
-                    >= top as u64
-            {
-                front.tail.remove(0);
-            }
+            let Front { levels, tail, .. } = front;
+            push_level(levels, tail, level.width, level.smallest, top);
             let done = levels.iter().sum();
             walk.tell(
                 "distances from the goal",
@@ -640,6 +623,13 @@ impl<M: EveryPosition> Spread<'_, '_, M> {
 /// then fails with that panic).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The refusal of a census of `n` positions across processes, for `why`.
+fn not_spreadable(n: u64, why: &str) -> SearchError {
+    SearchError::Unsearchable(format!(
+        "across processes, a census of {n} positions finds its components only by measuring every distance from one goal position, but {why}\n  help: run it as one process"
+    ))
 }
 
 /// Process `q` broke the protocol: `what`.

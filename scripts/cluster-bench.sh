@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The count across the ranks of an MPI job on this machine: every
-# configuration of ranks x workers, started by `mpiexec -n N`, the counts
-# and level profiles checked against the single-process engine, with the
+# The count and the census across the ranks of an MPI job on this
+# machine: every configuration of ranks x workers, started by `mpiexec -n
+# N`, the counts and level profiles (a census's components and hardest
+# patterns too) checked against the single-process engine, with the
 # largest rank's peak RSS. Needs an MPI (Debian: mpich libmpich-dev
 # libclang-dev); builds with `--features mpi` into target/mpi.
 #
-#   scripts/cluster-bench.sh            pe766, then eleven (about 10 minutes)
-#   scripts/cluster-bench.sh --quick    pe766 only
+#   scripts/cluster-bench.sh            pe766, eleven and the 2x2x2's censuses (about 10 minutes)
+#   scripts/cluster-bench.sh --quick    pe766 and the census of the 2x2x2 in <U,F,R>
 #
 # A full run appends its tables to docs/benchmarks.md (scripts/record.py;
 # NO_RECORD=1 does not).

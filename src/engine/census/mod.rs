@@ -1184,7 +1184,7 @@ impl<M: EveryPosition> Walk<'_, M> {
         let codes = Codes::new(n as usize);
         let mut front = None;
         if self.model.has_goal() {
-            self.goal_frontier(n, &codes);
+            self.goal_frontier(0, n, &codes);
             let (goal_positions, _, smallest) = Self::goals(None, &codes, top);
             if n >= u64::from(ROOT) && goal_positions != 1 {
                 let why = format!("its goal has {goal_positions} positions");
@@ -1231,21 +1231,22 @@ impl<M: EveryPosition> Walk<'_, M> {
         Ok(())
     }
 
-    /// Puts every goal position in the first frontier: the model's goal
-    /// keys where it knows them, else every key's position asked.
-    fn goal_frontier(&self, n: u64, codes: &Codes) {
+    /// Puts every goal position among keys `lo..hi` in the first frontier
+    /// (`codes` numbers them from `lo`): the model's goal keys where it
+    /// knows them, else every key's position asked.
+    fn goal_frontier(&self, lo: u64, hi: u64, codes: &Codes) {
         if let Some(keys) = self.model.goal_keys() {
-            for k in keys.into_iter().filter(|&k| k < n) {
-                codes.set_frontier(k as usize);
+            for k in keys.into_iter().filter(|k| (lo..hi).contains(k)) {
+                codes.set_frontier((k - lo) as usize);
             }
             return;
         }
-        let (n, chunk) = (n as usize, WORDS_PER_CHUNK * PER_WORD);
-        (0..n).into_par_iter().step_by(chunk).for_each_init(
+        let (len, chunk) = ((hi - lo) as usize, WORDS_PER_CHUNK * PER_WORD);
+        (0..len).into_par_iter().step_by(chunk).for_each_init(
             || self.model.new_state(),
             |state, first| {
-                for i in first..(first + chunk).min(n) {
-                    self.model.decode(i as u64, state);
+                for i in first..(first + chunk).min(len) {
+                    self.model.decode(lo + i as u64, state);
                     if self.model.is_goal(state) {
                         codes.set_frontier(i);
                     }

@@ -230,26 +230,8 @@ impl<M: EveryPosition> Spread<'_, '_, M> {
     /// Puts this process's goal positions in the first frontier: the
     /// number of goal positions on every process, and the smallest `top`.
     fn goal_frontier(&self, top: usize) -> Result<(u64, Smallest), SearchError> {
-        let Range { lo, hi, .. } = self.range;
-        let (model, codes) = (self.walk.model, &self.codes);
-        if let Some(keys) = model.goal_keys() {
-            for k in keys.into_iter().filter(|&k| (lo..hi).contains(&k)) {
-                codes.set_frontier((k - lo) as usize);
-            }
-        } else {
-            let (len, chunk) = (self.range.len(), WORDS_PER_CHUNK * PER_WORD);
-            (0..len).into_par_iter().step_by(chunk).for_each_init(
-                || model.new_state(),
-                |state, first| {
-                    for i in first..(first + chunk).min(len) {
-                        model.decode(lo + i as u64, state);
-                        if model.is_goal(state) {
-                            codes.set_frontier(i);
-                        }
-                    }
-                },
-            );
-        }
+        let codes = &self.codes;
+        self.walk.goal_frontier(self.range.lo, self.range.hi, codes);
         let (count, _, smallest) = Walk::<M>::goals(None, codes, top);
         let level = self.gathered(count, 0, &self.keys(smallest), top)?;
         Ok((level.width, level.smallest))

@@ -434,6 +434,8 @@ pub struct CensusArgs {
     /// are joined, then levels of the distances): a census that is killed
     /// or stops at a limit goes on with `reach resume DIR`. The
     /// checkpoint goes once the census completes and its report is out.
+    /// Across processes each saves its own keys' in DIR/process-I, and the
+    /// job resumes on as many.
     #[arg(long, value_name = "DIR")]
     pub checkpoint: Option<std::path::PathBuf>,
 

@@ -136,11 +136,6 @@ fn run<M: Censused>(
     file_text: Option<&str>,
     outputs: impl FnOnce(&Census) -> Result<()>,
 ) -> Result<ExitCode> {
-    if s.peers.is_some() && a.checkpoint.is_some() {
-        bail!(
-            "a census across processes keeps no checkpoint\n  help: leave --checkpoint out, or run it as one process"
-        );
-    }
     let spill = s.spill_until_printed(file_text)?;
     let signals = Signals::install();
     let first = s.process() == 0;

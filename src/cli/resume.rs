@@ -127,19 +127,16 @@ pub(super) fn resume(a: ResumeArgs, json: bool) -> Result<ExitCode> {
             solve::solve(&c, &s)
         }
         Command::Census(mut c) => {
-            if ranks.is_some() {
-                bail!(
-                    "{} holds a census, which runs on one process: resume it without mpiexec",
-                    a.dir.display()
-                );
-            }
             // `--toml DIR` leads where it led for the run.
             if let (Some(dir), Some(cwd)) = (&mut c.toml, cp.record().get("cwd"))
                 && dir.is_relative()
             {
                 *dir = Path::new(cwd).join(&*dir);
             }
-            census::census(&c, &resumed(Settings::of_census(&c, json), cp))
+            let mut s = resumed(Settings::of_census(&c, json), cp);
+            c.cluster = a.cluster.clone();
+            s.join_ranks(ranks, &c.cluster);
+            census::census(&c, &s)
         }
         _ => bail!(
             "{} holds no count, solve or census to resume",

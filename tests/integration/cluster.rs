@@ -378,18 +378,6 @@ mod mpi {
             assert!(stderr.contains(says), "{args:?}: {stderr}");
             assert!(stderr.contains("run it as one process"), "{stderr}");
         }
-        let dir = TempDir::new("mpi-census-checkpoint");
-        let out = StdCommand::new(launcher())
-            .args(["-n", "2"])
-            .arg(exe())
-            .args(["census", cube, "--moves", "U,F", "--checkpoint"])
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains("keeps no checkpoint"), "{stderr}");
-        assert!(!dir.path().exists(), "{stderr}");
     }
 
     #[test]
@@ -638,15 +626,19 @@ mod mpi {
     }
 
     #[test]
-    fn sigterm_stops_a_census_on_ranks_with_what_it_found() {
+    fn sigterm_stops_a_census_on_ranks_which_resumes_from_its_checkpoint() {
         use std::io::{BufRead, BufReader};
         let cube = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
+        let dir = TempDir::new("mpi-census-checkpoint");
+        let cp = dir.path().join("cp");
         // Every pattern of the whole 2x2x2 (88,179,840): seconds on two
         // ranks of one worker. Signalled once its distances show.
         let mut job = StdCommand::new(launcher())
             .args(["-n", "2"])
             .arg(exe())
-            .args(["census", cube, "-j", "1", "--json"])
+            .args(["census", cube, "-j", "1", "--top", "3", "--json"])
+            .arg("--checkpoint")
+            .arg(&cp)
             .env("REACH_PROGRESS_SECONDS", "0.2")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -659,14 +651,31 @@ mod mpi {
             .any(|l| l.contains("distances from the goal"));
         assert!(shown, "no progress line");
         // (The rest is read, so that no rank waits on a full pipe.)
-        std::thread::spawn(move || lines.for_each(drop));
+        let rest = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
         signal(job.id() as i32, "-TERM");
         let out = job.wait_with_output().unwrap();
+        let said = rest.join().unwrap().join("\n");
         let v = json(&out.stdout);
         assert_eq!(v["complete"], false, "{v}");
         assert_eq!(v["stop_reason"], "terminated");
         assert_eq!(v["positions"], 88_179_840);
         assert_eq!(v["components"], Value::Null);
         assert_eq!(v["processes"], 2);
+        for rank in 0..2 {
+            let own = cp.join(format!("process-{rank}")).join("checkpoint.toml");
+            assert!(own.exists(), "{}: {said}", own.display());
+        }
+        assert!(said.contains("reach resume"), "{said}");
+        // One process alone is told how to resume it.
+        let out = reach().arg("resume").arg(&cp).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("run on 2 processes"), "{stderr}");
+        // On two ranks it ends as the census of one process would.
+        let resumed = ranks(2, &["resume", &cp.display().to_string()], 0);
+        let whole = alone(&["census", cube, "--top", "3"], 0);
+        assert_eq!(whole["complete"], true);
+        assert_eq!(essentials(&resumed), essentials(&whole));
+        assert!(!cp.exists(), "the checkpoint stays after the report");
     }
 }

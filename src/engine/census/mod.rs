@@ -57,8 +57,8 @@ use rayon::prelude::*;
 
 use crate::engine::files::manifest::fault_text;
 use crate::engine::files::{Checkpoint, Spill, SpillError};
-use crate::engine::levels::Limits;
 use crate::engine::levels::memory;
+use crate::engine::levels::{Limits, agree};
 use crate::engine::{Model, Progress, Search, SearchError, StopReason};
 
 use saves::{CensusState, Keys, Loaded, Saves, TailLevel, Word};
@@ -776,13 +776,6 @@ impl Stray {
     }
 }
 
-/// The refusal of a census's checkpoint across processes.
-fn no_checkpoint_across() -> SearchError {
-    SearchError::Unsearchable(
-        "a census across processes keeps no checkpoint\n  help: leave --checkpoint out, or run it as one process".into(),
-    )
-}
-
 /// The refusal of a census of `n` positions, more than its numbers hold.
 fn too_many(n: u64) -> SearchError {
     SearchError::Unsearchable(format!(
@@ -865,7 +858,14 @@ impl<M: EveryPosition> Search<'_, M> {
     pub fn resume_census(self, top: usize, checkpoint: &Checkpoint) -> Result<Census, SearchError> {
         self.censusable()?;
         if self.peers.is_some_and(|p| p.processes() > 1) {
-            return Err(no_checkpoint_across());
+            return self.resume_across(top, checkpoint);
+        }
+        if checkpoint.process().1 > 1 {
+            let (me, n) = checkpoint.process();
+            return Err(SearchError::Checkpoint(format!(
+                "{} is process {me}'s part of a census on {n} processes: resume the whole run on {n} processes",
+                checkpoint.dir.display()
+            )));
         }
         let spill = Spill {
             dir: checkpoint.dir.clone(),
@@ -881,19 +881,73 @@ impl<M: EveryPosition> Search<'_, M> {
     }
 
     /// The census across the search's processes (see [`ranks`]): of a
-    /// model whose every key is a position, without a checkpoint.
+    /// model whose every key is a position, each process's checkpoint (if
+    /// asked) in `DIR/process-I`.
     fn census_across(self, top: usize) -> Result<Census, SearchError> {
-        if !self.model.keys_are_states() {
-            return Err(SearchError::Unsearchable(
-                "across processes, a census walks a puzzle whose every key is a position (a twisty puzzle without `Illegal` lines); this one's positions are listed, and the list is one process's\n  help: run it as one process".into(),
-            ));
-        }
-        if self.spill.is_some() {
-            return Err(no_checkpoint_across());
-        }
+        self.across_processes()?;
         let peers = self.connect("census")?;
+        let saves = match &self.spill {
+            Some(spill) if spill.checkpoint => {
+                let run = agree::run_name(peers)?;
+                let place = (peers.me(), peers.processes());
+                let made = self
+                    .identity()
+                    .and_then(|id| Ok(Saves::create_across(spill, &id, place, run)?));
+                Some(ranks::agreed(peers, made, "make its checkpoint")?)
+            }
+            _ => None,
+        };
         let walk = self.walk();
-        super::search::in_pool(walk.threads, || walk.across(peers, top))?
+        super::search::in_pool(walk.threads, || walk.across(peers, top, saves, None))?
+    }
+
+    /// Goes on with the census across the search's processes that
+    /// `checkpoint` (this process's, `DIR/process-I`) is part of: every
+    /// process from the last save that all of them have (a process killed
+    /// while the others saved may be one save behind them).
+    fn resume_across(self, top: usize, checkpoint: &Checkpoint) -> Result<Census, SearchError> {
+        self.across_processes()?;
+        let peers = self.connect("resume census")?;
+        let spill = Spill {
+            dir: checkpoint.dir.clone(),
+            checkpoint: true,
+            ..self
+                .spill
+                .clone()
+                .unwrap_or_else(|| Spill::new(checkpoint.dir.clone()))
+        };
+        let opened = self
+            .identity()
+            .and_then(|id| Ok(Saves::open(checkpoint, &spill, &id)?));
+        let opened = ranks::agreed(peers, opened, "open its checkpoint")?;
+        // Every process's manifest is of this run, in its place; the
+        // last save of the one furthest behind is one that all have.
+        let depth = agree::resume_levels(peers, checkpoint)? as u32 - 1;
+        let held = match opened.depths().contains(&depth) {
+            true => Ok(opened),
+            false => Err(SearchError::Checkpoint(format!(
+                "{}: it holds no save of level {depth}, which another process's checkpoint ends at (the processes' checkpoints are of the same run, but more than one save apart)",
+                checkpoint.dir.display()
+            ))),
+        };
+        let opened = ranks::agreed(peers, held, "find the save that every process has")?;
+        let loaded = opened.load(depth).map_err(SearchError::from);
+        let (saves, loaded) = ranks::agreed(peers, loaded, "read its checkpoint")?;
+        let walk = self.walk();
+        super::search::in_pool(walk.threads, || {
+            walk.across(peers, top, Some(saves), Some(loaded))
+        })?
+    }
+
+    /// Refuses a census across processes of a model whose positions are
+    /// listed.
+    fn across_processes(&self) -> Result<(), SearchError> {
+        if self.model.keys_are_states() {
+            return Ok(());
+        }
+        Err(SearchError::Unsearchable(
+            "across processes, a census walks a puzzle whose every key is a position (a twisty puzzle without `Illegal` lines); this one's positions are listed, and the list is one process's\n  help: run it as one process".into(),
+        ))
     }
 
     /// Refuses a model a census cannot walk.

@@ -22,6 +22,12 @@
 //!   the union-find is not split across processes, so the components are
 //!   found by the flood, each from the smallest unseen key of all (a
 //!   gather of each process's smallest), however many there are.
+//! - **A checkpoint** is each process's own (`DIR/process-I`): the codes of
+//!   its range, saved at the levels that any process's checkpoint found
+//!   due (a flag in the level's gather), every process's verdict gathered
+//!   after each save. Each keeps its save before the last until its next
+//!   (see [`Saves::level`]), and a resume goes on from the last save that
+//!   every process has.
 //!
 //! The counts are the single process's: the components are the graph's,
 //! and a position's distance is the level that first reaches it, whichever
@@ -34,9 +40,11 @@ use rayon::prelude::*;
 use crate::engine::levels::agree;
 use crate::engine::peers::{PeerError, Peers};
 
+use super::saves::{CensusState, Loaded, Saves};
 use super::{
     Census, Codes, EveryKey, EveryPosition, Front, LOW_BITS, PER_WORD, Pos, Smallest, Stray,
-    TailLevel, UNSEEN, WORDS_PER_CHUNK, Walk, first_of, positions_in, push_level, tally,
+    TailLevel, UNSEEN, WORDS_PER_CHUNK, Walk, first_of, positions_in, push_level, storage_stop,
+    tally,
 };
 use crate::engine::{SearchError, StopReason};
 
@@ -95,6 +103,8 @@ struct Level {
     smallest: Smallest,
     /// Whether any process was asked to stop (see [`signal`]).
     stop: u64,
+    /// Whether any process's checkpoint is due to save it.
+    due: bool,
 }
 
 /// Whether `walk` was asked to stop: 0 not; 1 interrupted; 2 terminated
@@ -135,8 +145,15 @@ struct Spread<'w, 'a, M: EveryPosition> {
 
 impl<M: EveryPosition> Walk<'_, M> {
     /// The census across `peers`, of a model whose every key is a
-    /// position (see the module's notes).
-    pub(super) fn across(&self, peers: &dyn Peers, top: usize) -> Result<Census, SearchError> {
+    /// position (see the module's notes): afresh, or from a checkpoint's
+    /// save that every process has (`loaded`, read back by `saves`).
+    pub(super) fn across(
+        &self,
+        peers: &dyn Peers,
+        top: usize,
+        mut saves: Option<Saves>,
+        loaded: Option<Loaded>,
+    ) -> Result<Census, SearchError> {
         let n = self.model.key_space();
         self.spreadable(n)?;
         let mut census = self.empty();
@@ -144,19 +161,29 @@ impl<M: EveryPosition> Walk<'_, M> {
         census.all_listed = true;
         let range = Range::of(n, peers.me(), peers.processes());
         let len = range.len() as u64;
-        // This process's codes and lists, as alone (see `every_key`).
-        // (Every process stops for the first one's reason, if any has one.)
-        let short = self.room_for(len.div_ceil(4) + 3 * len.div_ceil(16));
+        // This process's codes (unless read back already) and lists, as
+        // alone (see `every_key`). (Every process stops for the first
+        // one's reason, if any has one.)
+        let codes_bytes = if loaded.is_some() { 0 } else { len.div_ceil(4) };
+        let short = self.room_for(codes_bytes + 3 * len.div_ceil(16));
+        let (codes, front) = match loaded {
+            Some(loaded) => {
+                let (codes, front) = self.loaded(n, (peers.me(), range), loaded);
+                (Some(codes), Some(front))
+            }
+            None => (None, None),
+        };
+        let front = agreed(peers, front.transpose(), "go on from its checkpoint")?;
         if let Some(why) = agree::reason(peers, short)? {
             census.stopped = Some(why);
-            return self.finished(census);
+            return self.end(census, saves);
         }
         let by_process = || vec![Vec::new(); peers.processes()];
         let spread = Spread {
             walk: self,
             peers,
             range,
-            codes: Codes::new(range.len()),
+            codes: codes.unwrap_or_else(|| Codes::new(range.len())),
             parts: (0..rayon::current_num_threads())
                 .map(|_| Mutex::new(by_process()))
                 .collect(),
@@ -164,11 +191,55 @@ impl<M: EveryPosition> Walk<'_, M> {
             incoming: Mutex::new(Vec::new()),
         };
         if u32::try_from(range.len()).is_ok() {
-            spread.census::<u32>(top, &mut census)?;
+            spread.census::<u32>(top, &mut census, front, &mut saves)?;
         } else {
-            spread.census::<u64>(top, &mut census)?;
+            spread.census::<u64>(top, &mut census, front, &mut saves)?;
         }
-        self.finished(census)
+        self.end(census, saves)
+    }
+
+    /// The codes and the distances' levels so far that this process's
+    /// checkpoint saved (of its `range` of `n` keys), checked.
+    fn loaded(
+        &self,
+        n: u64,
+        (me, range): (usize, Range),
+        loaded: Loaded,
+    ) -> (Codes, Result<Front, SearchError>) {
+        let Loaded {
+            state,
+            levels,
+            codes,
+            ..
+        } = loaded;
+        let codes = Codes(codes);
+        let broken = |what: &str| {
+            Err(SearchError::Checkpoint(format!(
+                "process {}'s checkpoint: {what} (its checksums match: it was written so)",
+                me
+            )))
+        };
+        let front = if state.positions != n || !state.every_key {
+            broken("its positions are not its model's every key")
+        } else if state.range != Some([range.lo, range.hi]) {
+            broken("its range of keys is not this process's among as many")
+        } else if levels.first() != Some(&1) {
+            broken("its goal is not one position")
+        } else if state
+            .tail
+            .iter()
+            .any(|t| t.depth as usize >= levels.len() || t.smallest.iter().any(|&k| k >= n))
+        {
+            broken("its hardest starts lie outside its levels")
+        } else {
+            Ok(Front {
+                levels,
+                tail: state.tail,
+                goal_components: 1,
+                solvable: 0,
+            })
+        };
+        (codes, front)
     }
 
     /// Refuses a census across processes that could not find its
@@ -183,30 +254,32 @@ impl<M: EveryPosition> Walk<'_, M> {
         };
         Err(not_spreadable(n, why))
     }
-
-    fn finished(&self, mut census: Census) -> Result<Census, SearchError> {
-        census.seconds = self.seconds();
-        Ok(census)
-    }
 }
 
 impl<M: EveryPosition> Spread<'_, '_, M> {
-    /// The distances, then the components; this process's lists hold
+    /// The distances (from `front`, where a checkpoint saved them, else
+    /// from the goal), then the components; this process's lists hold
     /// its positions as `P` (its own index: its key less `lo`).
-    fn census<P: Pos>(&self, top: usize, census: &mut Census) -> Result<(), SearchError> {
+    fn census<P: Pos>(
+        &self,
+        top: usize,
+        census: &mut Census,
+        front: Option<Front>,
+        saves: &mut Option<Saves>,
+    ) -> Result<(), SearchError> {
         let n = census.positions;
-        let (goals, smallest) = self.goal_frontier(top)?;
-        if goals != 1 {
-            let why = format!("its goal has {goals} positions");
-            return Err(not_spreadable(n, &why));
-        }
-        let mut front = Front {
-            levels: vec![1],
-            tail: vec![TailLevel { depth: 0, smallest }],
-            goal_components: 1,
-            solvable: 0,
+        let (mut front, list) = match front {
+            Some(front) => (front, None),
+            None => {
+                let front = self.first_level(top)?;
+                if let Some(why) = self.first_save(saves, &front)? {
+                    census.stopped = Some(why);
+                    return Ok(());
+                }
+                (front, Some(self.own_frontier()))
+            }
         };
-        if let Some(why) = self.measure::<P>(&mut front, top)? {
+        if let Some(why) = self.measure::<P>(&mut front, list, top, saves)? {
             census.stopped = Some(why);
             return Ok(());
         }
@@ -227,34 +300,116 @@ impl<M: EveryPosition> Spread<'_, '_, M> {
         Ok(())
     }
 
+    /// The goal's level: its one position, in the first frontier.
+    fn first_level(&self, top: usize) -> Result<Front, SearchError> {
+        let (goals, smallest) = self.goal_frontier(top)?;
+        if goals != 1 {
+            let why = format!("its goal has {goals} positions");
+            return Err(not_spreadable(self.walk.model.key_space(), &why));
+        }
+        Ok(Front {
+            levels: vec![1],
+            tail: vec![TailLevel { depth: 0, smallest }],
+            goal_components: 1,
+            solvable: 0,
+        })
+    }
+
+    /// Saves the goal's level (`front`) in this process's checkpoint, if
+    /// it has one, with what it is a census of; why every process stops,
+    /// if one could not.
+    fn first_save(
+        &self,
+        saves: &mut Option<Saves>,
+        front: &Front,
+    ) -> Result<Option<StopReason>, SearchError> {
+        let Some(s) = saves.as_mut() else {
+            return Ok(None);
+        };
+        let state = CensusState {
+            positions: self.walk.model.key_space(),
+            every_key: true,
+            range: Some([self.range.lo, self.range.hi]),
+            ..CensusState::default()
+        };
+        let saved = s.arrays::<u32>(state, None);
+        self.saved(saves, saved, front)
+    }
+
+    /// Saves the end of the distances' last level (`front`) in this
+    /// process's checkpoint; why every process stops, if one could not.
+    /// Every process calls it at the same levels.
+    fn save(
+        &self,
+        saves: &mut Option<Saves>,
+        front: &Front,
+    ) -> Result<Option<StopReason>, SearchError> {
+        self.saved(saves, Ok(()), front)
+    }
+
+    /// `before` (what preparing the save did), then the level's save,
+    /// every process's verdict gathered: the first failing process's
+    /// storage fault stops them all (its own message on it, its name on
+    /// the others).
+    fn saved(
+        &self,
+        saves: &mut Option<Saves>,
+        before: Result<(), crate::engine::files::SpillError>,
+        front: &Front,
+    ) -> Result<Option<StopReason>, SearchError> {
+        let Some(s) = saves.as_mut() else {
+            return Ok(None);
+        };
+        let mine = before.and_then(|()| s.level(&self.codes.0, &front.levels, front.tail.clone()));
+        let all = self.peers.all_gather(&[u64::from(mine.is_err())])?;
+        if let Err(e) = mine {
+            return Ok(Some(storage_stop(&e, s)));
+        }
+        Ok(all.iter().position(|v| v.first() != Some(&0)).map(|q| {
+            StopReason::Storage(format!(
+                "process {q} could not save its checkpoint (its message says why); this process's is whole"
+            ))
+        }))
+    }
+
     /// Puts this process's goal positions in the first frontier: the
     /// number of goal positions on every process, and the smallest `top`.
     fn goal_frontier(&self, top: usize) -> Result<(u64, Smallest), SearchError> {
         let codes = &self.codes;
         self.walk.goal_frontier(self.range.lo, self.range.hi, codes);
         let (count, _, smallest) = Walk::<M>::goals(None, codes, top);
-        let level = self.gathered(count, 0, &self.keys(smallest), top)?;
+        let level = self.gathered(count, 0, false, &self.keys(smallest), top)?;
         Ok((level.width, level.smallest))
     }
 
-    /// The levels of the distances from `front` on; why they stopped
-    /// short, if they did.
+    /// The levels of the distances from `front` on (its last level this
+    /// process's `list`, or its codes' where `None`), saved where the
+    /// checkpoint is due; why they stopped short, if they did.
     fn measure<P: Pos>(
         &self,
         front: &mut Front,
+        mut list: Option<Vec<P>>,
         top: usize,
+        saves: &mut Option<Saves>,
     ) -> Result<Option<StopReason>, SearchError> {
         let walk = self.walk;
-        let mut list: Option<Vec<P>> = Some(self.own_frontier());
-        let mut stop = self.gathered(0, signal(walk), &[], 0)?.stop;
+        let mut stop = self.gathered(0, signal(walk), false, &[], 0)?.stop;
         loop {
             if stop > 0 {
+                // A stopped census saves its last level, to go on from.
+                let depth = front.levels.len() as u32 - 1;
+                if saves.as_ref().is_some_and(|s| s.saved() != Some(depth))
+                    && let Some(why) = self.save(saves, front)?
+                {
+                    return Ok(Some(why));
+                }
                 return Ok(Some(stop_of(stop)));
             }
             let depth = front.levels.len() as u32;
-            let level = self.step(&mut list, top)?;
+            let due = saves.as_ref().is_some_and(Saves::due);
+            let level = self.step(&mut list, top, due)?;
             if level.width == 0 {
-                return Ok(None);
+                break;
             }
             let Front { levels, tail, .. } = front;
             push_level(levels, tail, level.width, level.smallest, top);
@@ -266,8 +421,22 @@ impl<M: EveryPosition> Spread<'_, '_, M> {
                 done,
                 self.walk.model.key_space(),
             );
+            if level.due
+                && let Some(why) = self.save(saves, front)?
+            {
+                return Ok(Some(why));
+            }
             stop = level.stop;
         }
+        // One that leaves its checkpoint when complete saves its end.
+        let depth = front.levels.len() as u32 - 1;
+        if saves
+            .as_ref()
+            .is_some_and(|s| s.leaves() && s.saved() != Some(depth))
+        {
+            self.save(saves, front)?;
+        }
+        Ok(None)
     }
 
     /// This process's frontier, as a list (the first level's).
@@ -326,7 +495,7 @@ impl<M: EveryPosition> Spread<'_, '_, M> {
             }
             let mut size = 1;
             loop {
-                let level = self.step(&mut list, 0)?;
+                let level = self.step(&mut list, 0, false)?;
                 if level.width == 0 {
                     break;
                 }
@@ -360,28 +529,32 @@ impl<M: EveryPosition> Spread<'_, '_, M> {
     }
 
     /// Every process's part of a level (this one's `width`, its
-    /// [`signal`] `stop`, its `smallest` keys), gathered.
+    /// [`signal`] `stop`, whether its checkpoint is `due`, its `smallest`
+    /// keys), gathered.
     fn gathered(
         &self,
         width: u64,
         stop: u64,
+        due: bool,
         smallest: &[u64],
         top: usize,
     ) -> Result<Level, SearchError> {
-        let mut words = vec![width, stop];
+        let mut words = vec![width, stop, u64::from(due)];
         words.extend_from_slice(smallest);
         let all = self.peers.all_gather(&words)?;
         let mut level = Level {
             width: 0,
             smallest: Vec::new(),
             stop: 0,
+            due: false,
         };
         for (q, part) in all.iter().enumerate() {
-            let [width, stop, smallest @ ..] = part.as_slice() else {
+            let [width, stop, due, smallest @ ..] = part.as_slice() else {
                 return Err(lost(q, "its part of a level is too short"));
             };
             level.width += width;
             level.stop = level.stop.max(*stop);
+            level.due |= *due != 0;
             level.smallest = first_of(level.smallest, smallest.to_vec(), top);
         }
         Ok(level)
@@ -390,7 +563,12 @@ impl<M: EveryPosition> Spread<'_, '_, M> {
     /// One level of the breadth-first search over every process's codes
     /// (see the module's notes): `list` is this process's frontier, or
     /// `None` for its codes' (left the new frontier's, as alone).
-    fn step<P: Pos>(&self, list: &mut Option<Vec<P>>, top: usize) -> Result<Level, SearchError> {
+    fn step<P: Pos>(
+        &self,
+        list: &mut Option<Vec<P>>,
+        top: usize,
+        due: bool,
+    ) -> Result<Level, SearchError> {
         let codes = &self.codes;
         let cap = codes.0.len() * PER_WORD / 16 / size_of::<P>();
         let marked = self.expand(list.as_deref(), cap)?;
@@ -409,7 +587,7 @@ impl<M: EveryPosition> Spread<'_, '_, M> {
                 ended
             }
         };
-        self.gathered(width, signal(self.walk), &self.keys(smallest), top)
+        self.gathered(width, signal(self.walk), due, &self.keys(smallest), top)
     }
 
     /// Expands this process's frontier (`list`, or its codes') in rounds,
@@ -614,6 +792,25 @@ fn not_spreadable(n: u64, why: &str) -> SearchError {
     ))
 }
 
+/// `mine`, this process's part of a step that every process takes (its
+/// checkpoint made or read): a failure on any process ends every one,
+/// with its own error, or with the first failing process's name and
+/// `what` it could not do.
+pub(super) fn agreed<T>(
+    peers: &dyn Peers,
+    mine: Result<T, SearchError>,
+    what: &str,
+) -> Result<T, SearchError> {
+    let all = peers.all_gather(&[u64::from(mine.is_err())])?;
+    let v = mine?;
+    match all.iter().position(|a| a.first() != Some(&0)) {
+        Some(q) => Err(SearchError::Checkpoint(format!(
+            "process {q} could not {what} (its message says why)"
+        ))),
+        None => Ok(v),
+    }
+}
+
 /// Process `q` broke the protocol: `what`.
 fn lost(q: usize, what: &str) -> SearchError {
     SearchError::Peer(PeerError::Lost {
@@ -624,12 +821,14 @@ fn lost(q: usize, what: &str) -> SearchError {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicBool;
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     use super::super::tests::Rings;
     use super::*;
-    use crate::engine::Search;
+    use crate::engine::files::{Checkpoint, Spill};
     use crate::engine::peers::threads::on;
+    use crate::engine::{Progress, Search};
     use crate::puzzles::twisty::{Options, Twisty, TwistyMetric};
 
     /// `model`'s census alone at two threads, and on 2 and 3 processes
@@ -700,16 +899,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_twisty_census_across_processes_is_that_of_one() {
+    /// The 2x2x2 in `<U,F>`: 174,960 patterns in 6 cosets of 29,160.
+    fn cube_uf() -> Twisty {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube2.tws");
-        let def = Twisty::from_path(std::path::Path::new(path)).unwrap();
+        let def = Twisty::from_path(Path::new(path)).unwrap();
         let options = Options {
             metric: TwistyMetric::Htm,
             moves: Some(vec!["U".into(), "F".into()]),
             scramble: None,
         };
-        let cube = Twisty::new(def, &options).unwrap();
+        Twisty::new(def, &options).unwrap()
+    }
+
+    #[test]
+    fn a_twisty_census_across_processes_is_that_of_one() {
+        let cube = cube_uf();
         let c = alike(&cube, 20);
         // 174,960 patterns in 6 cosets of 29,160.
         let components = c.components.unwrap();
@@ -755,5 +959,136 @@ mod tests {
             assert!(e.contains("--max-depth stops the distances"), "{e}");
             assert!(e.contains("help: run it as one process"), "{e}");
         }
+    }
+
+    /// A directory of the test's own, gone with it.
+    struct Dir(PathBuf);
+
+    impl Dir {
+        fn new(name: &str) -> Dir {
+            let dir = std::env::temp_dir()
+                .join(format!("reach-census-ranks-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            Dir(dir)
+        }
+
+        /// Process `me`'s checkpoint.
+        fn of(&self, me: usize) -> Checkpoint {
+            Checkpoint::open(self.0.join(format!("process-{me}"))).unwrap()
+        }
+
+        /// The codes files in process `me`'s directory.
+        fn codes(&self, me: usize) -> usize {
+            std::fs::read_dir(self.0.join(format!("process-{me}")))
+                .unwrap()
+                .filter(|e| {
+                    let name = e.as_ref().unwrap().file_name();
+                    name.to_string_lossy().starts_with("census-codes-")
+                })
+                .count()
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Resumes the census in `dir` on `processes`: each process's equals
+    /// `alone`, and the checkpoint is gone.
+    fn resumes_to<M: EveryPosition>(model: &M, dir: &Dir, processes: usize, alone: &Census) {
+        let each = on(processes, |peers| {
+            Search::new(model)
+                .threads(1)
+                .peers(peers)
+                .resume_census(5, &dir.of(peers.me()))
+                .unwrap()
+        });
+        for c in each {
+            assert!(c.stopped.is_none(), "{:?}", c.stopped);
+            assert_eq!(c.positions, alone.positions);
+            assert_eq!(c.components, alone.components);
+            assert_eq!(c.goal, alone.goal);
+        }
+        assert!(
+            !dir.0.exists(),
+            "the checkpoint stays after a complete census"
+        );
+    }
+
+    #[test]
+    fn a_census_across_processes_stopped_goes_on_from_its_checkpoint() {
+        let cube = cube_uf();
+        let alone = Search::new(&cube).threads(2).census(5).unwrap();
+        for processes in [2, 3] {
+            let dir = Dir::new(&format!("stopped-{processes}"));
+            // Process 1 is asked to stop once its distances pass depth 4.
+            let stop = AtomicBool::new(false);
+            let progress = |p: &Progress| {
+                if p.depth >= 4 {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            };
+            let each = on(processes, |peers| {
+                let search = Search::new(&cube)
+                    .threads(1)
+                    .peers(peers)
+                    .spill(Spill::new(dir.0.clone()).checkpoint(true));
+                match peers.me() {
+                    1 => search.stop_flag(&stop).progress(&progress).census(5),
+                    _ => search.census(5),
+                }
+                .unwrap()
+            });
+            for c in each {
+                assert_eq!(c.stopped, Some(StopReason::Interrupted));
+            }
+            for me in 0..processes {
+                let cp = dir.of(me);
+                assert_eq!(cp.process(), (me, processes));
+                assert_eq!(cp.depth(), dir.of(0).depth());
+                assert!(cp.depth() >= 5, "saved at {}", cp.depth());
+                // The last save and the one before it.
+                assert_eq!(dir.codes(me), 2);
+            }
+            // One process alone does not take a part of it.
+            let one = Search::new(&cube).resume_census(5, &dir.of(0)).unwrap_err();
+            let on_as_many = format!("on {processes} processes");
+            assert!(one.to_string().contains(&on_as_many), "{one}");
+            resumes_to(&cube, &dir, processes, &alone);
+        }
+    }
+
+    #[test]
+    fn a_process_one_save_behind_the_others_resumes_them_from_its_save() {
+        let cube = cube_uf();
+        let alone = Search::new(&cube).threads(2).census(5).unwrap();
+        let dir = Dir::new("behind");
+        // Process 1's disk fills during its fifth save of the codes (each
+        // 21,872 bytes): process 0 saved that level, process 1 did not.
+        let each = on(2, |peers| {
+            let spill = Spill::new(dir.0.clone()).checkpoint(true);
+            let spill = match peers.me() {
+                1 => spill.fail_after_bytes(Some(4 * 21_872 + 10_000)),
+                _ => spill,
+            };
+            Search::new(&cube)
+                .threads(1)
+                .peers(peers)
+                .spill(spill)
+                .census(5)
+                .unwrap()
+        });
+        for (me, c) in each.iter().enumerate() {
+            let Some(StopReason::Storage(why)) = &c.stopped else {
+                panic!("{:?}", c.stopped);
+            };
+            if me == 0 {
+                assert!(why.contains("process 1 could not save"), "{why}");
+            }
+        }
+        assert_eq!(dir.of(0).depth(), dir.of(1).depth() + 1);
+        resumes_to(&cube, &dir, 2, &alone);
     }
 }

@@ -57,9 +57,28 @@ pub(crate) struct CensusState {
     pub solvable: u64,
     /// The last levels' smallest indices (the hardest starts' candidates).
     pub tail: Vec<TailLevel>,
+    /// This process's keys across processes (`lo`, `hi`): its codes are
+    /// theirs only, numbered from `lo`. None alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<[u64; 2]>,
     /// The bucket starts, the keys and the components (unless every key
     /// is a position), and the codes.
     pub files: Vec<Saved>,
+    /// Across processes, the save before the last, kept until this
+    /// process saves again: a process killed while the others saved a
+    /// level may be one save behind them, and all go on from the save
+    /// that every one has (see [`Saves::level`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<Generation>,
+}
+
+/// A save of the distances' codes that the manifest keeps besides its
+/// last: its depth, its hardest starts' candidates and its codes' file.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Generation {
+    pub depth: u32,
+    pub tail: Vec<TailLevel>,
+    pub codes: Saved,
 }
 
 impl CensusState {
@@ -125,6 +144,11 @@ pub(crate) struct Saves {
     before: f64,
     /// The depth whose codes the manifest names, once one is saved.
     saved: Option<u32>,
+    /// Keep the save before the last (across processes).
+    two: bool,
+    /// A later save than the one resumed from (which another process
+    /// lacked): removed once a new save's manifest no longer names it.
+    stale: Option<String>,
 }
 
 /// What a resumed census reads back.
@@ -192,17 +216,48 @@ impl Saves {
             began: Instant::now(),
             before: 0.0,
             saved: None,
+            two: false,
+            stale: None,
         })
+    }
+
+    /// As [`Saves::create`], for process `me` of `processes` of the run
+    /// named `run` (every process's name): in `spill`'s `DIR/process-I`,
+    /// keeping the save before the last (see [`Saves::level`]).
+    pub(crate) fn create_across(
+        spill: &Spill,
+        identity: &str,
+        (me, processes): (usize, usize),
+        run: u64,
+    ) -> Result<Saves, SpillError> {
+        let mut saves = Saves::create(&spill.of_process(me, processes), identity)?;
+        saves.manifest.process = me as u32;
+        saves.manifest.processes = processes as u32;
+        saves.manifest.run = format!("{run:016x}");
+        saves.two = true;
+        Ok(saves)
     }
 
     /// Opens checkpoint `cp` to go on with it (in `spill`'s settings): its
     /// manifest checked against `identity`, every file it names read back
-    /// with its length and checksum checked.
+    /// with its length and checksum checked. Alone, from its last save.
     pub(crate) fn resume(
         cp: &Checkpoint,
         spill: &Spill,
         identity: &str,
     ) -> Result<(Saves, Loaded), SpillError> {
+        let opened = Saves::open(cp, spill, identity)?;
+        let depth = opened.depths()[0];
+        opened.load(depth)
+    }
+
+    /// Opens checkpoint `cp` (see [`Saves::resume`]) without reading its
+    /// arrays yet: which saves it holds, to choose from.
+    pub(crate) fn open(
+        cp: &Checkpoint,
+        spill: &Spill,
+        identity: &str,
+    ) -> Result<Opened, SpillError> {
         cp.check_identity(identity)?;
         let m = &cp.manifest;
         let damaged = |what: &str| SpillError::Damaged {
@@ -228,24 +283,38 @@ impl Saves {
         if state.files.len() != state.arrays() + 1 {
             return Err(damaged_files());
         }
-        let (arrays, [codes]) = state.files.split_at(state.arrays()) else {
-            return Err(damaged_files());
-        };
         let mut names = vec![codes_name(depth)];
         if !state.every_key {
             let index = [BUCKETS, keys_name(state.whole_keys), ROOTS];
             names.splice(0..0, index.map(String::from));
         }
-        if state.files.iter().zip(&names).any(|(f, n)| &f.name != n) {
+        if state.files.iter().zip(&names).any(|(f, n)| &f.name != n)
+            || state.previous.as_ref().is_some_and(|p| {
+                p.depth >= depth || p.codes.name != codes_name(p.depth) || !state.every_key
+            })
+        {
             return Err(damaged_files());
         }
         let positions = state.positions;
         let key_bytes = if state.whole_keys { 8 } else { 4 };
-        let index_fits = match arrays {
+        let index_fits = match &state.files[..state.arrays()] {
             [_, keys, roots] => keys.bytes == positions * key_bytes && roots.bytes == positions * 4,
             _ => true,
         };
-        if !index_fits || codes.bytes != positions.div_ceil(32) * 8 {
+        // The codes: of every position, or of this process's range.
+        let coded = match state.range {
+            Some([lo, hi]) if lo <= hi && hi <= positions => hi - lo,
+            Some(_) => return Err(damaged("its range of keys lies outside its positions")),
+            None => positions,
+        };
+        let codes_fit = |c: &Saved| c.bytes == coded.div_ceil(32) * 8;
+        if !index_fits
+            || !codes_fit(&state.files[state.arrays()])
+            || state
+                .previous
+                .as_ref()
+                .is_some_and(|p| !codes_fit(&p.codes))
+        {
             return Err(damaged(
                 "its files' lengths do not fit its number of positions",
             ));
@@ -253,34 +322,10 @@ impl Saves {
         let disk = Disk::new(spill)?;
         // Codes written after the manifest, and temporaries.
         names::remove_orphans(disk.dir(), &m.kept);
-        let loaded = Loaded {
-            buckets: match arrays.first() {
-                Some(buckets) => read_words(&cp.dir, buckets)?,
-                None => Vec::new(),
-            },
-            keys: match arrays.get(1) {
-                None => Keys::Every,
-                Some(keys) if state.whole_keys => Keys::Whole(read_words(&cp.dir, keys)?),
-                Some(keys) => Keys::Cut(read_words(&cp.dir, keys)?),
-            },
-            roots: match arrays.get(2) {
-                Some(roots) => read_words::<u32>(&cp.dir, roots)?
-                    .into_iter()
-                    .map(AtomicU32::new)
-                    .collect(),
-                None => Vec::new(),
-            },
-            codes: read_words::<u64>(&cp.dir, codes)?
-                .into_iter()
-                .map(AtomicU64::new)
-                .collect(),
-            levels: m.levels.clone(),
-            state,
-        };
         let mut manifest = m.clone();
         manifest.record.extend(spill.record.clone());
-        Ok((
-            Saves {
+        Ok(Opened {
+            saves: Saves {
                 disk,
                 before: manifest.seconds,
                 manifest,
@@ -288,9 +333,12 @@ impl Saves {
                 spent: 0.0,
                 began: Instant::now(),
                 saved: Some(depth),
+                two: state.previous.is_some() || state.range.is_some(),
+                stale: None,
             },
-            loaded,
-        ))
+            dir: cp.dir.clone(),
+            state,
+        })
     }
 
     /// Seconds the census has taken, the runs before a resume included.
@@ -344,7 +392,12 @@ impl Saves {
     }
 
     /// Saves the end of level `levels.len() - 1`: its codes, then the
-    /// manifest naming them with `tail` (the older codes then go).
+    /// manifest naming them with `tail`; then the older codes go. Across
+    /// processes the save before goes instead, and the last stays beside
+    /// the new one: every process saves at the same levels, and none
+    /// begins a level before all ended the one before, so a process is at
+    /// most one save behind another when the run is killed, and the
+    /// older of any process's two saves is one that every process has.
     pub(crate) fn level(
         &mut self,
         codes: &[AtomicU64],
@@ -362,23 +415,42 @@ impl Saves {
             .census
             .as_mut()
             .expect("the arrays are saved before a level");
-        state.tail = tail;
+        let old_tail = std::mem::replace(&mut state.tail, tail);
         let old = if state.files.len() > state.arrays() {
             state.files.pop()
         } else {
             None
         };
         state.files.push(file);
+        // The file that goes once the new manifest is written.
+        let gone = match (old.filter(|o| o.name != name), self.saved) {
+            (Some(old), Some(saved)) if self.two => state
+                .previous
+                .replace(Generation {
+                    depth: saved,
+                    tail: old_tail,
+                    codes: old,
+                })
+                .map(|p| p.codes),
+            (old, _) => old,
+        };
+        let named = state
+            .files
+            .iter()
+            .chain(state.previous.as_ref().map(|p| &p.codes));
         self.manifest.kept = vec![Kept {
             depth,
-            files: state.files.iter().map(|f| f.name.clone()).collect(),
+            files: named.map(|f| f.name.clone()).collect(),
         }];
         self.manifest.levels = levels.to_vec();
         self.manifest.seconds = self.seconds();
         self.manifest.write(&self.disk)?;
-        if let Some(old) = old.filter(|o| o.name != name) {
-            let _ = std::fs::remove_file(self.disk.dir().join(&old.name));
-            self.disk.refund(old.bytes);
+        if let Some(gone) = gone {
+            let _ = std::fs::remove_file(self.disk.dir().join(&gone.name));
+            self.disk.refund(gone.bytes);
+        }
+        if let Some(stale) = self.stale.take().filter(|s| *s != name) {
+            let _ = std::fs::remove_file(self.disk.dir().join(stale));
         }
         self.saved = Some(depth);
         self.spent += began.elapsed().as_secs_f64();
@@ -390,23 +462,98 @@ impl Saves {
     /// early and it can go on from it. A checkpoint never saved leaves
     /// nothing.
     pub(crate) fn finish(mut self, complete: bool) -> Result<(), SpillError> {
+        // Across processes the directory is DIR/process-I, and the last
+        // process to leave DIR empty removes it.
+        let cluster = self.manifest.processes > 1;
         if self.saved.is_none() {
             names::remove_orphans(self.disk.dir(), &[]);
         } else if complete && !self.leave {
             self.disk.unlock();
             Checkpoint::open(self.disk.dir())?.remove()?;
+            if cluster && let Some(parent) = self.disk.dir().parent() {
+                let _ = std::fs::remove_dir(parent);
+            }
             return Ok(());
         } else if !complete {
             self.disk.unlock();
             return Ok(());
         }
-        self.disk.leave(false);
+        self.disk.leave(cluster);
         Ok(())
     }
 
     /// The directory.
     pub(crate) fn dir(&self) -> &Path {
         self.disk.dir()
+    }
+}
+
+/// A census's checkpoint opened to go on with, its arrays not read yet.
+pub(crate) struct Opened {
+    saves: Saves,
+    dir: std::path::PathBuf,
+    state: CensusState,
+}
+
+impl Opened {
+    /// The depths of the saves it holds, the last first.
+    pub(crate) fn depths(&self) -> Vec<u32> {
+        let last = self.saves.manifest.levels.len() as u32 - 1;
+        std::iter::once(last)
+            .chain(self.state.previous.as_ref().map(|p| p.depth))
+            .collect()
+    }
+
+    /// Reads back the arrays and the codes of the save at `depth` (one of
+    /// [`Opened::depths`]), their lengths and checksums checked. Going on
+    /// from the save before the last drops the last: its file goes with
+    /// the next save's manifest.
+    pub(crate) fn load(self, depth: u32) -> Result<(Saves, Loaded), SpillError> {
+        let Opened {
+            mut saves,
+            dir,
+            mut state,
+        } = self;
+        let last = saves.manifest.levels.len() as u32 - 1;
+        if depth != last {
+            let previous = state
+                .previous
+                .take()
+                .filter(|p| p.depth == depth)
+                .expect("a depth the checkpoint holds");
+            let at = state.arrays();
+            saves.stale = Some(std::mem::replace(&mut state.files[at], previous.codes).name);
+            state.tail = previous.tail;
+            saves.manifest.levels.truncate(depth as usize + 1);
+            saves.saved = Some(depth);
+        }
+        let (arrays, codes) = state.files.split_at(state.arrays());
+        let loaded = Loaded {
+            buckets: match arrays.first() {
+                Some(buckets) => read_words(&dir, buckets)?,
+                None => Vec::new(),
+            },
+            keys: match arrays.get(1) {
+                None => Keys::Every,
+                Some(keys) if state.whole_keys => Keys::Whole(read_words(&dir, keys)?),
+                Some(keys) => Keys::Cut(read_words(&dir, keys)?),
+            },
+            roots: match arrays.get(2) {
+                Some(roots) => read_words::<u32>(&dir, roots)?
+                    .into_iter()
+                    .map(AtomicU32::new)
+                    .collect(),
+                None => Vec::new(),
+            },
+            codes: read_words::<u64>(&dir, &codes[0])?
+                .into_iter()
+                .map(AtomicU64::new)
+                .collect(),
+            levels: saves.manifest.levels.clone(),
+            state: state.clone(),
+        };
+        saves.manifest.census = Some(state);
+        Ok((saves, loaded))
     }
 }
 

@@ -1091,4 +1091,34 @@ mod tests {
         assert_eq!(dir.of(0).depth(), dir.of(1).depth() + 1);
         resumes_to(&cube, &dir, 2, &alone);
     }
+
+    #[test]
+    fn checkpoints_that_do_not_belong_together_are_refused_on_every_process() {
+        let cube = cube_uf();
+        let dir = Dir::new("foreign");
+        let stop = AtomicBool::new(true);
+        on(2, |peers| {
+            let spill = Spill::new(dir.0.clone()).checkpoint(true);
+            let search = Search::new(&cube).threads(1).peers(peers).spill(spill);
+            search.stop_flag(&stop).census(5).unwrap()
+        });
+        let resumed = |dirs: [usize; 2]| {
+            on(2, |peers| {
+                let cp = dir.of(dirs[peers.me()]);
+                let search = Search::new(&cube).threads(1).peers(peers);
+                search.resume_census(5, &cp).unwrap_err().to_string()
+            })
+        };
+        // Each process given the other's directory.
+        for e in resumed([1, 0]) {
+            assert!(e.contains("holds process 1's checkpoint"), "{e}");
+        }
+        // Process 1's codes cut short: it names the file, process 0 it.
+        let codes = dir.0.join("process-1").join("census-codes-0.u64");
+        let bytes = std::fs::read(&codes).unwrap();
+        std::fs::write(&codes, &bytes[..bytes.len() - 8]).unwrap();
+        let [zero, one] = <[String; 2]>::try_from(resumed([0, 1])).unwrap();
+        assert!(one.contains("census-codes-0.u64"), "{one}");
+        assert!(zero.contains("process 1 could not"), "{zero}");
+    }
 }

@@ -530,10 +530,10 @@ impl<'a, M: Model> Search<'a, M> {
             self.partitions,
             none(self.max_depth.map(|d| d.to_string())),
             none(self.max_states.map(|n| n.to_string())),
-            if self.spill.is_some() {
-                "on disk"
-            } else {
-                "in memory"
+            match &self.spill {
+                Some(spill) if spill.checkpoint => "on disk, checkpointed",
+                Some(_) => "on disk",
+                None => "in memory",
             },
         );
         agree::same_search(peers, digest(&self.model.identity()), &settings)?;

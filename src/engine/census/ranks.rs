@@ -215,8 +215,7 @@ impl<M: EveryPosition> Walk<'_, M> {
         let codes = Codes(codes);
         let broken = |what: &str| {
             Err(SearchError::Checkpoint(format!(
-                "process {}'s checkpoint: {what} (its checksums match: it was written so)",
-                me
+                "process {me}'s checkpoint: {what} (its checksums match: it was written so)"
             )))
         };
         let front = if state.positions != n || !state.every_key {
@@ -1120,5 +1119,22 @@ mod tests {
         let [zero, one] = <[String; 2]>::try_from(resumed([0, 1])).unwrap();
         assert!(one.contains("census-codes-0.u64"), "{one}");
         assert!(zero.contains("process 1 could not"), "{zero}");
+    }
+
+    #[test]
+    fn a_checkpoint_on_one_process_only_is_refused_on_every_one() {
+        let cube = cube_uf();
+        let dir = Dir::new("one-only");
+        let each = on(2, |peers| {
+            let search = Search::new(&cube).threads(1).peers(peers);
+            let search = match peers.me() {
+                0 => search.spill(Spill::new(dir.0.clone()).checkpoint(true)),
+                _ => search,
+            };
+            search.census(5).unwrap_err().to_string()
+        });
+        for e in each {
+            assert!(e.contains("checkpointed"), "{e}");
+        }
     }
 }

@@ -146,9 +146,6 @@ pub(crate) struct Saves {
     saved: Option<u32>,
     /// Keep the save before the last (across processes).
     two: bool,
-    /// A later save than the one resumed from (which another process
-    /// lacked): removed once a new save's manifest no longer names it.
-    stale: Option<String>,
 }
 
 /// What a resumed census reads back.
@@ -217,7 +214,6 @@ impl Saves {
             before: 0.0,
             saved: None,
             two: false,
-            stale: None,
         })
     }
 
@@ -333,8 +329,7 @@ impl Saves {
                 spent: 0.0,
                 began: Instant::now(),
                 saved: Some(depth),
-                two: state.previous.is_some() || state.range.is_some(),
-                stale: None,
+                two: state.range.is_some(),
             },
             dir: cp.dir.clone(),
             state,
@@ -449,9 +444,6 @@ impl Saves {
             let _ = std::fs::remove_file(self.disk.dir().join(&gone.name));
             self.disk.refund(gone.bytes);
         }
-        if let Some(stale) = self.stale.take().filter(|s| *s != name) {
-            let _ = std::fs::remove_file(self.disk.dir().join(stale));
-        }
         self.saved = Some(depth);
         self.spent += began.elapsed().as_secs_f64();
         Ok(())
@@ -506,8 +498,9 @@ impl Opened {
 
     /// Reads back the arrays and the codes of the save at `depth` (one of
     /// [`Opened::depths`]), their lengths and checksums checked. Going on
-    /// from the save before the last drops the last: its file goes with
-    /// the next save's manifest.
+    /// from the save before the last drops the last (another process
+    /// lacked it): the manifest is written again without it, and its file
+    /// goes.
     pub(crate) fn load(self, depth: u32) -> Result<(Saves, Loaded), SpillError> {
         let Opened {
             mut saves,
@@ -515,14 +508,16 @@ impl Opened {
             mut state,
         } = self;
         let last = saves.manifest.levels.len() as u32 - 1;
+        let mut dropped = None;
         if depth != last {
-            let previous = state
-                .previous
-                .take()
-                .filter(|p| p.depth == depth)
-                .expect("a depth the checkpoint holds");
+            let Some(previous) = state.previous.take().filter(|p| p.depth == depth) else {
+                return Err(SpillError::Damaged {
+                    path: dir.join(crate::engine::files::manifest::NAME),
+                    what: format!("it holds no save of level {depth}"),
+                });
+            };
             let at = state.arrays();
-            saves.stale = Some(std::mem::replace(&mut state.files[at], previous.codes).name);
+            dropped = Some(std::mem::replace(&mut state.files[at], previous.codes));
             state.tail = previous.tail;
             saves.manifest.levels.truncate(depth as usize + 1);
             saves.saved = Some(depth);
@@ -552,7 +547,17 @@ impl Opened {
             levels: saves.manifest.levels.clone(),
             state: state.clone(),
         };
-        saves.manifest.census = Some(state);
+        if let Some(dropped) = dropped {
+            saves.manifest.kept = vec![Kept {
+                depth,
+                files: state.files.iter().map(|f| f.name.clone()).collect(),
+            }];
+            saves.manifest.census = Some(state);
+            saves.manifest.write(&saves.disk)?;
+            let _ = std::fs::remove_file(dir.join(dropped.name));
+        } else {
+            saves.manifest.census = Some(state);
+        }
         Ok((saves, loaded))
     }
 }

@@ -511,6 +511,19 @@ mod mpi {
         None
     }
 
+    /// A moment to kill a rank at, `least` to `least + span` ms in, and
+    /// which of two ranks, drawn from the clock.
+    fn kill_moment(least: u64, span: u64) -> (Duration, usize) {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos() as u64;
+        (
+            Duration::from_millis(least + seed % span),
+            (seed / 7 % 2) as usize,
+        )
+    }
+
     fn signal(pid: i32, sig: &str) {
         StdCommand::new("kill")
             .args([sig, &pid.to_string()])
@@ -527,12 +540,7 @@ mod mpi {
         let reference = alone(&args[..6], 0);
         let dir = TempDir::new("mpi-kill");
         let cp = dir.path().to_str().unwrap().to_string();
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos() as u64;
-        let after = Duration::from_millis(1500 + seed % 2500);
-        let victim = (seed / 7 % 2) as usize;
+        let (after, victim) = kill_moment(1500, 2500);
         let what = format!("killed rank {victim} after {after:?}");
         let job = start(&[&args[..], &["--checkpoint", &cp]].concat());
         std::thread::sleep(after);
@@ -583,12 +591,7 @@ mod mpi {
         let args = ["census", cube, "-j", "1", "--top", "3", "--json"];
         let dir = TempDir::new("mpi-census-kill");
         let cp = dir.path().to_str().unwrap().to_string();
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos() as u64;
-        let after = Duration::from_millis(300 + seed % 1500);
-        let victim = (seed / 7 % 2) as usize;
+        let (after, victim) = kill_moment(300, 1500);
         let what = format!("killed rank {victim} {after:?} after its first save");
         let job = start(&[&args[..], &["--checkpoint", &cp]].concat());
         let manifest = dir.path().join(format!("process-{victim}/checkpoint.toml"));

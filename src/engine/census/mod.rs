@@ -867,14 +867,7 @@ impl<M: EveryPosition> Search<'_, M> {
                 checkpoint.dir.display()
             )));
         }
-        let spill = Spill {
-            dir: checkpoint.dir.clone(),
-            checkpoint: true,
-            ..self
-                .spill
-                .clone()
-                .unwrap_or_else(|| Spill::new(checkpoint.dir.clone()))
-        };
+        let spill = self.resume_spill(checkpoint);
         let (saves, loaded) = Saves::resume(checkpoint, &spill, &self.identity()?)?;
         let walk = self.walk();
         super::search::in_pool(walk.threads, || walk.resume(top, saves, loaded))?
@@ -908,14 +901,7 @@ impl<M: EveryPosition> Search<'_, M> {
     fn resume_across(self, top: usize, checkpoint: &Checkpoint) -> Result<Census, SearchError> {
         self.across_processes()?;
         let peers = self.connect("resume census")?;
-        let spill = Spill {
-            dir: checkpoint.dir.clone(),
-            checkpoint: true,
-            ..self
-                .spill
-                .clone()
-                .unwrap_or_else(|| Spill::new(checkpoint.dir.clone()))
-        };
+        let spill = self.resume_spill(checkpoint);
         let opened = self
             .identity()
             .and_then(|id| Ok(Saves::open(checkpoint, &spill, &id)?));
@@ -923,20 +909,25 @@ impl<M: EveryPosition> Search<'_, M> {
         // Every process's manifest is of this run, in its place; the
         // last save of the one furthest behind is one that all have.
         let depth = agree::resume_levels(peers, checkpoint)? as u32 - 1;
-        let held = match opened.depths().contains(&depth) {
-            true => Ok(opened),
-            false => Err(SearchError::Checkpoint(format!(
-                "{}: it holds no save of level {depth}, which another process's checkpoint ends at (the processes' checkpoints are of the same run, but more than one save apart)",
-                checkpoint.dir.display()
-            ))),
-        };
-        let opened = ranks::agreed(peers, held, "find the save that every process has")?;
         let loaded = opened.load(depth).map_err(SearchError::from);
         let (saves, loaded) = ranks::agreed(peers, loaded, "read its checkpoint")?;
         let walk = self.walk();
         super::search::in_pool(walk.threads, || {
             walk.across(peers, top, Some(saves), Some(loaded))
         })?
+    }
+
+    /// The spill a resumed census keeps its checkpoint in: the search's,
+    /// in the checkpoint's directory, durable.
+    fn resume_spill(&self, checkpoint: &Checkpoint) -> Spill {
+        Spill {
+            dir: checkpoint.dir.clone(),
+            checkpoint: true,
+            ..self
+                .spill
+                .clone()
+                .unwrap_or_else(|| Spill::new(checkpoint.dir.clone()))
+        }
     }
 
     /// Refuses a census across processes of a model whose positions are
@@ -1101,13 +1092,7 @@ impl<M: EveryPosition> Walk<'_, M> {
                 dir.display()
             ))
         };
-        let depths = loaded.levels.len();
-        if loaded
-            .state
-            .tail
-            .iter()
-            .any(|t| t.depth as usize >= depths || t.smallest.iter().any(|&i| i as usize >= n))
-        {
+        if !loaded.tail_within(n as u64) {
             return Err(broken("its hardest starts lie outside its levels"));
         }
         let codes = Codes(loaded.codes);

@@ -206,6 +206,7 @@ impl<M: EveryPosition> Walk<'_, M> {
         (me, range): (usize, Range),
         loaded: Loaded,
     ) -> (Codes, Result<Front, SearchError>) {
+        let tail_within = loaded.tail_within(n);
         let Loaded {
             state,
             levels,
@@ -224,11 +225,7 @@ impl<M: EveryPosition> Walk<'_, M> {
             broken("its range of keys is not this process's among as many")
         } else if levels.first() != Some(&1) {
             broken("its goal is not one position")
-        } else if state
-            .tail
-            .iter()
-            .any(|t| t.depth as usize >= levels.len() || t.smallest.iter().any(|&k| k >= n))
-        {
+        } else if !tail_within {
             broken("its hardest starts lie outside its levels")
         } else {
             Ok(Front {

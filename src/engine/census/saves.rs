@@ -144,8 +144,6 @@ pub(crate) struct Saves {
     before: f64,
     /// The depth whose codes the manifest names, once one is saved.
     saved: Option<u32>,
-    /// Keep the save before the last (across processes).
-    two: bool,
 }
 
 /// What a resumed census reads back.
@@ -157,6 +155,17 @@ pub(crate) struct Loaded {
     pub keys: Keys,
     pub roots: Vec<AtomicU32>,
     pub codes: Vec<AtomicU64>,
+}
+
+impl Loaded {
+    /// Whether the hardest starts' candidates lie within the levels and
+    /// below `n` (indices alone; keys across processes).
+    pub(crate) fn tail_within(&self, n: u64) -> bool {
+        self.state
+            .tail
+            .iter()
+            .all(|t| (t.depth as usize) < self.levels.len() && t.smallest.iter().all(|&i| i < n))
+    }
 }
 
 /// The index's keys as read back.
@@ -213,7 +222,6 @@ impl Saves {
             began: Instant::now(),
             before: 0.0,
             saved: None,
-            two: false,
         })
     }
 
@@ -230,7 +238,6 @@ impl Saves {
         saves.manifest.process = me as u32;
         saves.manifest.processes = processes as u32;
         saves.manifest.run = format!("{run:016x}");
-        saves.two = true;
         Ok(saves)
     }
 
@@ -243,8 +250,8 @@ impl Saves {
         identity: &str,
     ) -> Result<(Saves, Loaded), SpillError> {
         let opened = Saves::open(cp, spill, identity)?;
-        let depth = opened.depths()[0];
-        opened.load(depth)
+        let last = opened.last();
+        opened.load(last)
     }
 
     /// Opens checkpoint `cp` (see [`Saves::resume`]) without reading its
@@ -329,7 +336,6 @@ impl Saves {
                 spent: 0.0,
                 began: Instant::now(),
                 saved: Some(depth),
-                two: state.range.is_some(),
             },
             dir: cp.dir.clone(),
             state,
@@ -405,6 +411,7 @@ impl Saves {
         let file = write_words(&self.disk, &name, codes.len(), |i| {
             codes[i].load(Ordering::Relaxed)
         })?;
+        let across = self.across();
         let state = self
             .manifest
             .census
@@ -419,7 +426,7 @@ impl Saves {
         state.files.push(file);
         // The file that goes once the new manifest is written.
         let gone = match (old.filter(|o| o.name != name), self.saved) {
-            (Some(old), Some(saved)) if self.two => state
+            (Some(old), Some(saved)) if across => state
                 .previous
                 .replace(Generation {
                     depth: saved,
@@ -456,7 +463,7 @@ impl Saves {
     pub(crate) fn finish(mut self, complete: bool) -> Result<(), SpillError> {
         // Across processes the directory is DIR/process-I, and the last
         // process to leave DIR empty removes it.
-        let cluster = self.manifest.processes > 1;
+        let cluster = self.across();
         if self.saved.is_none() {
             names::remove_orphans(self.disk.dir(), &[]);
         } else if complete && !self.leave {
@@ -474,6 +481,12 @@ impl Saves {
         Ok(())
     }
 
+    /// Whether the census runs across processes: its directory is one
+    /// process's, and it keeps the save before the last.
+    fn across(&self) -> bool {
+        self.manifest.processes > 1
+    }
+
     /// The directory.
     pub(crate) fn dir(&self) -> &Path {
         self.disk.dir()
@@ -488,32 +501,31 @@ pub(crate) struct Opened {
 }
 
 impl Opened {
-    /// The depths of the saves it holds, the last first.
-    pub(crate) fn depths(&self) -> Vec<u32> {
-        let last = self.saves.manifest.levels.len() as u32 - 1;
-        std::iter::once(last)
-            .chain(self.state.previous.as_ref().map(|p| p.depth))
-            .collect()
+    /// The depth of its last save.
+    fn last(&self) -> u32 {
+        self.saves.manifest.levels.len() as u32 - 1
     }
 
-    /// Reads back the arrays and the codes of the save at `depth` (one of
-    /// [`Opened::depths`]), their lengths and checksums checked. Going on
+    /// Reads back the arrays and the codes of the save at `depth` (its
+    /// last, or the one before it), their lengths and checksums checked. Going on
     /// from the save before the last drops the last (another process
     /// lacked it): the manifest is written again without it, and its file
     /// goes.
     pub(crate) fn load(self, depth: u32) -> Result<(Saves, Loaded), SpillError> {
+        let last = self.last();
         let Opened {
             mut saves,
             dir,
             mut state,
         } = self;
-        let last = saves.manifest.levels.len() as u32 - 1;
         let mut dropped = None;
         if depth != last {
             let Some(previous) = state.previous.take().filter(|p| p.depth == depth) else {
                 return Err(SpillError::Damaged {
                     path: dir.join(crate::engine::files::manifest::NAME),
-                    what: format!("it holds no save of level {depth}"),
+                    what: format!(
+                        "it holds no save of level {depth}, which another process's checkpoint ends at (the processes' checkpoints are of the same run, but more than one save apart)"
+                    ),
                 });
             };
             let at = state.arrays();
